@@ -1,0 +1,40 @@
+/** Exit statuses of `sandbox-run` for outcomes other than a normal program exit. */
+import type { RunResult } from '../core';
+
+/** Documented exit statuses (see `sandbox-run --help` and the README). */
+export const EXIT = {
+  /** Bad command line, unknown or invalid profile. */
+  usage: 2,
+  /** Wall-clock limit expired (as timeout(1)). */
+  timedOut: 124,
+  /** Nothing ran: engine, image or profile problem (as `docker run`). */
+  failedToStart: 125,
+  /** The engine failed after the program started. */
+  engineError: 126,
+  /** Ctrl-C / SIGTERM (128 + SIGINT). */
+  cancelled: 130,
+  /** Killed by the OOM killer (128 + SIGKILL). */
+  oomKilled: 137,
+  /** Output bound exceeded (128 + SIGPIPE: the reader stopped reading). */
+  outputLimit: 141,
+} as const;
+
+/** The process exit status for a result: the program's status when it exited by itself. */
+export function exitCodeFor(result: RunResult): number {
+  switch (result.outcome) {
+    case 'exited':
+      return result.exitCode ?? EXIT.engineError;
+    case 'timed-out':
+      return EXIT.timedOut;
+    case 'cancelled':
+      return EXIT.cancelled;
+    case 'output-limit':
+      return EXIT.outputLimit;
+    case 'oom-killed':
+      return EXIT.oomKilled;
+    case 'failed-to-start':
+      return EXIT.failedToStart;
+    case 'engine-error':
+      return EXIT.engineError;
+  }
+}

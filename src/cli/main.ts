@@ -1,0 +1,148 @@
+/**
+ * `sandbox-run`: runs a file (or stdin) in the sandbox from a terminal, with the same core and
+ * profiles as the extension. See `usage()` for flags and exit codes.
+ */
+import { readFile } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { LIMIT_RANGES, pickProfile, ProfileSchema, rangeMessage, resolveProfiles, runInSandbox, type RunResult } from '../core';
+import { exitCodeFor, EXIT } from './exitCodes';
+import { readWorkspaceSettings } from './workspaceSettings';
+
+function usage(): string {
+  return `Usage: sandbox-run [options] FILE
+       sandbox-run --profile NAME [options] -      (code from standard input)
+
+Runs FILE in a fresh, isolated Docker container (no network, read-only root, non-root user,
+no capabilities, memory/cpu/pids/output limits) and removes the container afterwards.
+
+Options:
+  -p, --profile NAME     profile to use (default: chosen by FILE's extension)
+  -w, --workspace DIR    workspace whose .vscode/settings.json defines profiles (default: .)
+  -t, --timeout SECONDS  wall-clock limit, overriding the profile's limits.timeoutSeconds
+      --list-profiles    list the profiles and their problems, then exit
+  -q, --quiet            do not print the summary line on stderr
+  -h, --help             show this help
+
+Exit status: the program's own exit status when it ends by itself, else
+  ${EXIT.timedOut} timed out, ${EXIT.cancelled} cancelled (Ctrl-C), ${EXIT.outputLimit} output limit exceeded,
+  ${EXIT.oomKilled} killed for memory (OOM), ${EXIT.failedToStart} could not start (engine, image or profile problem),
+  ${EXIT.engineError} engine failed during the run, ${EXIT.usage} bad command line or invalid profile.`;
+}
+
+function fail(message: string, code: number = EXIT.usage): never {
+  process.stderr.write(`sandbox-run: ${message}\n`);
+  process.exit(code);
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function main(): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      allowPositionals: true,
+      options: {
+        profile: { type: 'string', short: 'p' },
+        workspace: { type: 'string', short: 'w' },
+        timeout: { type: 'string', short: 't' },
+        'list-profiles': { type: 'boolean' },
+        quiet: { type: 'boolean', short: 'q' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (e) {
+    fail(`${(e as Error).message}. Run "sandbox-run --help" for usage.`);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(usage() + '\n');
+    return 0;
+  }
+
+  const workspace = resolve(values.workspace ?? '.');
+  let settings;
+  try {
+    settings = await readWorkspaceSettings(workspace);
+  } catch (e) {
+    fail((e as Error).message);
+  }
+  const set = resolveProfiles([{ source: 'workspace', value: settings.profiles }]);
+
+  if (values['list-profiles']) {
+    for (const p of set.profiles) {
+      process.stdout.write(`${p.name}\t${p.source}\t${p.profile.image}\t${p.profile.extensions.join(',')}\tnetwork ${p.profile.network}\n`);
+    }
+    for (const p of set.invalid) process.stdout.write(`${p.name}\t${p.source}\tINVALID\n`);
+    for (const i of set.issues) process.stderr.write(`sandbox-run: ${i.key}: ${i.message}\n`);
+    return set.issues.length > 0 ? EXIT.usage : 0;
+  }
+
+  if (positionals.length !== 1) fail('give exactly one FILE (or - for standard input). Run "sandbox-run --help" for usage.');
+  const file = positionals[0]!;
+  const fromStdin = file === '-';
+  if (fromStdin && !values.profile) fail('reading code from standard input needs --profile NAME.');
+
+  const chosen = pickProfile(set, { name: values.profile, fileName: fromStdin ? undefined : file });
+  if (!chosen) {
+    const bad = set.invalid.find((p) => p.name === values.profile);
+    for (const i of bad?.issues ?? set.issues) process.stderr.write(`sandbox-run: ${i.key}: ${i.message}\n`);
+    fail(
+      values.profile
+        ? `profile "${values.profile}" ${bad ? 'is invalid (see above); fix it in ' + settings.path : 'does not exist; use --list-profiles to see the profiles'}.`
+        : `no profile runs "${basename(file)}"; pass --profile NAME or add a profile with its extension to ${settings.path}.`,
+    );
+  }
+
+  let profile = chosen.profile;
+  if (values.timeout !== undefined) {
+    const parsedTimeout = ProfileSchema.safeParse({ ...profile, limits: { ...profile.limits, timeoutSeconds: Number(values.timeout) } });
+    if (!parsedTimeout.success) fail(`--timeout ${rangeMessage(LIMIT_RANGES.timeoutSeconds)}.`);
+    profile = parsedTimeout.data;
+  }
+
+  let code: string;
+  try {
+    code = fromStdin ? await readStdin() : await readFile(file, 'utf8');
+  } catch (e) {
+    fail(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`);
+  }
+
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSignal = () => {
+    interrupts += 1;
+    if (interrupts === 1) controller.abort();
+    else process.stderr.write('sandbox-run: still removing the container…\n');
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('SIGHUP', onSignal);
+
+  const result: RunResult = await runInSandbox({
+    profileName: chosen.name,
+    profile,
+    code,
+    sourceFileName: fromStdin ? undefined : file,
+    signal: controller.signal,
+    onOutput: (stream, text) => (stream === 'stdout' ? process.stdout : process.stderr).write(text),
+  });
+  if (!values.quiet) {
+    const network = profile.network === 'none' ? 'off' : 'on';
+    process.stderr.write(`sandbox-run: ${result.message} [profile ${chosen.name}, image ${profile.image}, network ${network}]\n`);
+  }
+  if (result.error?.detail && !values.quiet) process.stderr.write(`sandbox-run: engine said: ${result.error.detail}\n`);
+  if (result.cleanupError) process.stderr.write(`sandbox-run: cleanup failed: ${result.cleanupError}\n`);
+  return exitCodeFor(result);
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => fail(`internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`, EXIT.failedToStart),
+);

@@ -1,0 +1,50 @@
+/**
+ * Reads `sandboxRunner.*` values from a workspace's `.vscode/settings.json` (JSONC: comments and
+ * trailing commas allowed), the way VS Code does, so the CLI sees the same profiles as the editor.
+ * Both spellings are read alike: `"sandboxRunner.profiles": {…}` and `"sandboxRunner": {"profiles": {…}}`.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parse, printParseErrorCode, type ParseError } from 'jsonc-parser';
+
+/** The parsed workspace settings file. */
+export interface WorkspaceSettings {
+  /** The settings file path. */
+  readonly path: string;
+  /** Whether the file exists. */
+  readonly found: boolean;
+  /** Value of `sandboxRunner.profiles`, or undefined. */
+  readonly profiles: unknown;
+}
+
+/**
+ * Loads `<workspace>/.vscode/settings.json`.
+ * @throws Error with the file path, line and reason when the file is not valid JSONC
+ */
+export async function readWorkspaceSettings(workspace: string): Promise<WorkspaceSettings> {
+  const path = join(workspace, '.vscode', 'settings.json');
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { path, found: false, profiles: undefined };
+    throw e;
+  }
+  const errors: ParseError[] = [];
+  const root = parse(text, errors, { allowTrailingComma: true, disallowComments: false }) as unknown;
+  if (errors.length > 0) {
+    const first = errors[0]!;
+    const line = text.slice(0, first.offset).split('\n').length;
+    throw new Error(`${path}:${line}: ${printParseErrorCode(first.error)}; fix the settings file and run again.`);
+  }
+  if (typeof root !== 'object' || root === null || Array.isArray(root)) return { path, found: true, profiles: undefined };
+  const obj = root as Record<string, unknown>;
+  const nested = obj['sandboxRunner'];
+  const nestedProfiles =
+    typeof nested === 'object' && nested !== null ? (nested as Record<string, unknown>)['profiles'] : undefined;
+  const dotted = obj['sandboxRunner.profiles'];
+  const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  // Both spellings present: merged, the dotted one winning per profile name.
+  const profiles = isObj(dotted) && isObj(nestedProfiles) ? { ...nestedProfiles, ...dotted } : (dotted ?? nestedProfiles);
+  return { path, found: true, profiles };
+}

@@ -1,0 +1,30 @@
+/**
+ * Built-in profiles, using official images from Docker Hub. Users pull these once
+ * (`docker pull python:3.12-slim`); runs themselves never pull (`--pull never`).
+ */
+import type { ProfileInput } from './profile';
+
+/** The built-in profiles by name; settings with the same name are merged over them key by key. */
+export const BUILTIN_PROFILES: Readonly<Record<string, ProfileInput>> = Object.freeze({
+  python: {
+    image: 'python:3.12-slim',
+    command: ['python3', '${file}'],
+    languages: ['python'],
+    extensions: ['.py'],
+    // Unbuffered so output streams as it is printed; no .pyc writes into the read-only mount.
+    env: { PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' },
+  },
+  node: {
+    image: 'node:20-slim',
+    command: ['node', '${file}'],
+    languages: ['javascript'],
+    extensions: ['.js', '.mjs', '.cjs'],
+    env: { NODE_ENV: 'development' },
+  },
+  shell: {
+    image: 'debian:bookworm-slim',
+    command: ['sh', '${file}'],
+    languages: ['shellscript'],
+    extensions: ['.sh'],
+  },
+});

@@ -1,0 +1,173 @@
+/**
+ * Thin wrapper over the docker CLI, run with execa and argv arrays only (never a shell), plus the
+ * mapping of engine failures to typed {@link SandboxError}s with one-sentence fixes.
+ */
+import { execa, type Options } from 'execa';
+import { SandboxError } from './errors';
+
+/** How to reach the engine. */
+export interface DockerOptions {
+  /** The docker CLI executable (default `docker` on PATH). A machine-level setting, never a workspace one. */
+  readonly dockerPath?: string;
+}
+
+/** Output of a finished docker CLI call. */
+export interface DockerOutput {
+  readonly exitCode: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Longest a control command (create/inspect/rm/ps) may take before it counts as a hung engine, ms. */
+export const CONTROL_TIMEOUT_MS = 60_000;
+
+/** The docker executable for `opts`. */
+export function dockerBinary(opts: DockerOptions): string {
+  return opts.dockerPath || 'docker';
+}
+
+/** The error for a docker binary that could not be spawned. */
+export function dockerMissing(opts: DockerOptions, errno: string): SandboxError {
+  return new SandboxError(
+    'docker-missing',
+    `The docker CLI "${dockerBinary(opts)}" could not be started (${errno}).`,
+    'Install Docker (docker.io or Docker Desktop) or set sandboxRunner.dockerPath in your user settings to the docker executable.',
+  );
+}
+
+/** Spawn options shared by every call: no stdin, no shell, an isolated process group. */
+export const SPAWN_OPTIONS = {
+  stdin: 'ignore',
+  reject: false,
+  shell: false,
+  // Own process group: a terminal's Ctrl-C reaches only the runner, which then removes the container.
+  detached: true,
+  // Runs that outlive the caller are removed by the orphan sweep; the CLI process itself must die with us.
+  cleanup: true,
+} as const satisfies Options;
+
+/**
+ * Runs one docker CLI command to completion.
+ * @param args arguments after `docker`
+ * @throws SandboxError `docker-missing` when the binary cannot be spawned, `engine-error` on a hung call
+ */
+export async function docker(opts: DockerOptions, args: readonly string[], timeoutMs = CONTROL_TIMEOUT_MS): Promise<DockerOutput> {
+  const r = await execa(dockerBinary(opts), args, { ...SPAWN_OPTIONS, timeout: timeoutMs });
+  if (r.timedOut) {
+    throw new SandboxError(
+      'engine-error',
+      `"docker ${args[0]}" did not answer within ${Math.round(timeoutMs / 1000)} s.`,
+      'Check that the Docker engine is healthy (docker info) and try again.',
+    );
+  }
+  const errno = spawnErrno(r);
+  if (errno) throw dockerMissing(opts, errno);
+  return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? '') };
+}
+
+/** The errno of a failed spawn (ENOENT, EACCES), if the process never started. */
+export function spawnErrno(r: { failed: boolean; exitCode?: number; code?: string; cause?: unknown }): string | undefined {
+  if (!r.failed || r.exitCode !== undefined) return undefined;
+  const cause = r.cause as { code?: unknown } | undefined;
+  const code = typeof cause?.code === 'string' ? cause.code : r.code;
+  return code && /^E[A-Z]+$/.test(code) ? code : undefined;
+}
+
+/** The last `max` characters of `text`, trimmed, for error details. */
+export function tail(text: string, max = 2000): string {
+  const t = text.trim();
+  return t.length > max ? '…' + t.slice(-max) : t;
+}
+
+/**
+ * Maps a failed docker CLI call to a typed error (daemon down, permission denied, missing image,
+ * or a generic engine error carrying the engine's message).
+ * @param what what was attempted, e.g. "create the container"
+ * @param image the image involved, for the missing-image message
+ */
+export function classifyEngineFailure(stderr: string, what: string, image?: string): SandboxError {
+  const detail = tail(stderr);
+  if (/permission denied.*docker.*sock|permission denied while trying to connect/i.test(stderr)) {
+    return new SandboxError(
+      'permission-denied',
+      'The Docker engine refused this user (permission denied on its socket).',
+      'Add your user to the "docker" group and log in again, or use a rootless Docker context.',
+      detail,
+    );
+  }
+  if (/cannot connect to the docker daemon|is the docker daemon running|error during connect|connect: no such file|connection refused/i.test(stderr)) {
+    return new SandboxError(
+      'daemon-unreachable',
+      'The Docker engine is not reachable.',
+      'Start Docker (for example "sudo systemctl start docker" or Docker Desktop) and try again.',
+      detail,
+    );
+  }
+  if (image && /no such image|unable to find image|pull access denied|manifest unknown|not found: manifest/i.test(stderr)) {
+    return new SandboxError(
+      'image-missing',
+      `The image "${image}" is not present locally, and runs never pull implicitly.`,
+      `Pull it once with "docker pull ${image}" and run again.`,
+      detail,
+    );
+  }
+  const firstLine = detail.split('\n').find((l) => l.trim()) ?? 'no error message';
+  return new SandboxError(
+    'engine-error',
+    `Docker could not ${what}: ${firstLine.replace(/^Error response from daemon:\s*/i, '')}`,
+    'Check the profile and the engine (docker info), then try again.',
+    detail,
+  );
+}
+
+/**
+ * Removes a container and its anonymous volumes (`docker rm -f -v`), which ends every process in it.
+ * "No such container" counts as success.
+ * @throws SandboxError when the engine cannot remove it
+ */
+export async function removeContainer(opts: DockerOptions, name: string): Promise<void> {
+  const r = await docker(opts, ['rm', '-f', '-v', name]);
+  if (r.exitCode === 0 || /no such container/i.test(r.stderr)) return;
+  throw classifyEngineFailure(r.stderr, `remove container ${name}`);
+}
+
+/** The parts of `docker inspect`'s `.State` the runner reads. */
+export interface ContainerState {
+  readonly status: string;
+  readonly exitCode: number;
+  readonly oomKilled: boolean;
+  /** The engine's error for a failed start (e.g. executable not found), or "". */
+  readonly error: string;
+  /** True when the process was ever started (`StartedAt` is set). */
+  readonly started: boolean;
+}
+
+/**
+ * Reads a container's state.
+ * @throws SandboxError when the container does not exist or the engine fails
+ */
+export async function inspectState(opts: DockerOptions, name: string): Promise<ContainerState> {
+  const r = await docker(opts, ['container', 'inspect', '--format', '{{json .State}}', name]);
+  if (r.exitCode !== 0) throw classifyEngineFailure(r.stderr, `inspect container ${name}`);
+  const s = JSON.parse(r.stdout) as {
+    Status?: string; ExitCode?: number; OOMKilled?: boolean; Error?: string; StartedAt?: string;
+  };
+  return {
+    status: s.Status ?? 'unknown',
+    exitCode: s.ExitCode ?? -1,
+    oomKilled: s.OOMKilled === true,
+    error: s.Error ?? '',
+    started: !!s.StartedAt && !s.StartedAt.startsWith('0001-'),
+  };
+}
+
+/**
+ * The VOLUMEs an image declares (they would be writable and outlive the run).
+ * @throws SandboxError `image-missing` when the image is not present locally, or an engine error
+ */
+export async function imageVolumes(opts: DockerOptions, image: string): Promise<string[]> {
+  const r = await docker(opts, ['image', 'inspect', '--format', '{{json .Config.Volumes}}', image]);
+  if (r.exitCode !== 0) throw classifyEngineFailure(r.stderr, `inspect image ${image}`, image);
+  const volumes = JSON.parse(r.stdout || 'null') as Record<string, unknown> | null;
+  return volumes ? Object.keys(volumes) : [];
+}

@@ -1,0 +1,71 @@
+/**
+ * Resource limits of a profile and their allowed ranges. Each limit maps to one docker flag
+ * (named on the field) or to a runner rule; the isolation floor is in
+ * `../shared/design/isolation.md` ("Resources").
+ */
+import { z } from 'zod';
+
+/** Inclusive range and unit of one numeric limit, used for validation and messages. */
+interface Range {
+  readonly min: number;
+  readonly max: number;
+  readonly unit: string;
+  readonly integer: boolean;
+}
+
+const MiB = 1024 * 1024;
+
+/** Allowed ranges. Zero, negative, non-finite and "unlimited" values are always refused. */
+export const LIMIT_RANGES = {
+  memoryMiB: { min: 16, max: 65536, unit: 'MiB', integer: true },
+  cpus: { min: 0.01, max: 64, unit: 'CPUs', integer: false },
+  pids: { min: 8, max: 4096, unit: 'processes', integer: true },
+  timeoutSeconds: { min: 0.1, max: 86400, unit: 'seconds', integer: false },
+  outputBytes: { min: 1024, max: 256 * MiB, unit: 'bytes per stream', integer: true },
+  fileSizeMiB: { min: 1, max: 16384, unit: 'MiB', integer: true },
+  tmpfsMiB: { min: 1, max: 16384, unit: 'MiB', integer: true },
+} as const satisfies Record<string, Range>;
+
+/** Built-in defaults, used for every limit a profile leaves out. */
+export const DEFAULT_LIMITS = {
+  memoryMiB: 512,
+  cpus: 1,
+  pids: 128,
+  timeoutSeconds: 30,
+  outputBytes: MiB,
+  fileSizeMiB: 16,
+  tmpfsMiB: 64,
+} as const;
+
+/** The message for a limit: says what is allowed, so a bad value is fixable from the message. */
+export function rangeMessage(range: Range): string {
+  const kind = range.integer ? 'a whole number' : 'a number';
+  return `must be ${kind} from ${range.min} to ${range.max} (${range.unit})`;
+}
+
+function limit(name: keyof typeof LIMIT_RANGES, description: string) {
+  const range = LIMIT_RANGES[name];
+  const error = rangeMessage(range);
+  let schema = z.number({ error }).min(range.min, { error }).max(range.max, { error });
+  if (range.integer) schema = schema.int({ error });
+  return schema.default(DEFAULT_LIMITS[name]).describe(description);
+}
+
+/** Zod schema of `limits` in a profile. Unknown keys are refused. */
+export const LimitsSchema = z
+  .strictObject({
+    memoryMiB: limit('memoryMiB', 'Memory limit in MiB; swap is disabled (`--memory` = `--memory-swap`).'),
+    cpus: limit('cpus', 'CPU quota in CPUs (`--cpus`).'),
+    pids: limit('pids', 'Maximum number of processes and threads, including the init process (`--pids-limit`).'),
+    timeoutSeconds: limit('timeoutSeconds', 'Wall-clock limit in seconds; the container is removed when it expires.'),
+    outputBytes: limit(
+      'outputBytes',
+      'Bytes kept per stream (stdout and stderr each); the first byte past it ends the run.',
+    ),
+    fileSizeMiB: limit('fileSizeMiB', 'Largest file the program may write, in MiB (`--ulimit fsize`).'),
+    tmpfsMiB: limit('tmpfsMiB', 'Size of each writable tmpfs (/tmp, the working directory, HOME), in MiB.'),
+  })
+  .describe('Resource limits; every field is optional and defaults to the built-in value.');
+
+/** Fully resolved limits (every field present). */
+export type Limits = z.output<typeof LimitsSchema>;

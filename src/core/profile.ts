@@ -1,0 +1,141 @@
+/**
+ * The sandbox profile model: what image to run, how to run a file in it, and the limits, network,
+ * mounts and environment of the container. Validated with zod; the settings JSON schema is
+ * generated from these same schemas (see `settingsSchema.ts`).
+ */
+import { posix } from 'node:path';
+import { z } from 'zod';
+import { LimitsSchema } from './limits';
+
+/** Placeholder in `command` replaced by the in-container path of the snippet file. */
+export const FILE_PLACEHOLDER = '${file}';
+
+/** Default non-root user (`nobody:nogroup`), passed as `--user UID:GID`. */
+export const DEFAULT_USER = '65534:65534';
+
+/** Default working directory: a tmpfs owned by the run's user. */
+export const DEFAULT_WORKDIR = '/workspace';
+
+/** Container paths no mount, workdir or tmpfs may target (isolation.md, "Filesystem"). */
+export const FORBIDDEN_CONTAINER_ROOTS = ['/proc', '/sys', '/dev', '/etc', '/run'] as const;
+
+/** Characters refused in any path handed to docker: `,` and `"` would split or quote a `--mount` field. */
+const UNSAFE_PATH_CHARS = /[,"\n\r\0]/;
+
+function isUnder(path: string, root: string): boolean {
+  return path === root || path.startsWith(root + '/');
+}
+
+const containerPathError =
+  'must be an absolute container path other than "/", without "..", commas or quotes, and outside /proc, /sys, /dev, /etc and /run';
+
+/** An absolute, normalised container path outside the forbidden roots. */
+export const ContainerPathSchema = z
+  .string({ error: containerPathError })
+  .refine(
+    (p) =>
+      p.startsWith('/') &&
+      p !== '/' &&
+      !p.split('/').includes('..') &&
+      !UNSAFE_PATH_CHARS.test(p) &&
+      posix.normalize(p).replace(/\/$/, '') !== '' &&
+      !FORBIDDEN_CONTAINER_ROOTS.some((root) => isUnder(posix.normalize(p), root)),
+    { error: containerPathError },
+  );
+
+const hostPathError = 'must be an absolute host path without commas, quotes or line breaks';
+
+/** One bind mount (`--mount type=bind,src=…,dst=…[,readonly]`). Host paths are checked again at run time. */
+export const MountSchema = z
+  .strictObject({
+    source: z
+      .string({ error: hostPathError })
+      .refine((p) => p.startsWith('/') && !UNSAFE_PATH_CHARS.test(p), { error: hostPathError })
+      .describe('Absolute host path (file or directory); resolved through symlinks before use.'),
+    target: ContainerPathSchema.describe('Absolute path inside the container.'),
+    mode: z
+      .enum(['ro', 'rw'], { error: 'must be "ro" (read-only, the default) or "rw"' })
+      .default('ro')
+      .describe('"ro" (default) or "rw".'),
+  })
+  .describe('A bind mount; named volumes are not supported.');
+
+/** Environment variable names allowed by `--env NAME=VALUE`. */
+export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+const envNameError = 'must be a name matching [A-Za-z_][A-Za-z0-9_]*';
+const envValueError = 'must be a string without NUL characters';
+
+const userError = 'must be a numeric, non-root "UID:GID" such as "65534:65534" (UID and GID from 1 to 2147483647)';
+const imageError =
+  'must be an image reference such as "python:3.12-slim" or "registry.example/team/tool@sha256:…" (letters, digits, ".", "_", "-", "/", ":", "@"; not starting with "-")';
+const languageError = 'must be a list of VS Code language ids such as ["python"]';
+const extensionError = 'must be a list of file extensions with a leading dot, such as [".py"]';
+const commandError = `must be a non-empty list of strings (argv, no shell) that contains "${FILE_PLACEHOLDER}" where the snippet path goes`;
+
+/** The fields of a profile. Everything except `image` and `command` has a default. */
+export const ProfileSchema = z
+  .strictObject({
+    image: z
+      .string({ error: imageError })
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._/:@-]{0,254}$/, { error: imageError })
+      .describe('Image to run; it must already be present locally (runs never pull).'),
+    command: z
+      .array(z.string({ error: commandError }), { error: commandError })
+      .min(1, { error: commandError })
+      .refine((argv) => argv.some((a) => a.includes(FILE_PLACEHOLDER)), { error: commandError })
+      .describe(`Command argv; "${FILE_PLACEHOLDER}" is replaced by the in-container snippet path.`),
+    languages: z
+      .array(z.string({ error: languageError }).regex(/^[A-Za-z0-9][A-Za-z0-9._+-]*$/, { error: languageError }), {
+        error: languageError,
+      })
+      .default([])
+      .describe('VS Code language ids this profile runs.'),
+    extensions: z
+      .array(z.string({ error: extensionError }).regex(/^\.[A-Za-z0-9_+-]{1,16}$/, { error: extensionError }), {
+        error: extensionError,
+      })
+      .default([])
+      .describe('File extensions this profile runs; the first names the snippet file.'),
+    limits: LimitsSchema.prefault({}),
+    network: z
+      .enum(['none', 'bridge'], { error: 'must be "none" (the default) or "bridge"; host and container networks are refused' })
+      .default('none')
+      .describe('"none" (default): no network. "bridge": outbound network (opt-in).'),
+    mounts: z.array(MountSchema, { error: 'must be a list of bind mounts' }).default([]).describe('Extra bind mounts.'),
+    env: z
+      .record(
+        z.string().regex(ENV_NAME, { error: envNameError }),
+        z.string({ error: envValueError }).refine((v) => !v.includes('\0'), { error: envValueError }),
+        { error: (iss) => (iss.code === 'invalid_key' ? envNameError : 'must be an object of NAME: "value" strings') },
+      )
+      .default({})
+      .describe('Environment variables (nothing is inherited from the host).'),
+    user: z
+      .string({ error: userError })
+      .refine(
+        (u) => {
+          const m = /^(\d{1,10}):(\d{1,10})$/.exec(u);
+          if (!m) return false;
+          const [uid, gid] = [Number(m[1]), Number(m[2])];
+          return uid >= 1 && gid >= 1 && uid <= 2147483647 && gid <= 2147483647;
+        },
+        { error: userError },
+      )
+      .default(DEFAULT_USER)
+      .describe('Numeric non-root "UID:GID" (`--user`).'),
+    workdir: ContainerPathSchema.default(DEFAULT_WORKDIR).describe('Working directory (a tmpfs owned by the user).'),
+    runtime: z
+      .enum(['runsc'], { error: 'must be "runsc" (gVisor) or left out for the engine default' })
+      .optional()
+      .describe('Optional stronger OCI runtime (`--runtime`), e.g. gVisor "runsc".'),
+  })
+  .describe('A sandbox profile.');
+
+/** A fully resolved, valid profile. */
+export type Profile = z.output<typeof ProfileSchema>;
+/** A profile as written in settings (defaults may be omitted). */
+export type ProfileInput = z.input<typeof ProfileSchema>;
+
+/** Profile names: used in labels and messages. */
+export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;

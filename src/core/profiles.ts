@@ -1,0 +1,157 @@
+/**
+ * Resolving the profiles a run may use: built-in defaults, then user settings, then workspace
+ * settings, merged by profile name (a later layer's keys replace an earlier layer's, `limits`
+ * merged key by key), then validated. All problems are returned, never just the first.
+ */
+import { extname } from 'node:path';
+import type { z } from 'zod';
+import { BUILTIN_PROFILES } from './defaults';
+import { PROFILE_NAME, ProfileSchema, type Profile } from './profile';
+
+/** The settings section and key that hold profiles. */
+export const PROFILES_SETTING = 'sandboxRunner.profiles';
+
+/** Where a profile's values came from; the highest layer that set any key wins the label. */
+export type ProfileSource = 'built-in' | 'user' | 'workspace';
+
+/** One layer of raw settings, e.g. the parsed value of `sandboxRunner.profiles` in one file. */
+export interface ProfileLayer {
+  readonly source: Exclude<ProfileSource, 'built-in'>;
+  /** The raw value of `sandboxRunner.profiles` (anything: it is validated here). */
+  readonly value: unknown;
+}
+
+/** A validation problem: the full setting key (e.g. `sandboxRunner.profiles.py.limits.pids`) and what is allowed. */
+export interface ProfileIssue {
+  readonly key: string;
+  readonly message: string;
+}
+
+/** A valid profile with its name and source. */
+export interface ResolvedProfile {
+  readonly name: string;
+  readonly source: ProfileSource;
+  readonly profile: Profile;
+}
+
+/** A profile that failed validation; it is never used for a run. */
+export interface InvalidProfile {
+  readonly name: string;
+  readonly source: ProfileSource;
+  readonly issues: readonly ProfileIssue[];
+}
+
+/** The outcome of {@link resolveProfiles}. */
+export interface ProfileSet {
+  /** Valid profiles, highest layer first (workspace, then user, then built-in), then by name. */
+  readonly profiles: readonly ResolvedProfile[];
+  readonly invalid: readonly InvalidProfile[];
+  /** Every issue: those of invalid profiles plus those of the layers' overall shape. */
+  readonly issues: readonly ProfileIssue[];
+}
+
+const RANK: Record<ProfileSource, number> = { workspace: 0, user: 1, 'built-in': 2 };
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Formats zod issues as setting keys under `prefix`, one message per key and problem. */
+export function toProfileIssues(prefix: string, error: z.ZodError): ProfileIssue[] {
+  const out: ProfileIssue[] = [];
+  for (const issue of error.issues) {
+    const key = [prefix, ...issue.path.map(String)].join('.');
+    if (issue.code === 'unrecognized_keys') {
+      for (const k of issue.keys) out.push({ key: `${key}.${k}`, message: 'is not a known setting; remove it' });
+    } else {
+      out.push({ key, message: issue.message });
+    }
+  }
+  return out;
+}
+
+function mergeProfile(base: Record<string, unknown> | undefined, over: Record<string, unknown>) {
+  if (!base) return { ...over };
+  const merged: Record<string, unknown> = { ...base, ...over };
+  if (isPlainObject(base.limits) && isPlainObject(over.limits)) merged.limits = { ...base.limits, ...over.limits };
+  return merged;
+}
+
+/**
+ * Merges and validates profiles.
+ * @param layers user then workspace layers (in that order); each may be undefined or malformed.
+ * @param builtins the built-in profiles (default {@link BUILTIN_PROFILES}).
+ * @returns valid and invalid profiles with every issue; never throws.
+ */
+export function resolveProfiles(
+  layers: readonly ProfileLayer[],
+  builtins: Readonly<Record<string, unknown>> = BUILTIN_PROFILES,
+): ProfileSet {
+  const raw = new Map<string, { source: ProfileSource; value: unknown }>();
+  const issues: ProfileIssue[] = [];
+  for (const [name, value] of Object.entries(builtins)) raw.set(name, { source: 'built-in', value });
+
+  for (const layer of layers) {
+    if (layer.value === undefined || layer.value === null) continue;
+    if (!isPlainObject(layer.value)) {
+      issues.push({ key: PROFILES_SETTING, message: `(${layer.source} settings) must be an object of named profiles` });
+      continue;
+    }
+    for (const [name, value] of Object.entries(layer.value)) {
+      const key = `${PROFILES_SETTING}.${name}`;
+      if (!PROFILE_NAME.test(name)) {
+        issues.push({ key, message: 'is not a valid profile name: use 1-64 letters, digits, ".", "_" or "-"' });
+        continue;
+      }
+      if (!isPlainObject(value)) {
+        issues.push({ key, message: 'must be an object with at least "image" and "command"' });
+        continue;
+      }
+      const prev = raw.get(name);
+      raw.set(name, {
+        source: layer.source,
+        value: mergeProfile(isPlainObject(prev?.value) ? prev.value : undefined, value),
+      });
+    }
+  }
+
+  const profiles: ResolvedProfile[] = [];
+  const invalid: InvalidProfile[] = [];
+  for (const [name, { source, value }] of raw) {
+    const parsed = ProfileSchema.safeParse(value);
+    if (parsed.success) {
+      profiles.push({ name, source, profile: parsed.data });
+    } else {
+      const profileIssues = toProfileIssues(`${PROFILES_SETTING}.${name}`, parsed.error);
+      invalid.push({ name, source, issues: profileIssues });
+      issues.push(...profileIssues);
+    }
+  }
+  const order = (a: { source: ProfileSource; name: string }, b: { source: ProfileSource; name: string }) =>
+    RANK[a.source] - RANK[b.source] || a.name.localeCompare(b.name);
+  profiles.sort(order);
+  invalid.sort(order);
+  return { profiles, invalid, issues };
+}
+
+/** What a run is for: an explicit profile name, or a document's language id and/or file name. */
+export interface ProfileQuery {
+  readonly name?: string;
+  readonly languageId?: string;
+  readonly fileName?: string;
+}
+
+/**
+ * Picks the profile for a run: by `name` if given; else the first profile (workspace, user,
+ * built-in order) that lists `languageId`; else the first that lists the file's extension.
+ * @returns the profile, or undefined when none matches (also when `name` names an invalid one).
+ */
+export function pickProfile(set: ProfileSet, query: ProfileQuery): ResolvedProfile | undefined {
+  if (query.name !== undefined) return set.profiles.find((p) => p.name === query.name);
+  if (query.languageId) {
+    const byLanguage = set.profiles.find((p) => p.profile.languages.includes(query.languageId!));
+    if (byLanguage) return byLanguage;
+  }
+  const ext = query.fileName ? extname(query.fileName).toLowerCase() : '';
+  return ext ? set.profiles.find((p) => p.profile.extensions.includes(ext)) : undefined;
+}

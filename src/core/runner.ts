@@ -1,0 +1,247 @@
+/**
+ * The core runner: one snippet, one fresh container, streamed bounded output, a timeout and
+ * cancel, and a typed result. Flow: validate mounts → write snippet → `docker create` (with the
+ * image's VOLUME check in parallel) → `docker start -a` (streamed) → `docker inspect` (exit code,
+ * OOMKilled) → `docker rm -f -v`. Timeout, cancel and output overflow all take the same path:
+ * `docker rm -f -v`, which ends every process in the container. No `vscode` import here.
+ */
+import { randomUUID } from 'node:crypto';
+import { constants } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { execa } from 'execa';
+import { buildCreateArgv } from './argv';
+import {
+  classifyEngineFailure, docker, dockerBinary, dockerMissing, imageVolumes, inspectState,
+  removeContainer, spawnErrno, SPAWN_OPTIONS, tail, type DockerOptions,
+} from './docker';
+import { isSandboxError, SandboxError, type SandboxErrorInfo } from './errors';
+import { ownerLabels } from './labels';
+import { resolveMounts } from './mounts';
+import { BoundedStream, type OutputSink } from './output';
+import type { Profile } from './profile';
+import type { RunOutcome, RunResult } from './result';
+import { snippetFileName, writeSnippet, type SnippetFile } from './snippet';
+
+/** One run's input. */
+export interface RunRequest {
+  /** Profile name, for labels and messages. */
+  readonly profileName: string;
+  /** A validated profile (see `resolveProfiles`). */
+  readonly profile: Profile;
+  /** The code to run (UTF-8 text). */
+  readonly code: string;
+  /** The source file name (or untitled name); only its extension is used. */
+  readonly sourceFileName?: string;
+  /** Receives stdout/stderr text as it arrives, and runner notices (e.g. truncation). */
+  readonly onOutput?: OutputSink;
+  /** Cancels the run: the container is removed and the outcome is `cancelled`. */
+  readonly signal?: AbortSignal;
+  readonly docker?: DockerOptions;
+  /** Extra host paths no mount may touch (e.g. the extension's state directory). */
+  readonly protectedPaths?: readonly string[];
+  /** Receives the `docker create` argv before it runs (for debug logs). */
+  readonly onArgv?: (argv: readonly string[]) => void;
+  /** Parent directory for the per-run snippet directory (default: the OS temp dir). */
+  readonly tempRoot?: string;
+}
+
+type StopReason = 'timed-out' | 'cancelled' | 'output-limit';
+
+/** Grace for `docker start -a` to exit after its container was removed, ms. */
+const ATTACH_EXIT_GRACE_MS = 5000;
+
+/** Name of the signal N for a 128+N exit status, or null. */
+export function signalFromExitCode(code: number | null): NodeJS.Signals | null {
+  if (code === null || code <= 128 || code > 128 + 64) return null;
+  const n = code - 128;
+  const entry = Object.entries(constants.signals).find(([, v]) => v === n);
+  return entry ? (entry[0] as NodeJS.Signals) : null;
+}
+
+/** The one-sentence summary of a result. */
+export function describeOutcome(
+  outcome: RunOutcome,
+  facts: { exitCode: number | null; durationMs: number; profile: Profile; overflowStream?: string; error?: SandboxErrorInfo },
+): string {
+  const ms = Math.round(facts.durationMs);
+  switch (outcome) {
+    case 'exited':
+      return `Exited with code ${facts.exitCode} in ${ms} ms.`;
+    case 'timed-out':
+      return `Timed out after ${facts.profile.limits.timeoutSeconds} s; the container was removed.`;
+    case 'cancelled':
+      return `Cancelled after ${ms} ms; the container was removed.`;
+    case 'output-limit':
+      return `Stopped because ${facts.overflowStream ?? 'output'} passed its limit of ${facts.profile.limits.outputBytes} bytes; the container was removed.`;
+    case 'oom-killed':
+      return `Killed by the out-of-memory killer at the ${facts.profile.limits.memoryMiB} MiB memory limit.`;
+    case 'failed-to-start':
+    case 'engine-error':
+      return facts.error ? `${facts.error.message} ${facts.error.fix}` : 'The run failed.';
+  }
+}
+
+/**
+ * Runs `req.code` in a new container with the isolation floor and returns how it ended.
+ * Never throws for run failures (they are results: `failed-to-start`, `engine-error`); the
+ * container and the snippet directory are gone when the promise resolves, whatever the outcome,
+ * unless the engine itself became unreachable (`cleanupError` is then set).
+ */
+export async function runInSandbox(req: RunRequest): Promise<RunResult> {
+  const t0 = performance.now();
+  const { profile } = req;
+  const opts = req.docker ?? {};
+  const runId = randomUUID();
+  const name = `sandbox-runner-${runId}`;
+  const sink: OutputSink = req.onOutput ?? (() => undefined);
+  const streams = {
+    stdout: new BoundedStream('stdout', profile.limits.outputBytes, sink),
+    stderr: new BoundedStream('stderr', profile.limits.outputBytes, sink),
+  };
+  let stderrTail = '';
+
+  let stopReason: StopReason | undefined;
+  let overflowStream: string | undefined;
+  let programEnded = false;
+  let created: Promise<boolean> = Promise.resolve(false);
+  let removal: Promise<void> | undefined;
+  let cleanupError: string | undefined;
+  let snippet: SnippetFile | undefined;
+
+  const remove = () => {
+    removal ??= created.then(async (exists) => {
+      if (exists) await removeContainer(opts, name);
+    });
+    return removal;
+  };
+  let attachProc: { kill(signal: NodeJS.Signals): boolean } | undefined;
+  let killTimer: NodeJS.Timeout | undefined;
+  const stop = (reason: StopReason) => {
+    if (stopReason || programEnded) return;
+    stopReason = reason;
+    remove()
+      .catch(() => undefined) // the error is collected again by `finish`
+      .finally(() => {
+        // With its container gone the attached CLI ends by itself; force it after a grace period.
+        if (attachProc) killTimer = setTimeout(() => attachProc?.kill('SIGKILL'), ATTACH_EXIT_GRACE_MS);
+      });
+  };
+
+  const result = (outcome: RunOutcome, exitCode: number | null, error?: SandboxErrorInfo): RunResult => {
+    const durationMs = performance.now() - t0;
+    return {
+      outcome,
+      exitCode,
+      signal: outcome === 'exited' || outcome === 'oom-killed' ? signalFromExitCode(exitCode) : null,
+      durationMs,
+      stdout: { bytesKept: streams.stdout.bytesKept, truncated: streams.stdout.truncated },
+      stderr: { bytesKept: streams.stderr.bytesKept, truncated: streams.stderr.truncated },
+      message: describeOutcome(outcome, { exitCode, durationMs, profile, overflowStream, error }),
+      containerName: name,
+      ...(error ? { error } : {}),
+      ...(cleanupError ? { cleanupError } : {}),
+    };
+  };
+
+  if (req.signal?.aborted) return result('cancelled', null);
+  const onAbort = () => stop('cancelled');
+  req.signal?.addEventListener('abort', onAbort, { once: true });
+  const timer = setTimeout(() => stop('timed-out'), profile.limits.timeoutSeconds * 1000);
+
+  const finish = async (outcome: RunOutcome, exitCode: number | null, error?: SandboxErrorInfo) => {
+    try {
+      await remove();
+    } catch (e) {
+      cleanupError = isSandboxError(e) ? `${e.message} ${e.fix}` : String(e);
+    }
+    return result(outcome, exitCode, error);
+  };
+
+  try {
+    const mounts = await resolveMounts(req.profileName, profile, req.protectedPaths);
+    snippet = await writeSnippet(req.code, snippetFileName(profile, req.sourceFileName), req.tempRoot);
+    const argv = buildCreateArgv({
+      name,
+      profile,
+      snippetHostDir: snippet.dir,
+      snippetFileName: snippet.fileName,
+      mounts,
+      labels: ownerLabels(runId, req.profileName),
+    });
+    req.onArgv?.(argv);
+
+    const createP = docker(opts, argv);
+    created = createP.then((r) => r.exitCode === 0, () => false);
+    const [create, volumes] = await Promise.allSettled([createP, imageVolumes(opts, profile.image)]);
+    if (create.status === 'rejected') throw create.reason;
+    if (create.value.exitCode !== 0) {
+      if (stopReason) return await finish(stopReason, null);
+      throw classifyEngineFailure(create.value.stderr, 'create the container', profile.image);
+    }
+    if (volumes.status === 'rejected') throw volumes.reason;
+    if (volumes.value.length > 0) {
+      throw new SandboxError(
+        'image-has-volumes',
+        `The image "${profile.image}" declares volumes (${volumes.value.join(', ')}), which would be writable and outlive the run.`,
+        'Use an image without VOLUME instructions for this profile.',
+      );
+    }
+    if (stopReason) return await finish(stopReason, null);
+
+    const attach = execa(dockerBinary(opts), ['start', '--attach', name], { ...SPAWN_OPTIONS, buffer: false });
+    const onChunk = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
+      if (stream === 'stderr') stderrTail = (stderrTail + chunk.toString('utf8')).slice(-4000);
+      if (streams[stream].push(chunk)) {
+        overflowStream = stream;
+        sink('notice', `\n[sandbox-runner] ${stream} passed its limit of ${profile.limits.outputBytes} bytes; stopping the run.\n`);
+        stop('output-limit');
+      }
+    };
+    attach.stdout?.on('data', onChunk('stdout'));
+    attach.stderr?.on('data', onChunk('stderr'));
+    attachProc = attach;
+    const attached = await attach;
+    attachProc = undefined;
+    clearTimeout(killTimer);
+    if (!stopReason) programEnded = true;
+    streams.stdout.end();
+    streams.stderr.end();
+
+    if (stopReason) return await finish(stopReason, null);
+    const errno = spawnErrno(attached);
+    if (errno) throw dockerMissing(opts, errno);
+
+    let state;
+    try {
+      state = await inspectState(opts, name);
+    } catch (e) {
+      const info = isSandboxError(e) ? e.toInfo() : undefined;
+      return await finish('engine-error', null, {
+        code: info?.code ?? 'engine-error',
+        message: `The program's status could not be read: ${info?.message ?? String(e)}`,
+        fix: info?.fix ?? 'Check the Docker engine (docker info) and run again.',
+        detail: info?.detail ?? '',
+      });
+    }
+    if (!state.started) {
+      throw new SandboxError(
+        'start-failed',
+        `The container could not start (state "${state.status}"): ${state.error || 'no reason given by the engine'}.`,
+        'Check that the profile\'s command exists in the image and that the image runs as a non-root user.',
+        tail(stderrTail),
+      );
+    }
+    if (state.oomKilled) return await finish('oom-killed', state.exitCode);
+    return await finish('exited', state.exitCode);
+  } catch (e) {
+    if (stopReason) return await finish(stopReason, null);
+    const error: SandboxErrorInfo = isSandboxError(e)
+      ? e.toInfo()
+      : { code: 'engine-error', message: `Unexpected failure: ${String(e)}.`, fix: 'Report this with the output above.', detail: '' };
+    return await finish('failed-to-start', null, error);
+  } finally {
+    clearTimeout(timer);
+    req.signal?.removeEventListener('abort', onAbort);
+    await snippet?.dispose().catch(() => undefined);
+  }
+}

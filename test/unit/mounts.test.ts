@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isSandboxError, ProfileSchema, protectedReason, resolveMounts } from '../../src/core';
+
+describe('mount validation (unit)', () => {
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'sr-mounts-'));
+    await mkdir(join(dir, 'project'));
+    await writeFile(join(dir, 'project', 'data.txt'), 'x');
+    await symlink('/etc', join(dir, 'etc-link'));
+    await symlink(join(dir, 'project'), join(dir, 'project-link'));
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  const profileWith = (mounts: unknown[]) => ProfileSchema.parse({ image: 'i', command: ['${file}'], mounts });
+
+  it('refuses protected host paths: being, containing or sitting inside them', () => {
+    assert.match(protectedReason('/')!, /root directory/);
+    assert.match(protectedReason('/etc')!, /\/etc/);
+    assert.match(protectedReason('/etc/passwd')!, /\/etc/);
+    assert.match(protectedReason('/var')!, /contains \/var\/run/);
+    assert.match(protectedReason('/var/run/docker.sock')!, /docker\.sock|\/var\/run/);
+    assert.match(protectedReason(homedir())!, /home directory/);
+    assert.match(protectedReason(join(homedir(), '.ssh', 'id_rsa'))!, /credentials/);
+    assert.match(protectedReason('/srv/state/x', ['/srv/state'])!, /\/srv\/state/);
+    assert.equal(protectedReason(join(dir, 'project')), undefined);
+  });
+
+  it('resolves symlinks before checking, so a link to /etc is refused', async () => {
+    await assert.rejects(
+      resolveMounts('p', profileWith([{ source: join(dir, 'etc-link'), target: '/data' }])),
+      (e: unknown) => isSandboxError(e) && e.code === 'invalid-mount' && /resolves to \/etc/.test(e.message) && /mounts\.0/.test(e.message),
+    );
+  });
+
+  it('accepts a project directory through a symlink, read-only unless rw', async () => {
+    const mounts = await resolveMounts('p', profileWith([
+      { source: join(dir, 'project-link'), target: '/data' },
+      { source: join(dir, 'project', 'data.txt'), target: '/in/data.txt', mode: 'rw' },
+    ]));
+    assert.deepEqual(mounts, [
+      { source: join(dir, 'project'), target: '/data', readOnly: true },
+      { source: join(dir, 'project', 'data.txt'), target: '/in/data.txt', readOnly: false },
+    ]);
+  });
+
+  it('refuses missing sources and reserved targets', async () => {
+    await assert.rejects(resolveMounts('p', profileWith([{ source: join(dir, 'nope'), target: '/data' }])), /does not exist/);
+    await assert.rejects(resolveMounts('p', profileWith([{ source: join(dir, 'project'), target: '/sandbox' }])), /reserved/);
+    await assert.rejects(resolveMounts('p', profileWith([{ source: join(dir, 'project'), target: '/tmp/x' }])), /reserved/);
+  });
+});

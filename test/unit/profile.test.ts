@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { BUILTIN_PROFILES, DEFAULT_LIMITS, pickProfile, ProfileSchema, resolveProfiles } from '../../src/core';
+
+describe('profiles (unit)', () => {
+  it('resolves the built-in python, node and shell profiles with default limits', () => {
+    const set = resolveProfiles([]);
+    assert.deepEqual(set.issues, []);
+    assert.deepEqual(set.profiles.map((p) => p.name), ['node', 'python', 'shell']);
+    const python = set.profiles.find((p) => p.name === 'python')!;
+    assert.equal(python.profile.image, 'python:3.12-slim');
+    assert.equal(python.profile.env.PYTHONUNBUFFERED, '1');
+    assert.equal(python.profile.network, 'none');
+    assert.equal(python.profile.user, '65534:65534');
+    assert.deepEqual(python.profile.limits, { ...DEFAULT_LIMITS });
+  });
+
+  it('merges a workspace profile over the built-in of the same name, limits key by key', () => {
+    const set = resolveProfiles([
+      { source: 'workspace', value: { python: { image: 'local/python:1', limits: { pids: 64 } } } },
+    ]);
+    const python = pickProfile(set, { name: 'python' })!;
+    assert.equal(python.source, 'workspace');
+    assert.equal(python.profile.image, 'local/python:1');
+    assert.equal(python.profile.limits.pids, 64);
+    assert.equal(python.profile.limits.memoryMiB, DEFAULT_LIMITS.memoryMiB);
+    assert.deepEqual(python.profile.command, BUILTIN_PROFILES.python!.command);
+  });
+
+  it('returns every error of a profile, each naming the full setting key and what is allowed', () => {
+    const set = resolveProfiles([
+      {
+        source: 'workspace',
+        value: {
+          bad: {
+            image: '--privileged',
+            command: ['python3'],
+            limits: { memoryMiB: 0, pids: 'unlimited', cpus: -1, timeoutSeconds: 1e9 },
+            network: 'host',
+            user: '0:0',
+            env: { 'BAD-NAME': 'x', OK: 'a\0b' },
+            mounts: [{ source: 'relative/path', target: '/etc/x' }],
+            workdir: '/proc/x',
+            runtime: 'runc',
+            extra: true,
+          },
+        },
+      },
+    ]);
+    assert.equal(set.profiles.find((p) => p.name === 'bad'), undefined);
+    const byKey = new Map(set.issues.map((i) => [i.key, i.message]));
+    const expected: Record<string, RegExp> = {
+      'sandboxRunner.profiles.bad.image': /image reference/,
+      'sandboxRunner.profiles.bad.command': /\$\{file\}/,
+      'sandboxRunner.profiles.bad.limits.memoryMiB': /from 16 to 65536 \(MiB\)/,
+      'sandboxRunner.profiles.bad.limits.pids': /whole number from 8 to 4096/,
+      'sandboxRunner.profiles.bad.limits.cpus': /from 0.01 to 64/,
+      'sandboxRunner.profiles.bad.limits.timeoutSeconds': /seconds/,
+      'sandboxRunner.profiles.bad.network': /"none".*"bridge"/,
+      'sandboxRunner.profiles.bad.user': /non-root/,
+      'sandboxRunner.profiles.bad.env.BAD-NAME': /A-Za-z_/,
+      'sandboxRunner.profiles.bad.env.OK': /NUL/,
+      'sandboxRunner.profiles.bad.mounts.0.source': /absolute host path/,
+      'sandboxRunner.profiles.bad.mounts.0.target': /outside \/proc/,
+      'sandboxRunner.profiles.bad.workdir': /absolute container path/,
+      'sandboxRunner.profiles.bad.runtime': /runsc/,
+      'sandboxRunner.profiles.bad.extra': /not a known setting/,
+    };
+    for (const [key, pattern] of Object.entries(expected)) {
+      assert.match(byKey.get(key) ?? '(no issue)', pattern, key);
+    }
+    assert.equal(set.invalid[0]?.issues.length, set.issues.length);
+  });
+
+  it('rejects malformed layers and profile names without dropping the valid profiles', () => {
+    const set = resolveProfiles([
+      { source: 'user', value: ['not', 'an', 'object'] },
+      { source: 'workspace', value: { 'bad name!': { image: 'x', command: ['${file}'] }, notObject: 3 } },
+    ]);
+    assert.equal(set.profiles.length, 3);
+    assert.deepEqual(
+      set.issues.map((i) => i.key),
+      ['sandboxRunner.profiles', 'sandboxRunner.profiles.bad name!', 'sandboxRunner.profiles.notObject'],
+    );
+  });
+
+  it('refuses root in every spelling the user field allows', () => {
+    for (const user of ['0:0', '0:1000', '1000:0', 'root', 'nobody:nogroup', '1000', '-1:-1']) {
+      const r = ProfileSchema.safeParse({ image: 'x', command: ['${file}'], user });
+      assert.equal(r.success, false, user);
+    }
+    assert.equal(ProfileSchema.safeParse({ image: 'x', command: ['${file}'], user: '1000:1000' }).success, true);
+  });
+
+  it('picks by name, then language id, then extension, preferring workspace over built-in', () => {
+    const set = resolveProfiles([
+      { source: 'workspace', value: { mine: { image: 'x', command: ['sh', '${file}'], extensions: ['.py'] } } },
+    ]);
+    assert.equal(pickProfile(set, { languageId: 'python' })?.name, 'python');
+    assert.equal(pickProfile(set, { fileName: '/a/b/c.PY' })?.name, 'mine');
+    assert.equal(pickProfile(set, { fileName: 'x.sh' })?.name, 'shell');
+    assert.equal(pickProfile(set, { fileName: 'x.rb' }), undefined);
+    assert.equal(pickProfile(set, { name: 'nope' }), undefined);
+  });
+});
