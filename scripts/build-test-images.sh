@@ -1,0 +1,212 @@
+#!/usr/bin/env bash
+# Build the local test images used by Sandbox Runner's tests, without any registry.
+#
+#   sandbox-runner-test/busybox:1  static busybox (Debian busybox-static) + applet symlinks
+#   sandbox-runner-test/python:1   debootstrap minbase bookworm + python3-minimal
+#   sandbox-runner-test/volume:1   the busybox rootfs with `VOLUME /data`
+#
+# Images that already exist are kept unless --force is given. Every image is then
+# smoke-tested under the same restrictions the extension uses.
+# Needs a reachable Docker engine (scripts/engine-up.sh); root to install
+# busybox-static/debootstrap and to run debootstrap.
+set -euo pipefail
+
+BUSYBOX_IMAGE=sandbox-runner-test/busybox:1
+PYTHON_IMAGE=sandbox-runner-test/python:1
+VOLUME_IMAGE=sandbox-runner-test/volume:1
+SUITE=bookworm
+
+say() { echo "build-test-images: $*"; }
+die() { echo "build-test-images: ERROR: $*" >&2; exit 1; }
+
+FORCE=0
+for arg in "$@"; do
+  case "$arg" in
+    --force) FORCE=1 ;;
+    -h | --help)
+      echo "usage: $0 [--force]   (rebuild images even if present)"
+      exit 0
+      ;;
+    *) die "unknown argument: $arg (usage: $0 [--force])" ;;
+  esac
+done
+
+docker info >/dev/null 2>&1 || die "Docker engine not reachable (or not accessible to this user); run scripts/engine-up.sh first."
+
+export DEBIAN_FRONTEND=noninteractive
+
+wait_for_apt() {
+  local waited=0
+  while pgrep -x apt-get >/dev/null || pgrep -x apt >/dev/null || pgrep -x dpkg >/dev/null; do
+    if [ "$waited" -eq 0 ]; then say "waiting for another apt/dpkg process to finish"; fi
+    if [ "$waited" -ge 900 ]; then die "apt/dpkg still busy after ${waited} s"; fi
+    sleep 2
+    waited=$((waited + 2))
+  done
+}
+
+APT_UPDATED=0
+# ensure_pkg PACKAGE: install a Debian package unless it is already installed.
+ensure_pkg() {
+  local pkg=$1
+  if dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
+    return 0
+  fi
+  wait_for_apt
+  if dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
+    return 0
+  fi
+  [ "$(id -u)" -eq 0 ] || die "Debian package '$pkg' is missing; install it with 'sudo apt-get install $pkg' (or run this script as root)."
+  if [ "$APT_UPDATED" -eq 0 ]; then
+    say "apt-get update"
+    apt-get -o DPkg::Lock::Timeout=600 update -qq </dev/null
+    APT_UPDATED=1
+  fi
+  say "apt-get install $pkg"
+  apt-get -o DPkg::Lock::Timeout=600 install -y -qq "$pkg" </dev/null >/dev/null
+}
+
+image_exists() { docker image inspect "$1" >/dev/null 2>&1; }
+
+# Debian mirror of this machine's apt sources (deb822 *.sources and one-line *.list files).
+debian_mirror() {
+  if [ -n "${SANDBOX_RUNNER_DEBIAN_MIRROR:-}" ]; then
+    echo "$SANDBOX_RUNNER_DEBIAN_MIRROR"
+    return
+  fi
+  local files=() f uri
+  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+    [ -f "$f" ] && files+=("$f")
+  done
+  uri=""
+  if [ "${#files[@]}" -gt 0 ]; then
+    uri=$(
+      awk '
+        /^[[:space:]]*#/ { next }
+        /^[[:space:]]*deb[[:space:]]/ {           # one-line: deb [opts] URI suite comps
+          i = 2
+          if ($i ~ /^\[/) { while (i <= NF && $i !~ /\]$/) i++; i++ }
+          print $i; next
+        }
+        /^URIs:/ { for (i = 2; i <= NF; i++) print $i }
+      ' "${files[@]}" |
+        sed 's:/*$::' |
+        grep -E '^https?://[^/]+(/.*)?/debian$' |
+        head -n1
+    ) || true
+  fi
+  echo "${uri:-http://deb.debian.org/debian}"
+}
+
+WORK=""
+cleanup() {
+  [ -n "$WORK" ] && [ -d "$WORK" ] || return 0
+  # debootstrap mounts proc/sys (and maybe dev) inside its target; if it died half-way they
+  # may still be mounted: unmount them so that rm cannot reach the host's files.
+  local mnt
+  awk '{print $2}' /proc/mounts | grep -F "$WORK/" | sort -r | while read -r mnt; do
+    umount -l "$mnt" 2>/dev/null || true
+  done || true
+  rm -rf --one-file-system "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/sandbox-runner-images.XXXXXX")
+
+# Busybox rootfs, shared by the busybox and volume images; built on first use.
+BUSYBOX_ROOT=""
+busybox_rootfs() {
+  [ -n "$BUSYBOX_ROOT" ] && return 0
+  ensure_pkg busybox-static
+  local root=$WORK/busybox-root applet
+  mkdir -p "$root"/{bin,usr/bin,etc,root,tmp,dev,proc,sys}
+  chmod 1777 "$root/tmp"
+  chmod 700 "$root/root"
+  cp /bin/busybox "$root/bin/busybox"
+  for applet in $("$root/bin/busybox" --list); do
+    [ "$applet" = busybox ] || ln -sf busybox "$root/bin/$applet"
+  done
+  # For `#!/usr/bin/env ...` scripts.
+  ln -sf ../../bin/busybox "$root/usr/bin/env"
+  cat >"$root/etc/passwd" <<'EOF'
+root:x:0:0:root:/root:/bin/sh
+nobody:x:65534:65534:nobody:/nonexistent:/bin/false
+EOF
+  cat >"$root/etc/group" <<'EOF'
+root:x:0:
+nogroup:x:65534:
+EOF
+  [ -x "$root/bin/sh" ] || die "busybox rootfs has no /bin/sh applet"
+  BUSYBOX_ROOT=$root
+}
+
+import_rootfs() { # ROOT IMAGE [docker import -c CHANGES...]
+  local root=$1 image=$2
+  shift 2
+  local changes=() c
+  for c in "$@"; do changes+=(-c "$c"); done
+  tar -C "$root" --numeric-owner --one-file-system -c . | docker import "${changes[@]}" - "$image" >/dev/null
+}
+
+build_busybox() {
+  busybox_rootfs
+  import_rootfs "$BUSYBOX_ROOT" "$BUSYBOX_IMAGE" 'ENV PATH=/bin:/usr/bin'
+}
+
+build_volume() {
+  busybox_rootfs
+  import_rootfs "$BUSYBOX_ROOT" "$VOLUME_IMAGE" 'ENV PATH=/bin:/usr/bin' 'VOLUME /data'
+}
+
+build_python() {
+  [ "$(id -u)" -eq 0 ] || die "building $PYTHON_IMAGE needs root (debootstrap); run 'sudo $0'."
+  ensure_pkg debootstrap
+  local root=$WORK/python-root mirror log=$WORK/debootstrap.log
+  mirror=$(debian_mirror)
+  say "debootstrap $SUITE from $mirror"
+  if ! debootstrap --variant=minbase --include=python3-minimal "$SUITE" "$root" "$mirror" >"$log" 2>&1 </dev/null; then
+    tail -n 30 "$log" >&2
+    [ -f "$root/debootstrap/debootstrap.log" ] && tail -n 30 "$root/debootstrap/debootstrap.log" >&2
+    die "debootstrap failed"
+  fi
+  # Shrink: apt caches/lists, docs, logs.
+  rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/cache/apt/*.bin "$root"/var/lib/apt/lists/* \
+    "$root"/usr/share/doc/* "$root"/usr/share/man/* "$root"/usr/share/info/* "$root"/var/log/* "$root"/debootstrap
+  [ -x "$root/usr/bin/python3" ] || die "python3 missing from the debootstrap rootfs"
+  import_rootfs "$root" "$PYTHON_IMAGE" 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+}
+
+ensure_image() { # IMAGE BUILD_FUNCTION
+  local image=$1 build=$2 t0 old_id
+  if [ "$FORCE" -eq 0 ] && image_exists "$image"; then
+    say "$image ready (present)"
+    return 0
+  fi
+  old_id=$(docker image inspect -f '{{.Id}}' "$image" 2>/dev/null || true)
+  t0=$(date +%s)
+  "$build"
+  # --force: drop the replaced image instead of leaving it dangling (kept if a container uses it).
+  if [ -n "$old_id" ] && [ "$old_id" != "$(docker image inspect -f '{{.Id}}' "$image")" ]; then
+    docker image rm "$old_id" >/dev/null 2>&1 || true
+  fi
+  say "$image ready (built in $(($(date +%s) - t0)) s)"
+}
+
+verify() { # IMAGE CMD...
+  local image=$1 out
+  shift
+  if ! out=$(docker run --rm --network none --read-only --user 65534:65534 --cap-drop ALL \
+    --security-opt no-new-privileges --init --pull never "$image" "$@" </dev/null 2>&1); then
+    die "verification of $image failed: $out"
+  fi
+  [ -n "$out" ] || die "verification of $image printed nothing"
+  say "$image verified ($* -> $(echo "$out" | tr '\n' ' ' | sed 's/ *$//'))"
+}
+
+ensure_image "$BUSYBOX_IMAGE" build_busybox
+ensure_image "$VOLUME_IMAGE" build_volume
+ensure_image "$PYTHON_IMAGE" build_python
+
+verify "$BUSYBOX_IMAGE" sh -c 'echo ok'
+verify "$VOLUME_IMAGE" sh -c 'echo ok'
+verify "$PYTHON_IMAGE" python3 -c 'print(1)'

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Make sure a local Docker engine is reachable, installing and starting one if needed.
+#
+# Idempotent and non-interactive: exits 0 at once when `docker info` already works.
+# Otherwise (root only) installs Debian's docker.io (+ tini, which provides the
+# docker-init binary used by `docker run --init`), clears stale pid files left by
+# a killed dockerd, starts dockerd fully detached and waits for it.
+set -euo pipefail
+
+LOG=/var/log/sandbox-runner-dockerd.log
+PIDFILE=/var/run/docker.pid
+# dockerd 20.10 supervises its own containerd and keeps its pid here.
+CONTAINERD_PIDFILE=/var/run/docker/containerd/containerd.pid
+WAIT_SECONDS=60
+
+say() { echo "engine-up: $*"; }
+die() { echo "engine-up: ERROR: $*" >&2; exit 1; }
+
+engine_ok() { docker info >/dev/null 2>&1; }
+
+# Killed daemons can linger as zombies (pgrep and kill -0 still see them): ignore those.
+alive() {
+  local st
+  st=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
+  [[ $st != Z* ]]
+}
+running_pid() { # NAME -> first live pid
+  local p
+  for p in $(pgrep -x "$1"); do
+    if alive "$p"; then
+      echo "$p"
+      return 0
+    fi
+  done
+  return 1
+}
+
+if engine_ok; then
+  say "docker engine already reachable"
+  exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+  die "the Docker engine is not reachable and installing/starting it needs root; run 'sudo $0' (or start Docker yourself)."
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+
+wait_for_apt() {
+  # Another apt/dpkg run (e.g. a provisioning step) may hold the locks; wait for it.
+  local waited=0
+  while pgrep -x apt-get >/dev/null || pgrep -x apt >/dev/null || pgrep -x dpkg >/dev/null; do
+    if [ "$waited" -eq 0 ]; then say "waiting for another apt/dpkg process to finish"; fi
+    if [ "$waited" -ge 900 ]; then die "apt/dpkg still busy after ${waited} s"; fi
+    sleep 2
+    waited=$((waited + 2))
+  done
+}
+
+APT_UPDATED=0
+apt_install() {
+  wait_for_apt
+  if [ "$APT_UPDATED" -eq 0 ]; then
+    say "apt-get update"
+    apt-get -o DPkg::Lock::Timeout=600 update -qq </dev/null
+    APT_UPDATED=1
+  fi
+  say "apt-get install $*"
+  apt-get -o DPkg::Lock::Timeout=600 install -y -qq "$@" </dev/null >/dev/null
+}
+
+have_docker_init() {
+  # dockerd looks for docker-init on PATH and in /usr/libexec/docker.
+  # On bookworm /usr/bin/docker-init (from docker.io) is a symlink to /usr/bin/tini-static
+  # (from tini, a Depends of docker.io); -x follows the symlink.
+  [ -x /usr/bin/docker-init ] || [ -x /usr/libexec/docker/docker-init ] || command -v docker-init >/dev/null 2>&1
+}
+
+if ! command -v dockerd >/dev/null 2>&1; then
+  wait_for_apt # a concurrent install may be about to provide it
+fi
+if ! command -v dockerd >/dev/null 2>&1; then
+  apt_install docker.io tini
+fi
+if ! have_docker_init; then
+  apt_install tini
+fi
+if ! have_docker_init && [ -x /usr/bin/tini-static ]; then
+  ln -sf tini-static /usr/bin/docker-init
+fi
+have_docker_init || die "docker-init (tini) is missing; 'docker run --init' would fail. Install Debian package 'tini'."
+
+if dockerd_pid=$(running_pid dockerd); then
+  say "dockerd already running (pid $dockerd_pid); waiting for it"
+else
+  # A killed dockerd leaves its pid file behind; if that pid was reused, the next dockerd refuses to start.
+  if [ -e "$PIDFILE" ]; then
+    say "removing stale $PIDFILE (pid $(cat "$PIDFILE" 2>/dev/null || echo '?'))"
+    rm -f "$PIDFILE"
+  fi
+  if [ -e "$CONTAINERD_PIDFILE" ] && ! running_pid containerd >/dev/null; then
+    say "removing stale $CONTAINERD_PIDFILE"
+    rm -f "$CONTAINERD_PIDFILE"
+  fi
+  mkdir -p "$(dirname "$LOG")"
+  echo "=== engine-up: starting dockerd at $(date -u +%Y-%m-%dT%H:%M:%SZ) ===" >>"$LOG"
+  say "starting dockerd (log: $LOG)"
+  # Not a process-group leader here, so setsid execs dockerd directly: $! is dockerd's pid.
+  setsid nohup dockerd </dev/null >>"$LOG" 2>&1 &
+  dockerd_pid=$!
+  disown "$dockerd_pid" 2>/dev/null || true
+fi
+
+start=$(date +%s)
+while ! engine_ok; do
+  now=$(date +%s)
+  if ! alive "$dockerd_pid"; then
+    echo "engine-up: dockerd (pid $dockerd_pid) exited; last lines of $LOG:" >&2
+    tail -n 30 "$LOG" >&2 || true
+    exit 1
+  fi
+  if [ $((now - start)) -ge "$WAIT_SECONDS" ]; then
+    echo "engine-up: docker info still failing after ${WAIT_SECONDS} s; last lines of $LOG:" >&2
+    tail -n 30 "$LOG" >&2 || true
+    exit 1
+  fi
+  sleep 0.5
+done
+
+say "docker engine ready after $(($(date +%s) - start)) s ($(docker info --format 'server {{.ServerVersion}}, cgroup driver {{.CgroupDriver}}, storage {{.Driver}}' 2>/dev/null || echo 'server info unavailable'))"
