@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { execa } from 'execa';
+import { IMAGES, productContainers, requireEngine, waitFor } from './helpers';
+
+const CLI = resolve(__dirname, '../../../dist/cli.js');
+
+describe('sandbox-run CLI (engine)', function () {
+  this.timeout(60_000);
+  let ws: string;
+  before(async () => {
+    await requireEngine();
+    ws = await mkdtemp(join(tmpdir(), 'sr-cli-'));
+    await mkdir(join(ws, '.vscode'));
+    await writeFile(
+      join(ws, '.vscode', 'settings.json'),
+      `{
+        // JSONC, as VS Code writes it
+        "sandboxRunner.profiles": {
+          "python": { "image": "${IMAGES.python}" },
+          "shell": { "image": "${IMAGES.busybox}", "limits": { "timeoutSeconds": 20 } },
+          "broken": { "image": "x", "command": ["run"], "limits": { "pids": 0 } },
+        },
+      }`,
+    );
+    await writeFile(join(ws, 'hello.py'), 'import sys\nprint("hi from", sys.argv[0])\nsys.exit(5)\n');
+    await writeFile(join(ws, 'spaces $(touch pwned); name.sh'), 'echo safe\n');
+  });
+  after(() => rm(ws, { recursive: true, force: true }));
+  afterEach(async () => assert.deepEqual(await productContainers(), []));
+
+  const cli = (args: string[], input?: string) =>
+    execa('node', [CLI, '--workspace', ws, ...args], { reject: false, cwd: ws, ...(input !== undefined ? { input } : { stdin: 'ignore' as const }) });
+
+  it('picks the profile by extension, streams output and exits with the program status', async () => {
+    const r = await cli([join(ws, 'hello.py')]);
+    assert.equal(r.stdout, 'hi from /sandbox/main.py');
+    assert.equal(r.exitCode, 5);
+    assert.match(String(r.stderr), /sandbox-run: Exited with code 5 in \d+ ms\. \[profile python, image sandbox-runner-test\/python:1, network off\]/);
+  });
+
+  it('reads code from standard input with --profile', async () => {
+    const r = await cli(['--profile', 'shell', '-'], 'echo from stdin\n');
+    assert.equal(r.exitCode, 0);
+    assert.equal(r.stdout, 'from stdin');
+  });
+
+  it('treats a file name with shell metacharacters as data', async () => {
+    const r = await cli([join(ws, 'spaces $(touch pwned); name.sh')]);
+    assert.equal(r.exitCode, 0);
+    assert.equal(r.stdout, 'safe');
+    assert.equal(existsSync(join(ws, 'pwned')), false);
+  });
+
+  it('exits 124 on timeout (--timeout overrides the profile)', async () => {
+    const r = await cli(['--profile', 'shell', '--timeout', '1', '-'], 'sleep 30\n');
+    assert.equal(r.exitCode, 124);
+    assert.match(String(r.stderr), /Timed out after 1 s/);
+  });
+
+  it('Ctrl-C (SIGINT) removes the container and exits 130', async () => {
+    const child = execa('node', [CLI, '--workspace', ws, '--profile', 'shell', '-'], { reject: false, input: 'echo ready; sleep 60\n' });
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+    await waitFor(() => out.includes('ready'), 20_000, 'the program to start');
+    child.kill('SIGINT');
+    const r = await child;
+    assert.equal(r.exitCode, 130);
+    assert.match(String(r.stderr), /Cancelled after \d+ ms; the container was removed/);
+  });
+
+  it('explains an invalid profile by setting key and exits 2 without running anything', async () => {
+    const r = await cli(['--profile', 'broken', '-'], 'echo x\n');
+    assert.equal(r.exitCode, 2);
+    assert.match(String(r.stderr), /sandboxRunner\.profiles\.broken\.limits\.pids: must be a whole number from 8 to 4096/);
+    assert.match(String(r.stderr), /sandboxRunner\.profiles\.broken\.command: must be a non-empty list/);
+    assert.match(String(r.stderr), /profile "broken" is invalid/);
+  });
+
+  it('refuses unknown profiles, missing files and bad flags with exit 2', async () => {
+    assert.equal((await cli(['--profile', 'nope', '-'], '')).exitCode, 2);
+    assert.equal((await cli([join(ws, 'missing.py')])).exitCode, 2);
+    assert.equal((await cli(['--bogus', 'x'])).exitCode, 2);
+    const noProfile = await cli([join(ws, 'x.unknownext')]);
+    assert.match(String(noProfile.stderr), /no profile runs "x\.unknownext"/);
+  });
+
+  it('exits 125 with a one-sentence fix when the image is missing', async () => {
+    const other = await mkdtemp(join(tmpdir(), 'sr-cli-missing-'));
+    try {
+      await mkdir(join(other, '.vscode'));
+      await writeFile(join(other, '.vscode', 'settings.json'), '{"sandboxRunner.profiles":{"python":{"image":"sandbox-runner-test/absent:1"}}}');
+      await writeFile(join(other, 'a.py'), 'print(1)\n');
+      const r = await execa('node', [CLI, '--workspace', other, join(other, 'a.py')], { reject: false, stdin: 'ignore' });
+      assert.equal(r.exitCode, 125);
+      assert.match(String(r.stderr), /The image "sandbox-runner-test\/absent:1" is not present locally, and runs never pull implicitly\. Pull it once with "docker pull sandbox-runner-test\/absent:1"/);
+    } finally {
+      await rm(other, { recursive: true, force: true });
+    }
+  });
+});

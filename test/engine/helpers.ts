@@ -1,0 +1,93 @@
+/** Shared helpers for the engine suites: real Docker engine, locally built test images. */
+import { execa } from 'execa';
+import { PRODUCT_FILTER, ProfileSchema, runInSandbox, type OutputStream, type Profile, type RunRequest, type RunResult } from '../../src/core';
+
+/** Images built by scripts/build-test-images.sh (never pulled). */
+export const IMAGES = {
+  busybox: 'sandbox-runner-test/busybox:1',
+  python: 'sandbox-runner-test/python:1',
+  volume: 'sandbox-runner-test/volume:1',
+} as const;
+
+/** Fails the suite loudly when the engine or an image is missing; never skips. */
+export async function requireEngine(): Promise<void> {
+  const info = await execa('docker', ['info', '--format', '{{.ServerVersion}}'], { reject: false });
+  if (info.exitCode !== 0) {
+    throw new Error(`The Docker engine is not reachable (${String(info.stderr).trim()}); run "bash scripts/engine-up.sh" first.`);
+  }
+  for (const image of Object.values(IMAGES)) {
+    const r = await execa('docker', ['image', 'inspect', image], { reject: false });
+    if (r.exitCode !== 0) throw new Error(`Test image ${image} is missing; run "bash scripts/build-test-images.sh" first.`);
+  }
+}
+
+/** A valid profile for the python test image with `overrides` merged in. */
+export function pythonProfile(overrides: Record<string, unknown> = {}): Profile {
+  return ProfileSchema.parse({
+    image: IMAGES.python,
+    command: ['python3', '${file}'],
+    extensions: ['.py'],
+    env: { PYTHONUNBUFFERED: '1' },
+    ...overrides,
+  });
+}
+
+/** A valid profile for the busybox test image (POSIX sh) with `overrides` merged in. */
+export function shellProfile(overrides: Record<string, unknown> = {}): Profile {
+  return ProfileSchema.parse({ image: IMAGES.busybox, command: ['sh', '${file}'], extensions: ['.sh'], ...overrides });
+}
+
+/** A finished run with its output collected per stream. */
+export interface Collected {
+  readonly result: RunResult;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly notice: string;
+}
+
+/** Runs `code` with `profile`, collecting the output. */
+export async function run(profile: Profile, code: string, extra: Partial<RunRequest> = {}): Promise<Collected> {
+  const out: Record<OutputStream, string> = { stdout: '', stderr: '', notice: '' };
+  const result = await runInSandbox({
+    profileName: 'test',
+    profile,
+    code,
+    onOutput: (stream, text) => {
+      out[stream] += text;
+    },
+    ...extra,
+  });
+  return { result, ...out };
+}
+
+/** Names of containers (any state) matching a docker ps filter. */
+export async function containers(filter: string): Promise<string[]> {
+  const r = await execa('docker', ['ps', '-a', '--filter', filter, '--format', '{{.Names}}']);
+  return String(r.stdout).split('\n').filter(Boolean);
+}
+
+/** True while a container with this name exists in any state. */
+export async function containerExists(name: string): Promise<boolean> {
+  return (await containers(`name=^/?${name}$`)).length > 0;
+}
+
+/** Product containers left behind (should always be empty between tests). */
+export function productContainers(): Promise<string[]> {
+  return containers(PRODUCT_FILTER);
+}
+
+/** Host processes whose command line contains `marker` (containers' processes are visible from the host). */
+export async function hostProcesses(marker: string): Promise<string[]> {
+  const r = await execa('pgrep', ['-f', marker], { reject: false });
+  return String(r.stdout).split('\n').filter(Boolean);
+}
+
+/** Resolves when `predicate` holds, polling; rejects after `timeoutMs`. */
+export async function waitFor(predicate: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (await predicate()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+}

@@ -1,0 +1,206 @@
+import assert from 'node:assert/strict';
+import { execa } from 'execa';
+import { containerExists, hostProcesses, IMAGES, productContainers, pythonProfile, requireEngine, run, shellProfile, waitFor } from './helpers';
+
+describe('runner on a real engine (engine)', function () {
+  this.timeout(60_000);
+  before(requireEngine);
+  afterEach(async () => {
+    assert.deepEqual(await productContainers(), [], 'a test left a product container behind');
+  });
+
+  it('runs a Python snippet: stdout streamed, exit 0, container removed', async () => {
+    const r = await run(pythonProfile(), 'print("hello from python", 6 * 7)\n');
+    assert.equal(r.result.outcome, 'exited');
+    assert.equal(r.result.exitCode, 0);
+    assert.equal(r.stdout, 'hello from python 42\n');
+    assert.equal(r.stderr, '');
+    assert.equal(r.result.stdout.bytesKept, 21);
+    assert.ok(r.result.durationMs > 0);
+    assert.equal(await containerExists(r.result.containerName), false);
+  });
+
+  it('runs a shell snippet and keeps UTF-8 intact', async () => {
+    const r = await run(shellProfile(), 'echo "grüße 世界"; printf "%s\\n" "$0"\n');
+    assert.equal(r.result.outcome, 'exited');
+    assert.equal(r.stdout, 'grüße 世界\n/sandbox/main.sh\n');
+  });
+
+  it('returns a non-zero exit code exactly, and keeps stderr separate from stdout', async () => {
+    const r = await run(pythonProfile(), 'import sys\nprint("out")\nprint("err", file=sys.stderr)\nsys.exit(42)\n');
+    assert.equal(r.result.outcome, 'exited');
+    assert.equal(r.result.exitCode, 42);
+    assert.equal(r.result.signal, null);
+    assert.equal(r.stdout, 'out\n');
+    assert.equal(r.stderr, 'err\n');
+    assert.match(r.result.message, /^Exited with code 42 in \d+ ms\.$/);
+  });
+
+  it('reports a program killed by a signal through the init process status', async () => {
+    const r = await run(shellProfile(), 'kill -TERM $$\n');
+    assert.equal(r.result.outcome, 'exited');
+    assert.equal(r.result.exitCode, 143);
+    assert.equal(r.result.signal, 'SIGTERM');
+  });
+
+  it('ends a `while True` loop at the timeout and removes its container', async () => {
+    const r = await run(pythonProfile({ limits: { timeoutSeconds: 1.5 } }), 'while True:\n    pass\n');
+    assert.equal(r.result.outcome, 'timed-out');
+    assert.equal(r.result.exitCode, null);
+    assert.ok(r.result.durationMs >= 1500 && r.result.durationMs < 10_000, `duration ${r.result.durationMs}`);
+    assert.equal(await containerExists(r.result.containerName), false);
+  });
+
+  it('cancel mid-run removes the container and stops its detached children', async () => {
+    const marker = `31${Math.floor(Math.random() * 1e6)}`;
+    const controller = new AbortController();
+    let started = false;
+    const pending = run(shellProfile(), `(setsid sleep ${marker} &) ; echo started; sleep 600\n`, {
+      signal: controller.signal,
+      onOutput: (_s, text) => {
+        if (text.includes('started')) started = true;
+      },
+    });
+    await waitFor(() => started, 20_000, 'the snippet to start');
+    await waitFor(async () => (await hostProcesses(`sleep ${marker}`)).length > 0, 5000, 'the detached child');
+    controller.abort();
+    const r = await pending;
+    assert.equal(r.result.outcome, 'cancelled');
+    assert.equal(await containerExists(r.result.containerName), false);
+    assert.deepEqual(await hostProcesses(`sleep ${marker}`), []);
+  });
+
+  it('a signal aborted before the run starts nothing', async () => {
+    const r = await run(shellProfile(), 'echo no\n', { signal: AbortSignal.abort() });
+    assert.equal(r.result.outcome, 'cancelled');
+    assert.equal(r.stdout, '');
+    assert.equal(await containerExists(r.result.containerName), false);
+  });
+
+  it('ends a flood at the output bound, keeping exactly the bound, with a truncation notice', async () => {
+    const bound = 64 * 1024;
+    const r = await run(shellProfile({ limits: { outputBytes: bound, timeoutSeconds: 30 } }), 'yes 0123456789abcdef\n');
+    assert.equal(r.result.outcome, 'output-limit');
+    assert.equal(r.result.stdout.bytesKept, bound);
+    assert.equal(r.result.stdout.truncated, true);
+    assert.equal(Buffer.byteLength(r.stdout), bound);
+    assert.equal(r.stdout, '0123456789abcdef\n'.repeat(bound / 17 + 1).slice(0, bound));
+    assert.match(r.notice, /stdout passed its limit of 65536 bytes/);
+    assert.ok(r.result.durationMs < 15_000, `flood took ${r.result.durationMs} ms to stop`);
+  });
+
+  it('bounds stderr on its own', async () => {
+    const r = await run(shellProfile({ limits: { outputBytes: 2048 } }), 'echo fine; yes err 1>&2\n');
+    assert.equal(r.result.outcome, 'output-limit');
+    assert.equal(r.result.stderr.bytesKept, 2048);
+    assert.equal(r.result.stdout.truncated, false);
+    assert.equal(r.stdout, 'fine\n');
+  });
+
+  it('reports a memory hog as oom-killed', async () => {
+    const r = await run(pythonProfile({ limits: { memoryMiB: 32 } }), 'x = []\nwhile True:\n    x.append(bytearray(8 * 1024 * 1024))\n');
+    assert.equal(r.result.outcome, 'oom-killed', r.result.message + r.stderr);
+    assert.equal(r.result.exitCode, 137);
+    assert.match(r.result.message, /32 MiB/);
+  });
+
+  it('a missing image gives the clear error and creates nothing', async () => {
+    const before = await productContainers();
+    const r = await run(pythonProfile({ image: 'sandbox-runner-test/does-not-exist:1' }), 'print(1)\n');
+    assert.equal(r.result.outcome, 'failed-to-start');
+    assert.equal(r.result.error?.code, 'image-missing');
+    assert.match(r.result.message, /not present locally.*docker pull sandbox-runner-test\/does-not-exist:1/);
+    assert.deepEqual(await productContainers(), before);
+  });
+
+  it('an image that declares a VOLUME is refused before anything runs', async () => {
+    const r = await run(shellProfile({ image: IMAGES.volume }), 'echo ran\n');
+    assert.equal(r.result.outcome, 'failed-to-start');
+    assert.equal(r.result.error?.code, 'image-has-volumes');
+    assert.match(r.result.message, /\/data/);
+    assert.equal(r.stdout, '');
+  });
+
+  it('a command missing from the image fails to start with the engine reason', async () => {
+    const r = await run(shellProfile({ command: ['/no/such/interpreter', '${file}'] }), 'echo x\n');
+    assert.equal(r.result.outcome, 'failed-to-start');
+    assert.equal(r.result.error?.code, 'start-failed');
+    assert.match(r.result.message, /could not run the profile's command "\/no\/such\/interpreter": No such file or directory/);
+  });
+
+  it('a missing docker binary gives the clear error', async () => {
+    const r = await run(shellProfile(), 'echo x\n', { docker: { dockerPath: '/nonexistent/docker' } });
+    assert.equal(r.result.outcome, 'failed-to-start');
+    assert.equal(r.result.error?.code, 'docker-missing');
+    assert.match(r.result.message, /\/nonexistent\/docker.*ENOENT.*sandboxRunner\.dockerPath/);
+  });
+
+  it('runs concurrent snippets independently', async () => {
+    const results = await Promise.all(
+      [1, 2, 3, 4].map((n) => run(shellProfile(), `echo run ${n}; exit ${n}\n`)),
+    );
+    assert.deepEqual(results.map((r) => [r.result.exitCode, r.stdout]), [1, 2, 3, 4].map((n) => [n, `run ${n}\n`]));
+  });
+});
+
+describe('isolation floor on a real engine (engine)', function () {
+  this.timeout(60_000);
+  before(requireEngine);
+  afterEach(async () => {
+    assert.deepEqual(await productContainers(), []);
+  });
+
+  it('has no network: only the loopback interface, and the host bridge gateway is unreachable', async () => {
+    const gw = await execa('docker', ['network', 'inspect', 'bridge', '--format', '{{(index .IPAM.Config 0).Gateway}}']);
+    const code = [
+      'import socket',
+      'print(sorted(l.split(":")[0].strip() for l in open("/proc/net/dev").readlines()[2:]))',
+      'try:',
+      `    socket.create_connection(("${String(gw.stdout).trim()}", 2375), timeout=2)`,
+      '    print("connected")',
+      'except OSError as e:',
+      '    print("blocked", e.errno)',
+    ].join('\n');
+    const r = await run(pythonProfile(), code);
+    assert.equal(r.stdout, "['lo']\nblocked 101\n"); // 101 = ENETUNREACH
+  });
+
+  it('runs as a non-root user with no capabilities and no new privileges', async () => {
+    const r = await run(shellProfile(), 'id -u; id -g; grep -E "^(CapEff|CapPrm|CapBnd|NoNewPrivs)" /proc/self/status\n');
+    assert.equal(
+      r.stdout,
+      '65534\n65534\nCapPrm:\t0000000000000000\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\nNoNewPrivs:\t1\n',
+    );
+  });
+
+  it('has a read-only root, a noexec /tmp, a writable workdir and HOME, and the snippet read-only', async () => {
+    const code = [
+      'touch /etc/x 2>/dev/null && echo root-writable || echo root-ro',
+      'touch /sandbox/x 2>/dev/null && echo snippet-writable || echo snippet-ro',
+      'cp /bin/busybox /tmp/b && (/tmp/b true 2>/dev/null && echo tmp-exec || echo tmp-noexec)',
+      'echo hi > ./f && cat ./f && pwd',
+      'echo $HOME && touch "$HOME/.x" && echo home-ok',
+    ].join('\n');
+    const r = await run(shellProfile(), code + '\n');
+    assert.equal(r.stdout, 'root-ro\nsnippet-ro\ntmp-noexec\nhi\n/workspace\n/home/sandbox\nhome-ok\n');
+  });
+
+  it('holds a fork bomb at the pids limit and a file-size bomb at the fsize limit', async () => {
+    const pids = await run(shellProfile({ limits: { pids: 16, timeoutSeconds: 10 } }), 'for i in $(seq 40); do sleep 5 & done 2>/dev/null; sleep 0.5; ls /proc | grep -c "^[0-9]"\n');
+    assert.ok(Number(pids.stdout.trim()) <= 16, `processes: ${pids.stdout}`);
+    const fsize = await run(shellProfile({ limits: { fileSizeMiB: 1 } }), 'dd if=/dev/zero of=/tmp/big bs=1024 count=4096 2>/dev/null; wc -c < /tmp/big\n');
+    assert.equal(fsize.stdout.trim(), String(1024 * 1024));
+  });
+
+  it('passes only the profile env, never the host environment', async () => {
+    process.env.SANDBOX_RUNNER_HOST_SECRET = 'do-not-leak';
+    try {
+      const r = await run(shellProfile({ env: { GREETING: 'hi there' } }), 'env | sort\n');
+      assert.doesNotMatch(r.stdout, /do-not-leak|SANDBOX_RUNNER_HOST_SECRET/);
+      assert.match(r.stdout, /^GREETING=hi there$/m);
+      assert.match(r.stdout, /^HOME=\/home\/sandbox$/m);
+    } finally {
+      delete process.env.SANDBOX_RUNNER_HOST_SECRET;
+    }
+  });
+});
