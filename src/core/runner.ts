@@ -231,6 +231,16 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
         tail(stderrTail),
       );
     }
+    // With --init, a command missing from the image is reported by docker-init (tini), not the engine.
+    const execFailure = /^\[FATAL tini \(\d+\)\] exec (.*) failed: (.*)$/m.exec(stderrTail);
+    if (execFailure && (state.exitCode === 126 || state.exitCode === 127)) {
+      throw new SandboxError(
+        'start-failed',
+        `The container started but could not run the profile's command "${execFailure[1]}": ${execFailure[2]}.`,
+        'Check that the profile\'s command exists in the image (e.g. python3 in a Python image).',
+        `state: ${state.status}, exit code ${state.exitCode}; ${tail(stderrTail)}`,
+      );
+    }
     if (state.oomKilled) return await finish('oom-killed', state.exitCode);
     return await finish('exited', state.exitCode);
   } catch (e) {

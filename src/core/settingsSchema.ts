@@ -1,0 +1,44 @@
+/**
+ * The `contributes.configuration` section of package.json, generated from the zod schemas so the
+ * settings editor's validation and the runner's validation never drift. `npm run gen:schema`
+ * writes it into package.json; a unit test fails when package.json is stale.
+ */
+import { z } from 'zod';
+import { ProfileSchema } from './profile';
+
+type JsonSchema = Record<string, unknown>;
+
+/** Removes keys VS Code's settings schema does not need (`$schema`). */
+function clean(schema: JsonSchema): JsonSchema {
+  const rest = { ...schema };
+  delete rest.$schema;
+  return rest;
+}
+
+/**
+ * The configuration contribution.
+ * Profiles are partial in settings: a profile named like a built-in one is merged over it,
+ * so only new profiles need `image` and `command` (checked at run time with the full schema).
+ */
+export function settingsContribution(): JsonSchema {
+  const profileSchema = clean(z.toJSONSchema(ProfileSchema.partial(), { io: 'input', target: 'draft-7' }) as JsonSchema);
+  return {
+    title: 'Sandbox Runner',
+    properties: {
+      'sandboxRunner.profiles': {
+        type: 'object',
+        default: {},
+        markdownDescription:
+          'Sandbox profiles by name. A profile named like a built-in one (`python`, `node`, `shell`) is merged over it key by key; a new profile needs at least `image` and `command`.',
+        additionalProperties: profileSchema,
+        scope: 'resource',
+      },
+      'sandboxRunner.dockerPath': {
+        type: 'string',
+        default: 'docker',
+        markdownDescription: 'The docker CLI executable. Machine-scoped: never read from workspace settings.',
+        scope: 'machine',
+      },
+    },
+  };
+}

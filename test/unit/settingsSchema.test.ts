@@ -1,0 +1,20 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { settingsContribution } from '../../src/core/settingsSchema';
+
+describe('settings schema (unit)', () => {
+  it('package.json contributes.configuration is exactly the schema generated from zod (run npm run gen:schema)', () => {
+    const pkg = JSON.parse(readFileSync(join(__dirname, '../../../package.json'), 'utf8'));
+    assert.deepEqual(pkg.contributes.configuration, JSON.parse(JSON.stringify(settingsContribution())));
+  });
+
+  it('keeps the docker path machine-scoped and the limits ranges from the zod schema', () => {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- walking generated JSON
+    const c = settingsContribution() as { properties: Record<string, any> };
+    assert.equal(c.properties['sandboxRunner.dockerPath'].scope, 'machine');
+    const limits = c.properties['sandboxRunner.profiles'].additionalProperties.properties.limits.properties;
+    assert.deepEqual([limits.pids.minimum, limits.pids.maximum, limits.pids.type], [8, 4096, 'integer']);
+    assert.deepEqual(c.properties['sandboxRunner.profiles'].additionalProperties.properties.network.enum, ['none', 'bridge']);
+  });
+});
