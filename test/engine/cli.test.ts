@@ -30,10 +30,14 @@ describe('sandbox-run CLI (engine)', function () {
     await writeFile(join(ws, 'spaces $(touch pwned); name.sh'), 'echo safe\n');
   });
   after(() => rm(ws, { recursive: true, force: true }));
-  afterEach(async () => assert.deepEqual(await productContainers(), []));
 
-  const cli = (args: string[], input?: string) =>
-    execa('node', [CLI, '--workspace', ws, ...args], { reject: false, cwd: ws, ...(input !== undefined ? { input } : { stdin: 'ignore' as const }) });
+  /** Runs the CLI to completion and checks it left no container behind. */
+  const cli = async (args: string[], input?: string) => {
+    const child = execa('node', [CLI, '--workspace', ws, ...args], { reject: false, cwd: ws, ...(input !== undefined ? { input } : { stdin: 'ignore' as const }) });
+    const r = await child;
+    assert.deepEqual(await productContainers(child.pid!), [], 'the CLI left a container behind');
+    return r;
+  };
 
   it('picks the profile by extension, streams output and exits with the program status', async () => {
     const r = await cli([join(ws, 'hello.py')]);
@@ -68,6 +72,7 @@ describe('sandbox-run CLI (engine)', function () {
     await waitFor(() => out.includes('ready'), 20_000, 'the program to start');
     child.kill('SIGINT');
     const r = await child;
+    assert.deepEqual(await productContainers(child.pid!), []);
     assert.equal(r.exitCode, 130);
     assert.match(String(r.stderr), /Cancelled after \d+ ms; the container was removed/);
   });

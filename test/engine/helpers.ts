@@ -1,6 +1,6 @@
 /** Shared helpers for the engine suites: real Docker engine, locally built test images. */
 import { execa } from 'execa';
-import { PRODUCT_FILTER, ProfileSchema, runInSandbox, type OutputStream, type Profile, type RunRequest, type RunResult } from '../../src/core';
+import { LABELS, PRODUCT_FILTER, ProfileSchema, runInSandbox, type OutputStream, type Profile, type RunRequest, type RunResult } from '../../src/core';
 
 /** Images built by scripts/build-test-images.sh (never pulled). */
 export const IMAGES = {
@@ -71,9 +71,13 @@ export async function containerExists(name: string): Promise<boolean> {
   return (await containers(`name=^/?${name}$`)).length > 0;
 }
 
-/** Product containers left behind (should always be empty between tests). */
-export function productContainers(): Promise<string[]> {
-  return containers(PRODUCT_FILTER);
+/**
+ * Product containers left behind by `ownerPid` (default: this test process), any state.
+ * Scoped to an owner so suites can run beside other users of the engine; the last suite
+ * (zz-leftovers) checks every product container.
+ */
+export function productContainers(ownerPid: number | 'any' = process.pid): Promise<string[]> {
+  return ownerPid === 'any' ? containers(PRODUCT_FILTER) : containers(`label=${LABELS.ownerPid}=${ownerPid}`);
 }
 
 /** Host processes whose command line contains `marker` (containers' processes are visible from the host). */
