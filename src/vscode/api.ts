@@ -1,0 +1,49 @@
+/**
+ * The extension's exported API (the value `activate` returns), for other extensions and for the
+ * extension-host tests. Plain data and events only; no internal objects leak through it.
+ */
+import type * as vscode from 'vscode';
+import type { ProfileSource, RunResult } from '../core';
+
+/** A run in progress. */
+export interface ActiveRunInfo {
+  /** Unique id of the run (also used by `sandboxRunner.cancel`). */
+  readonly id: string;
+  readonly profileName: string;
+  /** What runs, e.g. "selection of a.py (lines 1-3)" or "a.py". */
+  readonly label: string;
+  /** `Date.now()` when the run started, in ms. */
+  readonly startedAt: number;
+}
+
+/** A finished run. */
+export interface FinishedRun extends ActiveRunInfo {
+  readonly result: RunResult;
+}
+
+/** One row of the profile tree, as data. */
+export interface ProfileSummary {
+  readonly name: string;
+  readonly source: ProfileSource;
+  readonly valid: boolean;
+  readonly image?: string;
+  readonly network?: 'none' | 'bridge';
+  /** `key: message` lines for an invalid profile. */
+  readonly problems: readonly string[];
+}
+
+/** What `activate` returns. */
+export interface SandboxRunnerApi {
+  /** Fires after every run, whatever its outcome (after the output footer is written). */
+  readonly onDidFinishRun: vscode.Event<FinishedRun>;
+  /** Fires when a run starts. */
+  readonly onDidStartRun: vscode.Event<ActiveRunInfo>;
+  /** Runs in progress, oldest first. */
+  activeRuns(): readonly ActiveRunInfo[];
+  /** Text written to the "Sandbox Runner" output channel so far (the last 1 MiB). */
+  outputText(): string;
+  /** The status-bar item's text while visible, else undefined. */
+  statusBarText(): string | undefined;
+  /** The profiles the tree shows, in tree order. */
+  profiles(): readonly ProfileSummary[];
+}
