@@ -77,15 +77,26 @@ function mergeProfile(base: Record<string, unknown> | undefined, over: Record<st
   return merged;
 }
 
+/** Options of {@link resolveProfiles}. */
+export interface ResolveOptions {
+  /**
+   * Limits applied to every profile that does not set them itself (e.g. the user's global
+   * `sandboxRunner.timeoutSeconds`); validated with the profile, so a bad value is reported.
+   */
+  readonly limitDefaults?: Readonly<Record<string, unknown>>;
+}
+
 /**
  * Merges and validates profiles.
  * @param layers user then workspace layers (in that order); each may be undefined or malformed.
  * @param builtins the built-in profiles (default {@link BUILTIN_PROFILES}).
+ * @param options global limit defaults.
  * @returns valid and invalid profiles with every issue; never throws.
  */
 export function resolveProfiles(
   layers: readonly ProfileLayer[],
   builtins: Readonly<Record<string, unknown>> = BUILTIN_PROFILES,
+  options: ResolveOptions = {},
 ): ProfileSet {
   const raw = new Map<string, { source: ProfileSource; value: unknown }>();
   const issues: ProfileIssue[] = [];
@@ -118,7 +129,11 @@ export function resolveProfiles(
   const profiles: ResolvedProfile[] = [];
   const invalid: InvalidProfile[] = [];
   for (const [name, { source, value }] of raw) {
-    const parsed = ProfileSchema.safeParse(value);
+    const withDefaults =
+      options.limitDefaults && isPlainObject(value) && (value.limits === undefined || isPlainObject(value.limits))
+        ? { ...value, limits: { ...options.limitDefaults, ...(value.limits as Record<string, unknown> | undefined) } }
+        : value;
+    const parsed = ProfileSchema.safeParse(withDefaults);
     if (parsed.success) {
       profiles.push({ name, source, profile: parsed.data });
     } else {

@@ -4,6 +4,7 @@
  * writes it into package.json; a unit test fails when package.json is stale.
  */
 import { z } from 'zod';
+import { LimitsSchema } from './limits';
 import { ProfileSchema } from './profile';
 
 type JsonSchema = Record<string, unknown>;
@@ -31,6 +32,22 @@ export function settingsContribution(): JsonSchema {
         markdownDescription:
           'Sandbox profiles by name. A profile named like a built-in one (`python`, `node`, `shell`) is merged over it key by key; a new profile needs at least `image` and `command`.',
         additionalProperties: profileSchema,
+        scope: 'resource',
+      },
+      'sandboxRunner.defaultProfile': {
+        type: 'string',
+        default: '',
+        markdownDescription: 'Profile used when no profile lists the document\'s language or extension (empty: none).',
+        scope: 'resource',
+      },
+      'sandboxRunner.timeoutSeconds': {
+        ...clean(z.toJSONSchema(LimitsSchema.shape.timeoutSeconds, { io: 'input', target: 'draft-7' }) as JsonSchema),
+        markdownDescription: 'Default wall-clock limit in seconds for profiles that do not set `limits.timeoutSeconds`.',
+        scope: 'resource',
+      },
+      'sandboxRunner.outputBytes': {
+        ...clean(z.toJSONSchema(LimitsSchema.shape.outputBytes, { io: 'input', target: 'draft-7' }) as JsonSchema),
+        markdownDescription: 'Default bytes kept per stream for profiles that do not set `limits.outputBytes`; the first byte past it ends the run.',
         scope: 'resource',
       },
       'sandboxRunner.dockerPath': {

@@ -1,27 +1,68 @@
 /**
- * Reads profiles from VS Code settings as separate layers (user, then workspace), so the core
- * merges and validates them. In an untrusted workspace the workspace layer is ignored: a cloned
- * repository's `.vscode/settings.json` must not choose what runs or loosen anything.
+ * Reads Sandbox Runner settings from VS Code as separate layers (user, then workspace), so the
+ * core merges and validates them. In an untrusted workspace the workspace layer is ignored: a
+ * cloned repository's `.vscode/settings.json` must not choose what runs. `dockerPath` is read
+ * from user settings only (it names an executable).
  */
 import * as vscode from 'vscode';
-import { resolveProfiles, type ProfileLayer, type ProfileSet } from '../core';
+import { LimitsSchema, resolveProfiles, type ProfileIssue, type ProfileLayer, type ProfileSet } from '../core';
 
 /** The extension's settings section. */
 export const SECTION = 'sandboxRunner';
 
-/** The merged, validated profiles for the current window. */
-export function currentProfiles(): ProfileSet {
-  const inspected = vscode.workspace.getConfiguration(SECTION).inspect<unknown>('profiles');
-  const layers: ProfileLayer[] = [{ source: 'user', value: inspected?.globalValue }];
-  if (vscode.workspace.isTrusted) {
-    layers.push({ source: 'workspace', value: inspected?.workspaceValue });
-    layers.push({ source: 'workspace', value: inspected?.workspaceFolderValue });
-  }
-  return resolveProfiles(layers);
+/** Global limit defaults that may be set in settings (key → the limit it defaults). */
+const GLOBAL_LIMITS = ['timeoutSeconds', 'outputBytes'] as const;
+
+/** Profiles plus problems with the global settings. */
+export interface SettingsSnapshot extends ProfileSet {
+  /** `sandboxRunner.defaultProfile`, used when no profile matches a document. */
+  readonly defaultProfile: string | undefined;
+  /** False in Restricted Mode: workspace profiles were ignored. */
+  readonly trusted: boolean;
 }
 
-/** The docker CLI path from user (machine) settings only; workspace values are ignored. */
-export function dockerPath(): string | undefined {
-  const inspected = vscode.workspace.getConfiguration(SECTION).inspect<string>('dockerPath');
-  return inspected?.globalValue || undefined;
+/** The user value, plus workspace values when the workspace is trusted, of one setting. */
+function layered<T>(key: string): { user: T | undefined; workspace: Array<T | undefined> } {
+  const inspected = vscode.workspace.getConfiguration(SECTION).inspect<T>(key);
+  const trusted = vscode.workspace.isTrusted;
+  return {
+    user: inspected?.globalValue,
+    workspace: trusted ? [inspected?.workspaceValue, inspected?.workspaceFolderValue] : [],
+  };
+}
+
+/** The effective value of a plain setting: workspace (if trusted) over user. */
+function effective<T>(key: string): T | undefined {
+  const v = layered<T>(key);
+  return [...v.workspace].reverse().find((x) => x !== undefined) ?? v.user;
+}
+
+/** The merged, validated profiles and related settings for the current window. */
+export function currentSettings(): SettingsSnapshot {
+  const profiles = layered<unknown>('profiles');
+  const layers: ProfileLayer[] = [
+    { source: 'user', value: profiles.user },
+    ...profiles.workspace.map((value) => ({ source: 'workspace' as const, value })),
+  ];
+  const issues: ProfileIssue[] = [];
+  const limitDefaults: Record<string, unknown> = {};
+  for (const key of GLOBAL_LIMITS) {
+    const value = effective<unknown>(key);
+    if (value === undefined) continue;
+    const parsed = LimitsSchema.shape[key].safeParse(value);
+    if (parsed.success) limitDefaults[key] = parsed.data;
+    else issues.push({ key: `${SECTION}.${key}`, message: parsed.error.issues[0]?.message ?? 'is invalid' });
+  }
+  const set = resolveProfiles(layers, undefined, { limitDefaults });
+  return {
+    ...set,
+    issues: [...issues, ...set.issues],
+    defaultProfile: effective<string>('defaultProfile') || undefined,
+    trusted: vscode.workspace.isTrusted,
+  };
+}
+
+/** The docker CLI path from user (machine) settings only; workspace values are never read. */
+export function dockerPath(): string {
+  return vscode.workspace.getConfiguration(SECTION).inspect<string>('dockerPath')?.globalValue || 'docker';
 }

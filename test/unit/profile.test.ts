@@ -102,3 +102,19 @@ describe('profiles (unit)', () => {
     assert.equal(pickProfile(set, { name: 'nope' }), undefined);
   });
 });
+
+describe('global limit defaults (unit)', () => {
+  it('apply to every profile that does not set the limit, and are validated with it', () => {
+    const set = resolveProfiles(
+      [{ source: 'workspace', value: { python: { limits: { timeoutSeconds: 5 } } } }],
+      undefined,
+      { limitDefaults: { timeoutSeconds: 60, outputBytes: 4096 } },
+    );
+    assert.equal(pickProfile(set, { name: 'python' })?.profile.limits.timeoutSeconds, 5);
+    assert.equal(pickProfile(set, { name: 'python' })?.profile.limits.outputBytes, 4096);
+    assert.equal(pickProfile(set, { name: 'shell' })?.profile.limits.timeoutSeconds, 60);
+    const bad = resolveProfiles([], undefined, { limitDefaults: { timeoutSeconds: 0 } });
+    assert.equal(bad.profiles.length, 0);
+    assert.ok(bad.issues.some((i) => i.key === 'sandboxRunner.profiles.shell.limits.timeoutSeconds'));
+  });
+});

@@ -1,0 +1,186 @@
+/**
+ * Every command of the extension, each a factory over its dependencies; `registerCommands`
+ * puts every registration into `context.subscriptions`.
+ */
+import * as vscode from 'vscode';
+import { pickProfile, type RunResult } from '../core';
+import type { TreeNode } from './profileTree';
+import { reportNoProfile, reportRunFailure } from './failures';
+import type { ProgramOutput } from './programOutput';
+import type { RunManager } from './runManager';
+import { currentSettings, dockerPath } from './settings';
+
+/** What the extension's commands need. */
+export interface CommandDeps {
+  readonly runs: RunManager;
+  readonly output: ProgramOutput;
+  readonly log: vscode.LogOutputChannel;
+  readonly refreshProfiles: () => Promise<void>;
+  /** Extra host paths no mount may touch (the extension's own storage). */
+  readonly protectedPaths: readonly string[];
+}
+
+/** The code to run and where it came from. */
+interface Target {
+  readonly code: string;
+  readonly label: string;
+  readonly languageId: string;
+  readonly fileName: string;
+}
+
+function documentName(doc: vscode.TextDocument): string {
+  return doc.isUntitled ? doc.uri.path : vscode.workspace.asRelativePath(doc.uri);
+}
+
+/** The selection of the active editor if non-empty, else its whole document (unsaved text included). */
+function editorTarget(wholeFile: boolean): Target | undefined {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor) return undefined;
+  const doc = editor.document;
+  const sel = editor.selection;
+  const base = { languageId: doc.languageId, fileName: doc.fileName };
+  if (!wholeFile && !sel.isEmpty) {
+    return { ...base, code: doc.getText(sel), label: `selection of ${documentName(doc)} (lines ${sel.start.line + 1}-${sel.end.line + 1})` };
+  }
+  return { ...base, code: doc.getText(), label: documentName(doc) };
+}
+
+/** A whole file by URI (its open, possibly unsaved, text when open). */
+async function fileTarget(uri: vscode.Uri): Promise<Target> {
+  const doc = await vscode.workspace.openTextDocument(uri);
+  return { code: doc.getText(), label: documentName(doc), languageId: doc.languageId, fileName: doc.fileName };
+}
+
+/**
+ * Runs `target` with the named profile, or the one for its language/extension, or the default
+ * profile; frames the output; reports failures. Resolves with the result, or undefined when no
+ * run started.
+ */
+async function execute(deps: CommandDeps, target: Target, profileName?: string): Promise<RunResult | undefined> {
+  const settings = currentSettings();
+  const chosen =
+    pickProfile(settings, { name: profileName, languageId: target.languageId, fileName: target.fileName }) ??
+    (profileName === undefined && settings.defaultProfile ? pickProfile(settings, { name: settings.defaultProfile }) : undefined);
+  if (!chosen) {
+    for (const i of settings.issues) deps.output.line(`[sandbox-runner] ${i.key}: ${i.message}`);
+    if (profileName !== undefined) {
+      const untrusted = !settings.trusted ? ' Workspace profiles are ignored in an untrusted workspace.' : '';
+      const invalid = settings.invalid.some((p) => p.name === profileName) ? ' It is invalid: see the output.' : '';
+      deps.output.line(`[sandbox-runner] No valid profile named "${profileName}".${invalid}${untrusted}`);
+      void vscode.window.showErrorMessage(`No valid sandbox profile named "${profileName}".${invalid}${untrusted}`, 'Show Output').then(
+        (c) => c && vscode.commands.executeCommand('sandboxRunner.showOutput'),
+      );
+    } else {
+      void reportNoProfile(target.languageId, settings.issues);
+    }
+    return undefined;
+  }
+  const { profile } = chosen;
+  const docker = dockerPath();
+  deps.output.show();
+  const frame = deps.output.begin(target.label, chosen.name, chosen.source, profile);
+  const { info, done } = deps.runs.start({
+    profileName: chosen.name,
+    profile,
+    code: target.code,
+    label: target.label,
+    sourceFileName: target.fileName,
+    docker: { dockerPath: docker },
+    protectedPaths: deps.protectedPaths,
+    onOutput: frame.sink,
+    onArgv: (argv) => deps.log.debug(`docker ${argv.map((a) => JSON.stringify(a)).join(' ')}`),
+  });
+  deps.log.info(`run ${info.id} started: ${target.label} with profile ${chosen.name}`);
+  void vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `Sandbox: ${target.label}`, cancellable: true },
+    (_progress, token) => {
+      token.onCancellationRequested(() => deps.runs.cancel(info.id));
+      return done;
+    },
+  );
+  const result = await done;
+  frame.end(result);
+  deps.log.info(`run ${info.id} ended: ${result.outcome} (${result.message})${result.cleanupError ? ` cleanup: ${result.cleanupError}` : ''}`);
+  if (result.error?.detail) deps.log.warn(`run ${info.id}: ${result.error.detail}`);
+  deps.runs.announce({ ...info, result });
+  void reportRunFailure(result, profile.image, docker);
+  return result;
+}
+
+function isNode<K extends TreeNode['kind']>(arg: unknown, kind: K): arg is Extract<TreeNode, { kind: K }> {
+  return typeof arg === 'object' && arg !== null && (arg as { kind?: unknown }).kind === kind;
+}
+
+async function noEditor(): Promise<undefined> {
+  void vscode.window.showInformationMessage('Open a file or select code to run it in the sandbox.');
+  return undefined;
+}
+
+/** Registers every command; all disposables go into `context.subscriptions`. */
+export function registerCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
+  const { runs } = deps;
+  const handlers: Record<string, (...args: unknown[]) => unknown> = {
+    'sandboxRunner.run': async (arg?: unknown) => {
+      if (arg instanceof vscode.Uri && arg.toString() !== vscode.window.activeTextEditor?.document.uri.toString()) {
+        return execute(deps, await fileTarget(arg));
+      }
+      const target = editorTarget(false);
+      return target ? execute(deps, target) : noEditor();
+    },
+    'sandboxRunner.runSelection': async () => {
+      const target = editorTarget(false);
+      return target ? execute(deps, target) : noEditor();
+    },
+    'sandboxRunner.runFile': async (arg?: unknown) => {
+      if (arg instanceof vscode.Uri) return execute(deps, await fileTarget(arg));
+      const target = editorTarget(true);
+      return target ? execute(deps, target) : noEditor();
+    },
+    'sandboxRunner.runWithProfile': async (arg?: unknown) => {
+      let name = typeof arg === 'string' ? arg : isNode(arg, 'profile') ? arg.summary.name : undefined;
+      if (name === undefined) {
+        const settings = currentSettings();
+        const picked = await vscode.window.showQuickPick(
+          settings.profiles.map((p) => ({
+            label: p.name,
+            description: `${p.source} · ${p.profile.image}`,
+            detail: `network ${p.profile.network === 'none' ? 'off' : 'on'} · ${p.profile.limits.memoryMiB} MiB · ${p.profile.limits.timeoutSeconds} s`,
+          })),
+          { title: 'Run in Sandbox with Profile', placeHolder: 'Choose a sandbox profile' },
+        );
+        if (!picked) return undefined;
+        name = picked.label;
+      }
+      const target = editorTarget(false);
+      return target ? execute(deps, target, name) : noEditor();
+    },
+    'sandboxRunner.cancel': async (arg?: unknown) => {
+      const id = typeof arg === 'string' ? arg : isNode(arg, 'run') ? arg.run.id : undefined;
+      if (id !== undefined) return runs.cancel(id);
+      const active = runs.active();
+      if (active.length === 0) return false;
+      if (active.length === 1) return runs.cancel(active[0]!.id);
+      const all = { label: '$(debug-stop) Cancel All', id: '*' };
+      const picked = await vscode.window.showQuickPick(
+        [all, ...active.map((r) => ({ label: r.label, description: r.profileName, id: r.id }))],
+        { title: 'Cancel Sandbox Run' },
+      );
+      if (!picked) return false;
+      if (picked.id === '*') await runs.cancelAll();
+      else runs.cancel(picked.id);
+      return true;
+    },
+    'sandboxRunner.cancelAll': () => runs.cancelAll(),
+    'sandboxRunner.showOutput': () => deps.output.show(),
+    'sandboxRunner.refreshProfiles': () => deps.refreshProfiles(),
+    'sandboxRunner.openProfileSetting': async (arg?: unknown) => {
+      const source = isNode(arg, 'profile') ? arg.summary.source : 'user';
+      const command = source === 'workspace' ? 'workbench.action.openWorkspaceSettingsFile' : 'workbench.action.openSettingsJson';
+      if (source === 'built-in') return vscode.commands.executeCommand('workbench.action.openSettings', 'sandboxRunner.profiles');
+      return vscode.commands.executeCommand(command);
+    },
+  };
+  for (const [id, handler] of Object.entries(handlers)) {
+    context.subscriptions.push(vscode.commands.registerCommand(id, handler));
+  }
+}

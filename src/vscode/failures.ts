@@ -1,0 +1,51 @@
+/**
+ * The one place that turns run failures into UI: an error notification saying what failed and
+ * what to do, with actions (Show Output, Open Settings, Pull Image). A program's own non-zero
+ * exit, a timeout, an output overflow or a cancel are output, not error pop-ups.
+ */
+import * as vscode from 'vscode';
+import type { ProfileIssue, RunResult } from '../core';
+
+const SHOW_OUTPUT = 'Show Output';
+const OPEN_SETTINGS = 'Open Settings';
+const PULL_IMAGE = 'Pull Image';
+
+/** Runs `docker pull IMAGE` as a visible task (argv, no shell). */
+function pullImage(dockerPath: string, image: string): void {
+  const task = new vscode.Task(
+    { type: 'process', image },
+    vscode.TaskScope.Workspace,
+    `docker pull ${image}`,
+    'Sandbox Runner',
+    new vscode.ProcessExecution(dockerPath, ['pull', image]),
+  );
+  void vscode.tasks.executeTask(task);
+}
+
+/** Shows the failure of a run, if it is one the user must act on. */
+export async function reportRunFailure(result: RunResult, image: string, dockerPath: string): Promise<void> {
+  if (result.outcome !== 'failed-to-start' && result.outcome !== 'engine-error') return;
+  const actions = [SHOW_OUTPUT];
+  const code = result.error?.code;
+  if (code === 'image-missing') actions.unshift(PULL_IMAGE);
+  if (code === 'invalid-mount' || code === 'invalid-profile' || code === 'docker-missing' || code === 'image-has-volumes') actions.push(OPEN_SETTINGS);
+  const choice = await vscode.window.showErrorMessage(`Sandbox run failed: ${result.message}`, ...actions);
+  await act(choice, { image, dockerPath });
+}
+
+/** Shows why no run could start (no or invalid profile). */
+export async function reportNoProfile(languageId: string, issues: readonly ProfileIssue[]): Promise<void> {
+  const why = issues.length > 0 ? ` (${issues.length} profile problem${issues.length === 1 ? '' : 's'} in settings)` : '';
+  const choice = await vscode.window.showErrorMessage(
+    `No valid sandbox profile runs ${languageId} files${why}; add or fix one under sandboxRunner.profiles.`,
+    OPEN_SETTINGS,
+    SHOW_OUTPUT,
+  );
+  await act(choice, {});
+}
+
+async function act(choice: string | undefined, ctx: { image?: string; dockerPath?: string }): Promise<void> {
+  if (choice === SHOW_OUTPUT) await vscode.commands.executeCommand('sandboxRunner.showOutput');
+  if (choice === OPEN_SETTINGS) await vscode.commands.executeCommand('workbench.action.openSettings', 'sandboxRunner');
+  if (choice === PULL_IMAGE && ctx.image) pullImage(ctx.dockerPath ?? 'docker', ctx.image);
+}

@@ -1,0 +1,125 @@
+/**
+ * The "Sandbox Profiles" tree: each profile with its source, image and network state; invalid
+ * profiles with their problems as children; active runs under their profile (cancel inline);
+ * a note when the workspace is untrusted and its profiles are ignored; no rows while the engine is
+ * unreachable, so the view's welcome content (package.json `viewsWelcome`) says why and what to do.
+ */
+import * as vscode from 'vscode';
+import type { ProfileSet } from '../core';
+import type { ActiveRunInfo, ProfileSummary } from './api';
+import type { RunManager } from './runManager';
+import { elapsed } from './statusBar';
+
+/** A node of the tree. */
+export type TreeNode =
+  | { kind: 'profile'; summary: ProfileSummary }
+  | { kind: 'problem'; text: string }
+  | { kind: 'run'; run: ActiveRunInfo }
+  | { kind: 'note'; text: string; icon: string; tooltip?: string };
+
+/** Profile rows from a resolved set, in tree order (valid by layer, then invalid). */
+export function summarize(set: ProfileSet): ProfileSummary[] {
+  return [
+    ...set.profiles.map((p) => ({
+      name: p.name,
+      source: p.source,
+      valid: true,
+      image: p.profile.image,
+      network: p.profile.network,
+      problems: [],
+    })),
+    ...set.invalid.map((p) => ({
+      name: p.name,
+      source: p.source,
+      valid: false,
+      problems: p.issues.map((i) => `${i.key}: ${i.message}`),
+    })),
+  ];
+}
+
+export class ProfileTree implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
+  private readonly emitter = new vscode.EventEmitter<TreeNode | undefined>();
+  readonly onDidChangeTreeData = this.emitter.event;
+  private engineProblem: string | undefined;
+
+  constructor(
+    private readonly profiles: () => ProfileSet,
+    private readonly runs: RunManager,
+  ) {}
+
+  /** Re-reads everything. */
+  refresh(engineProblem?: string | null): void {
+    if (engineProblem !== null) this.engineProblem = engineProblem;
+    this.emitter.fire(undefined);
+  }
+
+  /** The profile rows currently shown. */
+  summaries(): ProfileSummary[] {
+    return summarize(this.profiles());
+  }
+
+  getChildren(node?: TreeNode): TreeNode[] {
+    if (!node) {
+      // Empty while the engine is unreachable, so the view's welcome content explains how to fix it.
+      if (this.engineProblem) return [];
+      const rows: TreeNode[] = [];
+      if (!vscode.workspace.isTrusted) {
+        rows.push({
+          kind: 'note',
+          text: 'Workspace profiles ignored (untrusted workspace)',
+          icon: 'workspace-untrusted',
+          tooltip: 'Restricted Mode: only built-in and user profiles run. Trust the workspace to use its profiles.',
+        });
+      }
+      return [...rows, ...this.summaries().map((summary) => ({ kind: 'profile' as const, summary }))];
+    }
+    if (node.kind !== 'profile') return [];
+    if (!node.summary.valid) return node.summary.problems.map((text) => ({ kind: 'problem' as const, text }));
+    return this.runs.active().filter((r) => r.profileName === node.summary.name).map((run) => ({ kind: 'run' as const, run }));
+  }
+
+  getTreeItem(node: TreeNode): vscode.TreeItem {
+    switch (node.kind) {
+      case 'profile': {
+        const s = node.summary;
+        const hasRuns = this.runs.active().some((r) => r.profileName === s.name);
+        const item = new vscode.TreeItem(
+          s.name,
+          !s.valid || hasRuns ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
+        );
+        item.id = `profile:${s.name}`;
+        item.description = s.valid
+          ? `${s.source} · ${s.image} · network ${s.network === 'none' ? 'off' : 'on'}`
+          : `${s.source} · invalid`;
+        item.iconPath = new vscode.ThemeIcon(s.valid ? (s.network === 'none' ? 'shield' : 'globe') : 'error');
+        item.contextValue = s.valid ? 'profile' : 'profileInvalid';
+        item.tooltip = s.valid ? `${s.name} (${s.source})\nimage: ${s.image}\nnetwork: ${s.network}` : s.problems.join('\n');
+        return item;
+      }
+      case 'problem': {
+        const item = new vscode.TreeItem(node.text);
+        item.iconPath = new vscode.ThemeIcon('circle-slash');
+        item.tooltip = node.text;
+        return item;
+      }
+      case 'run': {
+        const item = new vscode.TreeItem(node.run.label);
+        item.id = `run:${node.run.id}`;
+        item.description = `running ${elapsed(Date.now() - node.run.startedAt)}`;
+        item.iconPath = new vscode.ThemeIcon('loading~spin');
+        item.contextValue = 'sandboxRun';
+        return item;
+      }
+      case 'note': {
+        const item = new vscode.TreeItem(node.text);
+        item.iconPath = new vscode.ThemeIcon(node.icon);
+        item.tooltip = node.tooltip;
+        return item;
+      }
+    }
+  }
+
+  dispose(): void {
+    this.emitter.dispose();
+  }
+}

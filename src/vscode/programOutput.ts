@@ -1,0 +1,142 @@
+/**
+ * The "Sandbox Runner" output channel: each run framed by a header (what, profile, image, limits,
+ * network) and a footer (outcome and duration); program output streamed in between with ANSI
+ * escape sequences stripped, stderr lines marked, and very long lines cut with a marker.
+ * Appends are batched (see OutputWriter). A copy of the last 1 MiB is kept for the exported API.
+ */
+import stripAnsi from 'strip-ansi';
+import type * as vscode from 'vscode';
+import type { OutputStream, Profile, RunResult } from '../core';
+import { OutputWriter } from './outputWriter';
+
+/** Marker put before each stderr line, so stderr stays distinguishable in a plain-text channel. */
+export const STDERR_PREFIX = '[stderr] ';
+/** Longest line shown, in characters; the rest of the line is replaced by a marker. */
+export const MAX_LINE_CHARS = 4000;
+/** Characters of channel text kept for `outputText()`. */
+const MIRROR_CHARS = 1024 * 1024;
+
+/** Per-stream line state: where the current line is, and a held-back partial escape sequence. */
+class LineShaper {
+  private column = 0;
+  private cut = 0;
+  private held = '';
+
+  constructor(private readonly prefix: string) {}
+
+  /** Shapes `text` (a piece of one stream) for the channel. */
+  shape(text: string): string {
+    let input = this.held + text;
+    this.held = '';
+    // An escape sequence split across chunks: hold its start back until the rest arrives.
+    const esc = input.lastIndexOf('\x1b');
+    if (esc >= 0 && input.length - esc < 32 && !/[A-Za-z~\x07]/.test(input.slice(esc + 2))) {
+      this.held = input.slice(esc);
+      input = input.slice(0, esc);
+    }
+    const clean = stripAnsi(input).replace(/\r(?!\n)/g, '\n');
+    let out = '';
+    for (const piece of clean.split(/(\n)/)) {
+      if (piece === '\n') {
+        if (this.cut > 0) out += ` … [${this.cut} more characters cut]`;
+        if (this.column === 0 && this.prefix) out += this.prefix;
+        out += '\n';
+        this.column = 0;
+        this.cut = 0;
+        continue;
+      }
+      if (!piece) continue;
+      if (this.column === 0 && this.prefix) out += this.prefix;
+      const room = MAX_LINE_CHARS - this.column;
+      if (room > 0) out += piece.slice(0, room);
+      this.cut += Math.max(0, piece.length - Math.max(room, 0));
+      this.column += piece.length;
+    }
+    return out;
+  }
+
+  /** Ends the stream: closes an unterminated line. */
+  end(): string {
+    const rest = this.held ? stripAnsi(this.held) : '';
+    this.held = '';
+    let out = rest;
+    if (this.cut > 0) out += ` … [${this.cut} more characters cut]`;
+    if (this.column > 0 || rest) out += '\n';
+    this.column = 0;
+    this.cut = 0;
+    return out;
+  }
+}
+
+/** Writes framed runs to the program output channel. */
+export class ProgramOutput {
+  private readonly writer: OutputWriter;
+  private mirror = '';
+
+  constructor(private readonly channel: vscode.OutputChannel) {
+    this.writer = new OutputWriter({ append: (text) => this.append(text) });
+  }
+
+  private append(text: string): void {
+    this.channel.append(text);
+    this.mirror = (this.mirror + text).slice(-MIRROR_CHARS);
+  }
+
+  /** Text written so far (last 1 MiB), after batching is flushed. */
+  text(): string {
+    this.writer.flush();
+    return this.mirror;
+  }
+
+  /** Shows the channel without taking focus. */
+  show(): void {
+    this.channel.show(true);
+  }
+
+  /**
+   * Starts a run's frame; returns the sink for its output and a function that writes the footer.
+   */
+  begin(what: string, profileName: string, source: string, profile: Profile) {
+    const l = profile.limits;
+    this.writer.write(
+      `\n▶ ${what}\n` +
+        `  profile ${profileName} (${source}) · image ${profile.image} · network ${profile.network === 'none' ? 'off' : 'ON (bridge)'}\n` +
+        `  limits ${l.memoryMiB} MiB memory, ${l.cpus} CPU, ${l.pids} processes, ${l.timeoutSeconds} s, ${l.outputBytes} bytes per stream\n`,
+    );
+    const shapers = { stdout: new LineShaper(''), stderr: new LineShaper(STDERR_PREFIX) };
+    const sink = (stream: OutputStream, text: string) => {
+      if (stream === 'notice') this.writer.write(`${shapers.stdout.end()}${shapers.stderr.end()}${text.trim()}\n`);
+      else this.writer.write(shapers[stream].shape(text));
+    };
+    const end = (result: RunResult) => {
+      this.writer.write(shapers.stdout.end() + shapers.stderr.end() + `■ ${footer(result)}\n`);
+      this.writer.flush();
+    };
+    return { sink, end };
+  }
+
+  /** Writes one line outside any run (e.g. a refused run). */
+  line(text: string): void {
+    this.writer.write(text + '\n');
+  }
+}
+
+/** The footer text for a result: outcome first, then duration. */
+export function footer(result: RunResult): string {
+  const ms = `${Math.round(result.durationMs)} ms`;
+  switch (result.outcome) {
+    case 'exited':
+      return `exited with code ${result.exitCode}${result.signal ? ` (${result.signal})` : ''} · ${ms}`;
+    case 'timed-out':
+      return `timed out · ${ms} · ${result.message}`;
+    case 'cancelled':
+      return `cancelled · ${ms}`;
+    case 'output-limit':
+      return `output limit exceeded · ${ms} · ${result.message}`;
+    case 'oom-killed':
+      return `killed: out of memory · ${ms} · ${result.message}`;
+    case 'failed-to-start':
+    case 'engine-error':
+      return `failed · ${result.message}`;
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * The window's runs: starts them through the core, gives each its own AbortController, tracks
+ * the active ones (for the status bar, the tree and cancel commands) and announces start/finish.
+ * Runs are independent and concurrent; `cancelAll` (used by deactivate) resolves once every
+ * container is removed.
+ */
+import { randomUUID } from 'node:crypto';
+import * as vscode from 'vscode';
+import { runInSandbox, type RunRequest, type RunResult } from '../core';
+import type { ActiveRunInfo, FinishedRun } from './api';
+
+interface Entry {
+  readonly info: ActiveRunInfo;
+  readonly controller: AbortController;
+  readonly done: Promise<RunResult>;
+}
+
+/** What a caller supplies to start a run (the signal is the manager's). */
+export type StartRequest = Omit<RunRequest, 'signal'> & { readonly label: string };
+
+export class RunManager implements vscode.Disposable {
+  private readonly entries = new Map<string, Entry>();
+  private readonly startEmitter = new vscode.EventEmitter<ActiveRunInfo>();
+  private readonly finishEmitter = new vscode.EventEmitter<FinishedRun>();
+  private readonly changeEmitter = new vscode.EventEmitter<void>();
+  /** Fires when a run starts. */
+  readonly onDidStart = this.startEmitter.event;
+  /** Fires when a run ends, whatever the outcome. */
+  readonly onDidFinish = this.finishEmitter.event;
+  /** Fires whenever the set of active runs changes. */
+  readonly onDidChange = this.changeEmitter.event;
+
+  /** Starts a run; resolves with its result (never rejects for run failures). */
+  start(request: StartRequest): { info: ActiveRunInfo; done: Promise<RunResult> } {
+    const info: ActiveRunInfo = { id: randomUUID(), profileName: request.profileName, label: request.label, startedAt: Date.now() };
+    const controller = new AbortController();
+    const done = runInSandbox({ ...request, signal: controller.signal });
+    this.entries.set(info.id, { info, controller, done });
+    void vscode.commands.executeCommand('setContext', 'sandboxRunner.runActive', true);
+    this.startEmitter.fire(info);
+    this.changeEmitter.fire();
+    const finished = done.then((result) => {
+      this.entries.delete(info.id);
+      void vscode.commands.executeCommand('setContext', 'sandboxRunner.runActive', this.entries.size > 0);
+      this.changeEmitter.fire();
+      return result;
+    });
+    return { info, done: finished };
+  }
+
+  /** Announces a finished run (after its output footer is written). */
+  announce(run: FinishedRun): void {
+    this.finishEmitter.fire(run);
+  }
+
+  /** Active runs, oldest first. */
+  active(): ActiveRunInfo[] {
+    return [...this.entries.values()].map((e) => e.info).sort((a, b) => a.startedAt - b.startedAt);
+  }
+
+  /** Cancels one run; false when no run has this id. */
+  cancel(id: string): boolean {
+    const entry = this.entries.get(id);
+    entry?.controller.abort();
+    return !!entry;
+  }
+
+  /** Cancels every run and resolves once their containers are removed. */
+  async cancelAll(): Promise<void> {
+    const entries = [...this.entries.values()];
+    for (const e of entries) e.controller.abort();
+    await Promise.allSettled(entries.map((e) => e.done));
+  }
+
+  dispose(): void {
+    for (const e of this.entries.values()) e.controller.abort();
+    this.startEmitter.dispose();
+    this.finishEmitter.dispose();
+    this.changeEmitter.dispose();
+  }
+}
