@@ -55,6 +55,19 @@ class LineShaper {
     return out;
   }
 
+  /** True while a line is open (text written without its newline yet). */
+  get open(): boolean {
+    return this.column > 0;
+  }
+
+  /** Ends the open line visually because the other stream writes; the rest continues on a new line. */
+  interrupt(): string {
+    const out = (this.cut > 0 ? ` … [${this.cut} more characters cut]` : '') + '\n';
+    this.column = 0;
+    this.cut = 0;
+    return out;
+  }
+
   /** Ends the stream: closes an unterminated line. */
   end(): string {
     const rest = this.held ? stripAnsi(this.held) : '';
@@ -105,8 +118,13 @@ export class ProgramOutput {
     );
     const shapers = { stdout: new LineShaper(''), stderr: new LineShaper(STDERR_PREFIX) };
     const sink = (stream: OutputStream, text: string) => {
-      if (stream === 'notice') this.writer.write(`${shapers.stdout.end()}${shapers.stderr.end()}${text.trim()}\n`);
-      else this.writer.write(shapers[stream].shape(text));
+      if (stream === 'notice') {
+        this.writer.write(`${shapers.stdout.end()}${shapers.stderr.end()}${text.trim()}\n`);
+        return;
+      }
+      // Lines of the two streams never share a line: an open line of the other stream is broken first.
+      const other = shapers[stream === 'stdout' ? 'stderr' : 'stdout'];
+      this.writer.write((other.open ? other.interrupt() : '') + shapers[stream].shape(text));
     };
     const end = (result: RunResult) => {
       this.writer.write(shapers.stdout.end() + shapers.stderr.end() + `■ ${footer(result)}\n`);

@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import { ProfileSchema, type RunResult } from '../../src/core';
+import { OutputWriter } from '../../src/vscode/outputWriter';
+import { footer, MAX_LINE_CHARS, ProgramOutput, STDERR_PREFIX } from '../../src/vscode/programOutput';
+
+/** A stand-in for the output channel that records appends (structural: only `append` and `show` are used). */
+function fakeChannel() {
+  const appends: string[] = [];
+  return { appends, channel: { append: (t: string) => appends.push(t), show: () => undefined } as never };
+}
+
+const profile = ProfileSchema.parse({ image: 'img', command: ['${file}'] });
+const result = (r: Partial<RunResult>): RunResult => ({
+  outcome: 'exited', exitCode: 0, signal: null, durationMs: 12.3, message: 'm', containerName: 'c',
+  stdout: { bytesKept: 0, truncated: false }, stderr: { bytesKept: 0, truncated: false }, ...r,
+});
+
+describe('program output framing (unit)', () => {
+  it('frames a run with header and footer, marks stderr lines, strips ANSI', () => {
+    const { channel } = fakeChannel();
+    const out = new ProgramOutput(channel);
+    const frame = out.begin('a.py', 'python', 'workspace', profile);
+    frame.sink('stdout', '\x1b[31mred\x1b[0m line\npart');
+    frame.sink('stderr', 'oops\nsecond');
+    frame.sink('stdout', 'ial\n');
+    frame.end(result({ exitCode: 3 }));
+    const text = out.text();
+    assert.match(text, /▶ a\.py\n  profile python \(workspace\) · image img · network off\n  limits 512 MiB memory, 1 CPU, 128 processes, 30 s, 1048576 bytes per stream\n/);
+    assert.ok(text.includes(`red line\npart\n${STDERR_PREFIX}oops\n${STDERR_PREFIX}second\nial\n`), text);
+    assert.match(text, /■ exited with code 3 · 12 ms\n$/);
+    assert.doesNotMatch(text, /\x1b/);
+  });
+
+  it('holds an escape sequence split across chunks until it completes', () => {
+    const { channel } = fakeChannel();
+    const out = new ProgramOutput(channel);
+    const frame = out.begin('x', 'p', 'user', profile);
+    frame.sink('stdout', 'a\x1b[3');
+    frame.sink('stdout', '2mb\n');
+    frame.end(result({}));
+    assert.ok(out.text().includes('\nab\n'), JSON.stringify(out.text()));
+  });
+
+  it('cuts very long lines with a marker, counting what was cut', () => {
+    const { channel } = fakeChannel();
+    const out = new ProgramOutput(channel);
+    const frame = out.begin('x', 'p', 'user', profile);
+    frame.sink('stdout', 'y'.repeat(MAX_LINE_CHARS + 10));
+    frame.sink('stdout', 'z'.repeat(5) + '\nnext\n');
+    frame.end(result({}));
+    const text = out.text();
+    assert.ok(text.includes('y'.repeat(MAX_LINE_CHARS) + ' … [15 more characters cut]\nnext\n'));
+  });
+
+  it('names every outcome in the footer', () => {
+    assert.equal(footer(result({ exitCode: 137, signal: 'SIGKILL' })), 'exited with code 137 (SIGKILL) · 12 ms');
+    assert.match(footer(result({ outcome: 'timed-out', exitCode: null })), /^timed out/);
+    assert.match(footer(result({ outcome: 'cancelled', exitCode: null })), /^cancelled/);
+    assert.match(footer(result({ outcome: 'output-limit', exitCode: null })), /^output limit exceeded/);
+    assert.match(footer(result({ outcome: 'oom-killed', exitCode: 137 })), /^killed: out of memory/);
+    assert.match(footer(result({ outcome: 'failed-to-start', exitCode: null })), /^failed/);
+  });
+});
+
+describe('output batching (unit)', () => {
+  it('coalesces many small writes into few appends, and flushes on demand', async () => {
+    const appends: string[] = [];
+    const w = new OutputWriter({ append: (t) => appends.push(t) }, 20, 1000);
+    for (let i = 0; i < 500; i++) w.write('x');
+    assert.equal(appends.length, 0);
+    await new Promise((r) => setTimeout(r, 40));
+    assert.deepEqual(appends, ['x'.repeat(500)]);
+    w.write('y'.repeat(1500));
+    assert.equal(appends.length, 2, 'a large pending batch flushes at once');
+    w.write('z');
+    w.flush();
+    assert.equal(appends.join(''), 'x'.repeat(500) + 'y'.repeat(1500) + 'z');
+  });
+});
