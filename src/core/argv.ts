@@ -24,8 +24,18 @@ export interface ContainerSpec {
   /** Unique container name, e.g. `sandbox-runner-<uuid>`. */
   readonly name: string;
   readonly profile: Profile;
-  /** Host directory holding only the snippet file; mounted read-only at {@link SNIPPET_DIR}. */
+  /**
+   * Host directory holding only the snippet file; mounted read-only at {@link SNIPPET_DIR}.
+   * Ignored when `delivery` is `stdin`.
+   */
   readonly snippetHostDir: string;
+  /**
+   * How the code reaches the container. `bind` (default): the read-only bind mount above.
+   * `stdin` (warm start): the container is created with `--interactive`, {@link SNIPPET_DIR} is a
+   * tmpfs, and a fixed launcher (`sh -c` {@link WARM_LAUNCHER}) copies standard input into the
+   * snippet file, then execs the profile's command with standard input from /dev/null.
+   */
+  readonly delivery?: 'bind' | 'stdin';
   /** File name of the snippet inside that directory, e.g. `main.py`. */
   readonly snippetFileName: string;
   /** The profile's mounts after validation. */
@@ -46,6 +56,17 @@ function tmpfs(path: string, sizeMiB: number, opts: { exec: boolean; uid?: strin
 function bindMount(source: string, target: string, readOnly: boolean): string {
   return `type=bind,src=${source},dst=${target}` + (readOnly ? ',readonly' : '');
 }
+
+/**
+ * The warm-start launcher: a constant script (no profile or user text inside it) run by the
+ * image's `sh`. It writes all of standard input to the snippet file, then replaces itself with
+ * the program argv passed as positional parameters; the program's stdin is /dev/null (EOF).
+ * A command missing from the image is reported like docker-init reports it on the cold path.
+ */
+export const WARM_LAUNCHER =
+  'cat > "$0" || exit 125; ' +
+  'command -v "$1" >/dev/null 2>&1 || { printf \'[FATAL sandbox-runner] exec %s failed: No such file or directory\\n\' "$1" >&2; exit 127; }; ' +
+  'exec "$@" </dev/null';
 
 /** The in-container path of the snippet file. */
 export function snippetPath(spec: Pick<ContainerSpec, 'snippetFileName'>): string {
@@ -102,7 +123,9 @@ export function buildCreateArgv(spec: ContainerSpec): readonly string[] {
     '--tmpfs', tmpfs(SANDBOX_HOME, limits.tmpfsMiB, { exec: false, uid, gid }),
   ];
   if (!workdirMounted) argv.push('--tmpfs', tmpfs(p.workdir, limits.tmpfsMiB, { exec: true, uid, gid }));
-  argv.push('--mount', bindMount(spec.snippetHostDir, SNIPPET_DIR, true));
+  const warm = spec.delivery === 'stdin';
+  if (warm) argv.push('--interactive', '--tmpfs', tmpfs(SNIPPET_DIR, limits.tmpfsMiB, { exec: false, uid, gid }));
+  else argv.push('--mount', bindMount(spec.snippetHostDir, SNIPPET_DIR, true));
   for (const m of spec.mounts) argv.push('--mount', bindMount(m.source, m.target, m.readOnly));
   argv.push('--workdir', p.workdir);
 
@@ -116,6 +139,8 @@ export function buildCreateArgv(spec: ContainerSpec): readonly string[] {
   for (const [key, value] of Object.entries(spec.labels)) argv.push('--label', `${key}=${value}`);
   if (p.runtime) argv.push('--runtime', p.runtime);
 
-  argv.push('--', p.image, ...programArgv(p, snippetPath(spec)));
+  const program = programArgv(p, snippetPath(spec));
+  if (warm) argv.push('--', p.image, 'sh', '-c', WARM_LAUNCHER, snippetPath(spec), ...program);
+  else argv.push('--', p.image, ...program);
   return argv;
 }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { buildCreateArgv, ProfileSchema, programArgv, type ContainerSpec } from '../../src/core';
+import { buildCreateArgv, ProfileSchema, programArgv, WARM_LAUNCHER, type ContainerSpec } from '../../src/core';
 
 const labels = { 'sandbox-runner': '1', 'sandbox-runner.run-id': 'r1' };
 
@@ -98,5 +98,21 @@ describe('argv builder (unit)', () => {
   it('replaces every ${file} occurrence inside command items', () => {
     const profile = ProfileSchema.parse({ image: 'i', command: ['run', '--src=${file}', '${file}.out'] });
     assert.deepEqual(programArgv(profile, '/sandbox/main.c'), ['run', '--src=/sandbox/main.c', '/sandbox/main.c.out']);
+  });
+});
+
+describe('argv builder, warm delivery (unit)', () => {
+  it('replaces the snippet bind mount by an interactive tmpfs and wraps the command in the constant launcher', () => {
+    const cold = buildCreateArgv(spec({ image: 'img', command: ['python3', '${file}'] }));
+    const warm = buildCreateArgv(spec({ image: 'img', command: ['python3', '${file}'] }, { delivery: 'stdin' }));
+    const sep = warm.indexOf('--');
+    assert.deepEqual(warm.slice(sep), ['--', 'img', 'sh', '-c', WARM_LAUNCHER, '/sandbox/main.py', 'python3', '/sandbox/main.py']);
+    assert.doesNotMatch(WARM_LAUNCHER, /python|main/, 'the launcher is constant: no profile text inside');
+    assert.ok(warm.includes('--interactive'));
+    assert.ok(warm.includes('/sandbox:rw,noexec,nosuid,nodev,size=64m,uid=65534,gid=65534,mode=0700'));
+    assert.equal(warm.some((a) => a.startsWith('type=bind')), false);
+    // Everything else of the floor is identical to the cold path.
+    const floor = (argv: readonly string[]) => argv.slice(0, argv.indexOf('--')).filter((a) => !a.includes('/sandbox') && a !== '--interactive' && a !== '--mount' && a !== '--tmpfs');
+    assert.deepEqual(floor(warm), floor(cold));
   });
 });

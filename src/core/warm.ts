@@ -1,0 +1,199 @@
+/**
+ * Warm start: per profile, one container created and started ahead of time with exactly the
+ * cold path's isolation floor, limits and owner labels, blocked in a constant launcher that waits
+ * for the code on standard input (see `WARM_LAUNCHER` in argv.ts). A run takes it (it is removed
+ * from the pool at once, so it never serves a second run), attaches, writes the code and closes
+ * stdin; a replacement is started in the background. Idle containers expire; a changed profile
+ * (image, limits, anything) discards its container. Images where the launcher cannot run (no
+ * `sh`/`cat`) fall back to the cold path, reported once through `onLog`.
+ */
+import { randomUUID } from 'node:crypto';
+import { buildCreateArgv, SNIPPET_DIR } from './argv';
+import { docker, imageVolumes, inspectState, removeContainer, type DockerOptions } from './docker';
+import { LABELS, ownerLabels } from './labels';
+import { resolveMounts } from './mounts';
+import type { Profile } from './profile';
+import { snippetFileName } from './snippet';
+
+/** A started container waiting for its code. */
+export interface WarmContainer {
+  readonly name: string;
+  /** The in-container snippet file name it will write (e.g. `main.py`). */
+  readonly fileName: string;
+}
+
+/** Options of a {@link WarmPool}. */
+export interface WarmPoolOptions {
+  readonly docker?: DockerOptions;
+  /** An unused warm container is removed after this many ms (default 5 minutes). */
+  readonly idleMs?: number;
+  /** Extra host paths no mount may touch. */
+  readonly protectedPaths?: readonly string[];
+  /** Diagnostics (fallbacks, failures); never the code. */
+  readonly onLog?: (message: string) => void;
+}
+
+interface Slot {
+  readonly key: string;
+  readonly profileName: string;
+  /** Resolves with the ready container, or undefined when preparation failed. */
+  readonly ready: Promise<WarmContainer | undefined>;
+  container?: WarmContainer;
+  idleTimer?: NodeJS.Timeout;
+}
+
+/** Label marking a container as a warm one (not yet taken by a run). */
+export const WARM_LABEL = `${LABELS.product}.warm`;
+
+/** Identity of a profile for the pool: any change to it discards the warm container. */
+export function warmKey(profileName: string, profile: Profile): string {
+  return JSON.stringify([profileName, profile]);
+}
+
+export class WarmPool {
+  private readonly slots = new Map<string, Slot>();
+  private readonly coldOnly = new Set<string>();
+  private readonly pending = new Set<Promise<unknown>>();
+  private disposed = false;
+  private readonly idleMs: number;
+
+  constructor(private readonly options: WarmPoolOptions = {}) {
+    this.idleMs = options.idleMs ?? 5 * 60_000;
+  }
+
+  private log(message: string): void {
+    this.options.onLog?.(message);
+  }
+
+  /** Starts preparing a warm container for the profile unless one is ready or on its way. */
+  prepare(profileName: string, profile: Profile): void {
+    if (this.disposed || this.coldOnly.has(profile.image)) return;
+    const key = warmKey(profileName, profile);
+    const existing = this.slots.get(profileName);
+    if (existing?.key === key) return;
+    if (existing) this.discard(existing);
+    const slot: Slot = { key, profileName, ready: Promise.resolve(undefined) };
+    const ready = this.create(profileName, profile).then(
+      (container) => {
+        if (!container) return undefined;
+        if (this.slots.get(profileName) !== slot || this.disposed) {
+          this.track(removeContainer(this.options.docker ?? {}, container.name).catch(() => undefined));
+          return undefined;
+        }
+        slot.container = container;
+        slot.idleTimer = setTimeout(() => {
+          this.log(`warm container for profile ${profileName} expired after ${this.idleMs} ms idle`);
+          this.discard(slot);
+        }, this.idleMs);
+        slot.idleTimer.unref?.();
+        return container;
+      },
+      (e: unknown) => {
+        this.log(`warm start for profile ${profileName} failed: ${String(e)}`);
+        if (this.slots.get(profileName) === slot) this.slots.delete(profileName);
+        return undefined;
+      },
+    );
+    (slot as { ready: Promise<WarmContainer | undefined> }).ready = ready;
+    this.slots.set(profileName, slot);
+    this.track(ready);
+  }
+
+  /** Resolves once the profile's warm container is ready (true) or could not be made (false). */
+  async ready(profileName: string, profile: Profile): Promise<boolean> {
+    const slot = this.slots.get(profileName);
+    if (!slot || slot.key !== warmKey(profileName, profile)) return false;
+    return (await slot.ready) !== undefined;
+  }
+
+  /**
+   * Takes the profile's ready container for one run, or undefined (cold path) when none is ready
+   * or its snippet file name differs. A replacement is prepared in the background.
+   */
+  take(profileName: string, profile: Profile, sourceFileName?: string): WarmContainer | undefined {
+    const slot = this.slots.get(profileName);
+    const key = warmKey(profileName, profile);
+    let taken: WarmContainer | undefined;
+    if (slot?.container && slot.key === key && slot.container.fileName === snippetFileName(profile, sourceFileName)) {
+      taken = slot.container;
+      clearTimeout(slot.idleTimer);
+      this.slots.delete(profileName);
+    }
+    this.prepare(profileName, profile);
+    return taken;
+  }
+
+  /** Sends this image to the cold path from now on (the launcher cannot run in it); logged once. */
+  markColdOnly(image: string, why: string): void {
+    if (this.coldOnly.has(image)) return;
+    this.coldOnly.add(image);
+    this.log(`image ${image} cannot run the warm launcher (${why}); its profiles use the cold path`);
+    for (const slot of [...this.slots.values()]) if (slot.key.includes(JSON.stringify(image))) this.discard(slot);
+  }
+
+  /** Names of the warm containers ready and waiting (not taken by any run). */
+  idleNames(): string[] {
+    return [...this.slots.values()].flatMap((s) => (s.container ? [s.container.name] : []));
+  }
+
+  /** Resolves once no preparation or removal is in flight. */
+  async settled(): Promise<void> {
+    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+  }
+
+  /** Removes every warm container (deactivate); resolves when they are gone. */
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    for (const slot of [...this.slots.values()]) this.discard(slot);
+    await this.settled();
+  }
+
+  private track(p: Promise<unknown>): void {
+    this.pending.add(p);
+    void p.finally(() => this.pending.delete(p));
+  }
+
+  private discard(slot: Slot): void {
+    clearTimeout(slot.idleTimer);
+    if (this.slots.get(slot.profileName) === slot) this.slots.delete(slot.profileName);
+    const opts = this.options.docker ?? {};
+    this.track(slot.ready.then((c) => (c ? removeContainer(opts, c.name) : undefined)).catch(() => undefined));
+  }
+
+  /** Creates and starts one warm container; undefined when this image cannot be warmed. */
+  private async create(profileName: string, profile: Profile): Promise<WarmContainer | undefined> {
+    const opts = this.options.docker ?? {};
+    const runId = randomUUID();
+    const name = `sandbox-runner-${runId}`;
+    const fileName = snippetFileName(profile);
+    const mounts = await resolveMounts(profileName, profile, this.options.protectedPaths);
+    const argv = buildCreateArgv({
+      name,
+      profile,
+      snippetHostDir: SNIPPET_DIR,
+      snippetFileName: fileName,
+      mounts,
+      labels: { ...ownerLabels(runId, profileName), [WARM_LABEL]: '1' },
+      delivery: 'stdin',
+    });
+    const [create, volumes] = await Promise.allSettled([docker(opts, argv), imageVolumes(opts, profile.image)]);
+    const created = create.status === 'fulfilled' && create.value.exitCode === 0;
+    const fail = async (why: string) => {
+      if (created) await removeContainer(opts, name).catch(() => undefined);
+      throw new Error(why);
+    };
+    if (!created) return fail(create.status === 'rejected' ? String(create.reason) : create.value.stderr.trim());
+    // Images with volumes are refused by the cold path with a clear message; never warm them.
+    if (volumes.status === 'rejected' || volumes.value.length > 0) return fail('image missing or declares volumes');
+    const start = await docker(opts, ['start', name]);
+    if (start.exitCode !== 0) return fail(start.stderr.trim());
+    // The launcher blocks on stdin; a container that already stopped could not run it (no sh/cat).
+    const state = await inspectState(opts, name);
+    if (state.status !== 'running') {
+      await removeContainer(opts, name).catch(() => undefined);
+      this.markColdOnly(profile.image, `the launcher stopped at once with status ${state.exitCode}`);
+      return undefined;
+    }
+    return { name, fileName };
+  }
+}
