@@ -1,20 +1,23 @@
 /**
  * Extension entry point. Activation is lazy (on a command, the profile view, or a document of a
  * built-in profile's language) and cheap: it creates the channels, the status bar item and the
- * tree, and registers commands; the engine is only checked when the profile view is shown.
+ * tree, and registers commands; the engine is only checked when the profile view is shown, and a
+ * warm container is prepared only for the language of the active editor.
  * Every disposable goes into `context.subscriptions`.
  */
 import * as vscode from 'vscode';
+import { pickProfile, WarmPool, type ResolvedProfile } from './core';
 import type { SandboxRunnerApi } from './vscode/api';
 import { registerCommands } from './vscode/commands';
 import { checkEngine } from './vscode/engineStatus';
 import { ProfileTree } from './vscode/profileTree';
 import { ProgramOutput } from './vscode/programOutput';
 import { RunManager } from './vscode/runManager';
-import { currentSettings, dockerPath, SECTION } from './vscode/settings';
+import { currentSettings, dockerPath, SECTION, warmStartSettings } from './vscode/settings';
 import { RunStatusBar } from './vscode/statusBar';
 
 let runs: RunManager | undefined;
+let pool: WarmPool | undefined;
 
 /** Publishes which languages/extensions have a valid profile, for menu when-clauses. */
 async function publishContext(): Promise<void> {
@@ -36,16 +39,36 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
 
   const refreshEngine = async () => tree.refresh(await checkEngine({ dockerPath: dockerPath() }));
   const protectedPaths = [context.globalStorageUri.fsPath, context.logUri.fsPath, ...(context.storageUri ? [context.storageUri.fsPath] : [])];
-  registerCommands(context, { runs, output, log, protectedPaths, refreshProfiles: refreshEngine });
+
+  // Warm start: created on first use; replaced (old containers removed) when its settings change.
+  const resetPool = () => {
+    void pool?.dispose();
+    pool = undefined;
+  };
+  const warmFor = (chosen: ResolvedProfile): WarmPool | undefined => {
+    const { mode, idleMs } = warmStartSettings();
+    if (mode === 'off' || (mode === 'built-in' && chosen.source !== 'built-in')) return undefined;
+    pool ??= new WarmPool({ docker: { dockerPath: dockerPath() }, idleMs, protectedPaths, onLog: (m) => log.info(`warm start: ${m}`) });
+    return pool;
+  };
+  const prepareFor = (editor: vscode.TextEditor | undefined) => {
+    if (!editor || editor.document.uri.scheme === 'output') return;
+    const chosen = pickProfile(currentSettings(), { languageId: editor.document.languageId, fileName: editor.document.fileName });
+    if (chosen) warmFor(chosen)?.prepare(chosen.name, chosen.profile);
+  };
+  registerCommands(context, { runs, output, log, protectedPaths, warmFor, refreshProfiles: refreshEngine });
 
   context.subscriptions.push(
     runs.onDidChange(() => tree.refresh(null)),
     view.onDidChangeVisibility((e) => e.visible && void refreshEngine()),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration(SECTION)) return;
+      if (['warmStart', 'warmIdleSeconds', 'dockerPath'].some((k) => e.affectsConfiguration(`${SECTION}.${k}`))) resetPool();
       void publishContext();
       tree.refresh(null);
     }),
+    vscode.window.onDidChangeActiveTextEditor(prepareFor),
+    { dispose: resetPool },
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
       void publishContext();
       tree.refresh(null);
@@ -64,7 +87,11 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
   };
 }
 
-/** Cancels every run of this window; VS Code waits for the promise, so containers are removed. */
-export function deactivate(): Promise<void> | undefined {
-  return runs?.cancelAll();
+/**
+ * Cancels every run of this window and removes the warm containers; VS Code waits for the
+ * promise, so no container of this window is left behind.
+ */
+export async function deactivate(): Promise<void> {
+  await Promise.allSettled([runs?.cancelAll(), pool?.dispose()]);
+  pool = undefined;
 }

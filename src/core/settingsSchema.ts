@@ -50,6 +50,26 @@ export function settingsContribution(): JsonSchema {
         markdownDescription: 'Default bytes kept per stream for profiles that do not set `limits.outputBytes`; the first byte past it ends the run.',
         scope: 'resource',
       },
+      'sandboxRunner.warmStart': {
+        type: 'string',
+        enum: ['built-in', 'all', 'off'],
+        enumDescriptions: [
+          'Keep one started container ready for each built-in profile (same isolation; each container serves one run).',
+          'Keep one started container ready for every profile that has run or whose language is open.',
+          'Always create the container when the run starts.',
+        ],
+        default: 'built-in',
+        markdownDescription: 'Warm start: which profiles keep one fresh container started ahead of time, so a run answers faster. A container never serves a second run.',
+        scope: 'window',
+      },
+      'sandboxRunner.warmIdleSeconds': {
+        type: 'number',
+        minimum: 10,
+        maximum: 86400,
+        default: 300,
+        markdownDescription: 'An unused warm container is removed after this many seconds.',
+        scope: 'window',
+      },
       'sandboxRunner.dockerPath': {
         type: 'string',
         default: 'docker',

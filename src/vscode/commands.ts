@@ -3,7 +3,7 @@
  * puts every registration into `context.subscriptions`.
  */
 import * as vscode from 'vscode';
-import { pickProfile, type RunResult } from '../core';
+import { pickProfile, type ResolvedProfile, type RunResult, type WarmPool } from '../core';
 import type { TreeNode } from './profileTree';
 import { reportNoProfile, reportRunFailure } from './failures';
 import type { ProgramOutput } from './programOutput';
@@ -18,6 +18,8 @@ export interface CommandDeps {
   readonly refreshProfiles: () => Promise<void>;
   /** Extra host paths no mount may touch (the extension's own storage). */
   readonly protectedPaths: readonly string[];
+  /** The warm pool for a profile, or undefined when warm start is off for it. */
+  readonly warmFor: (profile: ResolvedProfile) => WarmPool | undefined;
 }
 
 /** The code to run and where it came from. */
@@ -87,6 +89,7 @@ async function execute(deps: CommandDeps, target: Target, profileName?: string):
     sourceFileName: target.fileName,
     docker: { dockerPath: docker },
     protectedPaths: deps.protectedPaths,
+    warm: deps.warmFor(chosen),
     onOutput: frame.sink,
     onArgv: (argv) => deps.log.debug(`docker ${argv.map((a) => JSON.stringify(a)).join(' ')}`),
   });

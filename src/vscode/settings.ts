@@ -62,6 +62,16 @@ export function currentSettings(): SettingsSnapshot {
   };
 }
 
+/** Which profiles use warm start (`sandboxRunner.warmStart`), and the idle expiry in ms. */
+export function warmStartSettings(): { mode: 'built-in' | 'all' | 'off'; idleMs: number } {
+  const mode = effective<string>('warmStart');
+  const idle = effective<number>('warmIdleSeconds');
+  return {
+    mode: mode === 'all' || mode === 'off' ? mode : 'built-in',
+    idleMs: (typeof idle === 'number' && idle >= 10 && idle <= 86400 ? idle : 300) * 1000,
+  };
+}
+
 /** The docker CLI path from user (machine) settings only; workspace values are never read. */
 export function dockerPath(): string {
   return vscode.workspace.getConfiguration(SECTION).inspect<string>('dockerPath')?.globalValue || 'docker';
