@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import { pickProfile, WarmPool, type ResolvedProfile } from './core';
 import type { SandboxRunnerApi } from './vscode/api';
 import { registerCommands } from './vscode/commands';
+import { ConsentStore } from './vscode/consent';
 import { checkEngine } from './vscode/engineStatus';
 import { ProfileTree } from './vscode/profileTree';
 import { ProgramOutput } from './vscode/programOutput';
@@ -33,9 +34,10 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
   const output = new ProgramOutput(channel);
   runs = new RunManager();
   const statusBar = new RunStatusBar(runs);
-  const tree = new ProfileTree(currentSettings, runs);
+  const consents = new ConsentStore(context.workspaceState);
+  const tree = new ProfileTree(currentSettings, runs, consents);
   const view = vscode.window.createTreeView('sandboxRunner.profiles', { treeDataProvider: tree, showCollapseAll: false });
-  context.subscriptions.push(channel, log, runs, statusBar, tree, view);
+  context.subscriptions.push(channel, log, runs, statusBar, consents, tree, view, consents.onDidChange(() => tree.refresh(null)));
 
   const refreshEngine = async () => tree.refresh(await checkEngine({ dockerPath: dockerPath() }));
   const protectedPaths = [context.globalStorageUri.fsPath, context.logUri.fsPath, ...(context.storageUri ? [context.storageUri.fsPath] : [])];
@@ -56,7 +58,7 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
     const chosen = pickProfile(currentSettings(), { languageId: editor.document.languageId, fileName: editor.document.fileName });
     if (chosen) warmFor(chosen)?.prepare(chosen.name, chosen.profile);
   };
-  registerCommands(context, { runs, output, log, protectedPaths, warmFor, refreshProfiles: refreshEngine });
+  registerCommands(context, { runs, output, log, protectedPaths, warmFor, consents, refreshProfiles: refreshEngine });
 
   context.subscriptions.push(
     runs.onDidChange(() => tree.refresh(null)),

@@ -4,6 +4,7 @@
  */
 import * as vscode from 'vscode';
 import { pickProfile, type ResolvedProfile, type RunResult, type WarmPool } from '../core';
+import { ensureConsent, type ConsentStore } from './consent';
 import type { TreeNode } from './profileTree';
 import { reportNoProfile, reportRunFailure } from './failures';
 import type { ProgramOutput } from './programOutput';
@@ -18,6 +19,8 @@ export interface CommandDeps {
   readonly refreshProfiles: () => Promise<void>;
   /** Extra host paths no mount may touch (the extension's own storage). */
   readonly protectedPaths: readonly string[];
+  /** Consent for workspace profiles that loosen the sandbox. */
+  readonly consents: ConsentStore;
   /** The warm pool for a profile, or undefined when warm start is off for it. */
   readonly warmFor: (profile: ResolvedProfile) => WarmPool | undefined;
 }
@@ -75,6 +78,13 @@ async function execute(deps: CommandDeps, target: Target, profileName?: string):
     } else {
       void reportNoProfile(target.languageId, settings.issues);
     }
+    return undefined;
+  }
+  const loosening = settings.loosenings.get(chosen.name);
+  if (loosening && !(await ensureConsent(deps.consents, loosening))) {
+    const msg = `Not run: the workspace profile "${chosen.name}" loosens the sandbox (${loosening.loosenings.map((l) => l.description).join('; ')}) and was not allowed.`;
+    deps.output.line(`[sandbox-runner] ${msg}`);
+    void vscode.window.showWarningMessage(msg);
     return undefined;
   }
   const { profile } = chosen;
@@ -176,6 +186,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     'sandboxRunner.cancelAll': () => runs.cancelAll(),
     'sandboxRunner.showOutput': () => deps.output.show(),
     'sandboxRunner.refreshProfiles': () => deps.refreshProfiles(),
+    'sandboxRunner.revokeConsents': () => deps.consents.revokeAll(),
     'sandboxRunner.openProfileSetting': async (arg?: unknown) => {
       const source = isNode(arg, 'profile') ? arg.summary.source : 'user';
       const command = source === 'workspace' ? 'workbench.action.openWorkspaceSettingsFile' : 'workbench.action.openSettingsJson';

@@ -7,6 +7,8 @@
 import * as vscode from 'vscode';
 import type { ProfileSet } from '../core';
 import type { ActiveRunInfo, ProfileSummary } from './api';
+import type { ConsentStore } from './consent';
+import type { SettingsSnapshot } from './settings';
 import type { RunManager } from './runManager';
 import { elapsed } from './statusBar';
 
@@ -15,7 +17,7 @@ export type TreeNode =
   | { kind: 'profile'; summary: ProfileSummary }
   | { kind: 'problem'; text: string }
   | { kind: 'run'; run: ActiveRunInfo }
-  | { kind: 'note'; text: string; icon: string; tooltip?: string };
+  | { kind: 'note'; text: string; icon: string; tooltip?: string; contextValue?: string };
 
 /** Profile rows from a resolved set, in tree order (valid by layer, then invalid). */
 export function summarize(set: ProfileSet): ProfileSummary[] {
@@ -41,10 +43,12 @@ export class ProfileTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
   private readonly emitter = new vscode.EventEmitter<TreeNode | undefined>();
   readonly onDidChangeTreeData = this.emitter.event;
   private engineProblem: string | undefined;
+  private loosened = new Map<string, string>();
 
   constructor(
-    private readonly profiles: () => ProfileSet,
+    private readonly settings: () => SettingsSnapshot,
     private readonly runs: RunManager,
+    private readonly consents: ConsentStore,
   ) {}
 
   /** Re-reads everything. */
@@ -55,7 +59,7 @@ export class ProfileTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
 
   /** The profile rows currently shown. */
   summaries(): ProfileSummary[] {
-    return summarize(this.profiles());
+    return summarize(this.settings());
   }
 
   getChildren(node?: TreeNode): TreeNode[] {
@@ -71,7 +75,18 @@ export class ProfileTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
           tooltip: 'Restricted Mode: only built-in and user profiles run. Trust the workspace to use its profiles.',
         });
       }
-      return [...rows, ...this.summaries().map((summary) => ({ kind: 'profile' as const, summary }))];
+      if (this.consents.count > 0) {
+        rows.push({
+          kind: 'note',
+          text: `Loosened profiles allowed in this workspace: ${this.consents.count}`,
+          icon: 'unlock',
+          tooltip: 'You allowed workspace profiles that loosen the sandbox. Revoke to be asked again.',
+          contextValue: 'consents',
+        });
+      }
+      const settings = this.settings();
+      this.loosened = new Map([...settings.loosenings].map(([name, r]) => [name, this.consents.has(r) ? 'allowed' : 'needs consent']));
+      return [...rows, ...summarize(settings).map((summary) => ({ kind: 'profile' as const, summary }))];
     }
     if (node.kind !== 'profile') return [];
     if (!node.summary.valid) return node.summary.problems.map((text) => ({ kind: 'problem' as const, text }));
@@ -88,8 +103,9 @@ export class ProfileTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
           !s.valid || hasRuns ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
         );
         item.id = `profile:${s.name}`;
+        const loosened = this.loosened.get(s.name);
         item.description = s.valid
-          ? `${s.source} · ${s.image} · network ${s.network === 'none' ? 'off' : 'on'}`
+          ? `${s.source} · ${s.image} · network ${s.network === 'none' ? 'off' : 'on'}${loosened ? ` · loosened (${loosened})` : ''}`
           : `${s.source} · invalid`;
         item.iconPath = new vscode.ThemeIcon(s.valid ? (s.network === 'none' ? 'shield' : 'globe') : 'error');
         item.contextValue = s.valid ? 'profile' : 'profileInvalid';
@@ -114,6 +130,7 @@ export class ProfileTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
         const item = new vscode.TreeItem(node.text);
         item.iconPath = new vscode.ThemeIcon(node.icon);
         item.tooltip = node.tooltip;
+        item.contextValue = node.contextValue;
         return item;
       }
     }

@@ -5,7 +5,10 @@
  * from user settings only (it names an executable).
  */
 import * as vscode from 'vscode';
-import { LimitsSchema, resolveProfiles, type ProfileIssue, type ProfileLayer, type ProfileSet } from '../core';
+import {
+  LimitsSchema, resolveProfiles, workspaceLoosenings,
+  type LooseningReport, type ProfileIssue, type ProfileLayer, type ProfileSet,
+} from '../core';
 
 /** The extension's settings section. */
 export const SECTION = 'sandboxRunner';
@@ -19,6 +22,8 @@ export interface SettingsSnapshot extends ProfileSet {
   readonly defaultProfile: string | undefined;
   /** False in Restricted Mode: workspace profiles were ignored. */
   readonly trusted: boolean;
+  /** What workspace settings loosen, by profile name (needs consent before such a profile runs). */
+  readonly loosenings: ReadonlyMap<string, LooseningReport>;
 }
 
 /** The user value, plus workspace values when the workspace is trusted, of one setting. */
@@ -37,6 +42,19 @@ function effective<T>(key: string): T | undefined {
   return [...v.workspace].reverse().find((x) => x !== undefined) ?? v.user;
 }
 
+/** Validated global limit defaults from the given values, reporting bad ones. */
+function limitDefaults(read: (key: string) => unknown, issues?: ProfileIssue[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of GLOBAL_LIMITS) {
+    const value = read(key);
+    if (value === undefined) continue;
+    const parsed = LimitsSchema.shape[key].safeParse(value);
+    if (parsed.success) out[key] = parsed.data;
+    else issues?.push({ key: `${SECTION}.${key}`, message: parsed.error.issues[0]?.message ?? 'is invalid' });
+  }
+  return out;
+}
+
 /** The merged, validated profiles and related settings for the current window. */
 export function currentSettings(): SettingsSnapshot {
   const profiles = layered<unknown>('profiles');
@@ -45,20 +63,15 @@ export function currentSettings(): SettingsSnapshot {
     ...profiles.workspace.map((value) => ({ source: 'workspace' as const, value })),
   ];
   const issues: ProfileIssue[] = [];
-  const limitDefaults: Record<string, unknown> = {};
-  for (const key of GLOBAL_LIMITS) {
-    const value = effective<unknown>(key);
-    if (value === undefined) continue;
-    const parsed = LimitsSchema.shape[key].safeParse(value);
-    if (parsed.success) limitDefaults[key] = parsed.data;
-    else issues.push({ key: `${SECTION}.${key}`, message: parsed.error.issues[0]?.message ?? 'is invalid' });
-  }
-  const set = resolveProfiles(layers, undefined, { limitDefaults });
+  const effectiveDefaults = limitDefaults((k) => effective<unknown>(k), issues);
+  const userDefaults = limitDefaults((k) => layered<unknown>(k).user);
+  const set = resolveProfiles(layers, undefined, { limitDefaults: effectiveDefaults });
   return {
     ...set,
     issues: [...issues, ...set.issues],
     defaultProfile: effective<string>('defaultProfile') || undefined,
     trusted: vscode.workspace.isTrusted,
+    loosenings: workspaceLoosenings(layers, { limitDefaults: effectiveDefaults }, { limitDefaults: userDefaults }),
   };
 }
 

@@ -1,0 +1,127 @@
+/**
+ * What a workspace profile loosens against its baseline (the same-named profile from built-in and
+ * user settings, or the built-in defaults for a new name). A cloned repository's settings are
+ * attacker-controlled: they may tighten anything, but each loosening needs the user's consent.
+ * Items of the floor itself (user, capabilities, no-new-privileges, read-only root, ipc/cgroup
+ * namespaces, pids limit presence, no host env) cannot be expressed by a profile at all.
+ */
+import { buildCreateArgv } from './argv';
+import { LIMIT_RANGES, type Limits } from './limits';
+import { ProfileSchema, type Profile } from './profile';
+import { resolveProfiles, type ProfileLayer, type ResolveOptions } from './profiles';
+
+/** One loosened setting. */
+export interface Loosening {
+  /** The setting key, e.g. `sandboxRunner.profiles.py.network`. */
+  readonly key: string;
+  /** What changes, e.g. `network: none → bridge`. */
+  readonly description: string;
+}
+
+/** A workspace profile's loosenings and the docker arguments that differ from its baseline. */
+export interface LooseningReport {
+  readonly profileName: string;
+  readonly loosenings: readonly Loosening[];
+  /** `docker create` arguments present only in the workspace profile's argv (flag and value). */
+  readonly addedArgs: readonly string[];
+  /** Arguments of the baseline that the workspace profile drops. */
+  readonly removedArgs: readonly string[];
+}
+
+/** The `flag value` items of a create argv before the image (labels and names excluded). */
+function flagItems(profile: Profile): string[] {
+  const argv = buildCreateArgv({
+    name: 'x',
+    profile,
+    snippetHostDir: '/snippet',
+    snippetFileName: 'main',
+    mounts: profile.mounts.map((m) => ({ source: m.source, target: m.target, readOnly: m.mode !== 'rw' })),
+    labels: {},
+  });
+  const items: string[] = [];
+  for (let i = 1; i < argv.length && argv[i] !== '--'; i++) {
+    const flag = argv[i]!;
+    const next = argv[i + 1];
+    if (next !== undefined && next !== '--' && !next.startsWith('--')) {
+      items.push(`${flag} ${next}`);
+      i++;
+    } else {
+      items.push(flag);
+    }
+  }
+  return items.filter((x) => !x.startsWith('--name ') && !x.startsWith('--label '));
+}
+
+function multisetMinus(a: string[], b: string[]): string[] {
+  const left = [...b];
+  return a.filter((x) => {
+    const i = left.indexOf(x);
+    if (i < 0) return true;
+    left.splice(i, 1);
+    return false;
+  });
+}
+
+/**
+ * Compares a profile with its baseline.
+ * @param key the profile's setting key prefix, e.g. `sandboxRunner.profiles.py`
+ */
+export function compareToBaseline(profileName: string, effective: Profile, baseline: Profile): LooseningReport {
+  const key = `sandboxRunner.profiles.${profileName}`;
+  const loosenings: Loosening[] = [];
+  if (effective.network !== baseline.network && effective.network !== 'none') {
+    loosenings.push({ key: `${key}.network`, description: `network: ${baseline.network} → ${effective.network}` });
+  }
+  for (const limit of Object.keys(LIMIT_RANGES) as Array<keyof Limits>) {
+    if (effective.limits[limit] > baseline.limits[limit]) {
+      loosenings.push({
+        key: `${key}.limits.${limit}`,
+        description: `${limit}: ${baseline.limits[limit]} → ${effective.limits[limit]} ${LIMIT_RANGES[limit].unit}`,
+      });
+    }
+  }
+  effective.mounts.forEach((m, i) => {
+    const same = baseline.mounts.find((b) => b.source === m.source && b.target === m.target);
+    if (!same) {
+      loosenings.push({ key: `${key}.mounts.${i}`, description: `new ${m.mode} bind mount of host path ${m.source} at ${m.target}` });
+    } else if (m.mode === 'rw' && same.mode !== 'rw') {
+      loosenings.push({ key: `${key}.mounts.${i}.mode`, description: `bind mount ${m.source} becomes writable (ro → rw)` });
+    }
+  });
+  if (baseline.runtime !== undefined && effective.runtime !== baseline.runtime) {
+    loosenings.push({ key: `${key}.runtime`, description: `runtime: ${baseline.runtime} → ${effective.runtime ?? 'engine default'}` });
+  }
+  const e = flagItems(effective);
+  const b = flagItems(baseline);
+  return { profileName, loosenings, addedArgs: multisetMinus(e, b), removedArgs: multisetMinus(b, e) };
+}
+
+/**
+ * The loosening reports of every valid profile that workspace settings changed.
+ * @param layers the same layers given to `resolveProfiles` (user, then workspace)
+ * @param effectiveOptions the options used for the run (global defaults including workspace values)
+ * @param baselineOptions the same options from user settings only
+ * @returns reports with at least one loosening, by profile name
+ */
+export function workspaceLoosenings(
+  layers: readonly ProfileLayer[],
+  effectiveOptions: ResolveOptions = {},
+  baselineOptions: ResolveOptions = {},
+): Map<string, LooseningReport> {
+  const full = resolveProfiles(layers, undefined, effectiveOptions);
+  const base = resolveProfiles(layers.filter((l) => l.source !== 'workspace'), undefined, baselineOptions);
+  const out = new Map<string, LooseningReport>();
+  for (const p of full.profiles) {
+    const baseline =
+      base.profiles.find((b) => b.name === p.name)?.profile ??
+      ProfileSchema.parse({ image: p.profile.image, command: p.profile.command, limits: baselineOptions.limitDefaults ?? {} });
+    const report = compareToBaseline(p.name, p.profile, baseline);
+    if (report.loosenings.length > 0) out.set(p.name, report);
+  }
+  return out;
+}
+
+/** A stable fingerprint of what is loosened, so consent given for it is asked again when it grows. */
+export function looseningFingerprint(report: LooseningReport): string {
+  return JSON.stringify([report.profileName, [...report.addedArgs].sort(), report.loosenings.map((l) => l.description).sort()]);
+}

@@ -1,0 +1,77 @@
+/**
+ * Consent for workspace profiles that loosen the sandbox (issue: trust policy). Asked once per
+ * workspace and loosening, in a modal that lists exactly what is loosened and the docker
+ * arguments that differ; stored in VS Code's workspace storage (outside the repository, so a
+ * cloned repository cannot pre-seed it) and revocable from the profile tree.
+ */
+import * as vscode from 'vscode';
+import { looseningFingerprint, type LooseningReport } from '../core';
+
+const KEY = 'sandboxRunner.looseningConsents';
+const ALLOW = 'Allow for This Workspace';
+
+export class ConsentStore {
+  private readonly emitter = new vscode.EventEmitter<void>();
+  /** Fires when consent is given or revoked. */
+  readonly onDidChange = this.emitter.event;
+
+  constructor(private readonly state: vscode.Memento) {}
+
+  private all(): string[] {
+    return this.state.get<string[]>(KEY, []);
+  }
+
+  /** True when the user allowed exactly this loosening in this workspace. */
+  has(report: LooseningReport): boolean {
+    return this.all().includes(looseningFingerprint(report));
+  }
+
+  /** Number of consents stored for this workspace. */
+  get count(): number {
+    return this.all().length;
+  }
+
+  async grant(report: LooseningReport): Promise<void> {
+    await this.state.update(KEY, [...new Set([...this.all(), looseningFingerprint(report)])]);
+    this.emitter.fire();
+  }
+
+  /** Forgets every consent of this workspace; loosening profiles will ask again. */
+  async revokeAll(): Promise<void> {
+    await this.state.update(KEY, []);
+    this.emitter.fire();
+  }
+
+  dispose(): void {
+    this.emitter.dispose();
+  }
+}
+
+/** The modal's detail text: what is loosened, then the docker arguments that differ. */
+export function consentDetail(report: LooseningReport): string {
+  return [
+    'This workspace\'s settings loosen the sandbox floor:',
+    ...report.loosenings.map((l) => `• ${l.description}   (${l.key})`),
+    '',
+    'Docker arguments that differ from your own settings:',
+    ...report.addedArgs.map((a) => `+ ${a}`),
+    ...report.removedArgs.map((a) => `− ${a}`),
+    '',
+    'Allow only if you trust this repository\'s settings. You can revoke this from the Sandbox Profiles view.',
+  ].join('\n');
+}
+
+/**
+ * Ensures consent for `report` (asking once, modally). Resolves true when the run may go ahead.
+ */
+export async function ensureConsent(store: ConsentStore, report: LooseningReport): Promise<boolean> {
+  if (store.has(report)) return true;
+  const choice = await vscode.window.showWarningMessage(
+    `The workspace profile "${report.profileName}" loosens the sandbox.`,
+    { modal: true, detail: consentDetail(report) },
+    ALLOW,
+  );
+  if (choice !== ALLOW) return false;
+  await store.grant(report);
+  return true;
+}
