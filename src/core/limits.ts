@@ -3,7 +3,7 @@
  * (named on the field) or to a runner rule; the isolation floor is in
  * `../shared/design/isolation.md` ("Resources").
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Inclusive range and unit of one numeric limit, used for validation and messages. */
 interface Range {
@@ -64,7 +64,7 @@ export const LimitsSchema = z
     ),
     fileSizeMiB: limit('fileSizeMiB', 'Largest file the program may write, in MiB (`--ulimit fsize`).'),
     tmpfsMiB: limit('tmpfsMiB', 'Size of each writable tmpfs (/tmp, the working directory, HOME), in MiB.'),
-  })
+  }, { error: 'must be an object of limits such as {"memoryMiB": 256, "timeoutSeconds": 10}' })
   .describe('Resource limits; every field is optional and defaults to the built-in value.');
 
 /** Fully resolved limits (every field present). */

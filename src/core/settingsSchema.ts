@@ -3,7 +3,7 @@
  * settings editor's validation and the runner's validation never drift. `npm run gen:schema`
  * writes it into package.json; a unit test fails when package.json is stale.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { LimitsSchema } from './limits';
 import { ProfileSchema } from './profile';
 
