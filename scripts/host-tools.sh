@@ -12,7 +12,8 @@
 #   stamp             what is installed; a matching stamp makes a later call return at once
 # Idempotent, non-interactive, never reads stdin. apt-get needs root (as in CI); without root the
 # missing Debian packages are named and the script fails.
-# Usage: bash scripts/host-tools.sh [--quiet]    (prints `export` lines with --print-env)
+# With SANDBOX_RUNNER_HOST=desktop (desktop VS Code downloaded by @vscode/test-electron) it does nothing.
+# Usage: bash scripts/host-tools.sh [--quiet] [--print-env]   (--print-env prints `export` lines)
 set -euo pipefail
 
 TOOLS=${SANDBOX_RUNNER_TOOLS:-/var/cache/sandbox-runner-host}
@@ -37,6 +38,11 @@ for arg in "$@"; do
       ;;
   esac
 done
+
+if [ "${SANDBOX_RUNNER_HOST:-}" = desktop ]; then
+  echo "host-tools: SANDBOX_RUNNER_HOST=desktop: @vscode/test-electron downloads desktop VS Code; nothing to install" >&2
+  exit 0
+fi
 
 t_start=$(date +%s%N)
 ms_since() { echo $((($(date +%s%N) - $1) / 1000000)); }
@@ -87,7 +93,7 @@ step_t=$(date +%s%N)
 mapfile -t missing < <(missing_apt)
 if [ "${#missing[@]}" -gt 0 ]; then
   [ "$(id -u)" -eq 0 ] || die "missing Debian packages: ${missing[*]}; run 'sudo apt-get install -y ${missing[*]}' or run this script as root"
-  export DEBIAN_FRONTEND=noninteractive
+  export DEBIAN_FRONTEND=noninteractive NEEDRESTART_MODE=a NEEDRESTART_SUSPEND=1
   waited=0
   while pgrep -x apt-get >/dev/null || pgrep -x dpkg >/dev/null; do
     [ "$waited" -eq 0 ] && say "waiting for another apt/dpkg process to finish"
@@ -107,7 +113,7 @@ say "debian packages ready in $(ms_since "$step_t") ms"
 npm_install() { # PREFIX SPEC...
   local prefix=$1
   shift
-  npm install --prefix "$prefix" --no-save --no-audit --no-fund --no-update-notifier --loglevel=error "$@" </dev/null
+  npm install --prefix "$prefix" --no-save --no-audit --no-fund --no-update-notifier --loglevel=error "$@" </dev/null >&2
 }
 
 # --- Node 24 -----------------------------------------------------------------------------------
@@ -158,7 +164,7 @@ EOF
 chmod 755 "$TOOLS/bin/code-server"
 scratch_home=$(mktemp -d)
 cs_version=$(HOME=$scratch_home XDG_CONFIG_HOME=$scratch_home XDG_DATA_HOME=$scratch_home \
-  timeout 60 "$TOOLS/bin/code-server" --version </dev/null 2>/dev/null | head -n 1) || cs_version=
+  timeout 60 "$TOOLS/bin/code-server" --version </dev/null 2>/dev/null | grep -E '^[0-9]+[.][0-9]+[.][0-9]+ ' | head -n 1) || cs_version=
 rm -rf "$scratch_home"
 [ -n "$cs_version" ] || die "code-server --version failed; try: $TOOLS/bin/code-server --version"
 say "code-server $cs_version ready in $(ms_since "$step_t") ms"

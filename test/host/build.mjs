@@ -1,0 +1,35 @@
+// Bundles the extension-host test harness with esbuild into out/test/host/:
+//   codeServerShim.js (executable), runHostTests.js, suite/index.js + suite/*.test.js, ui/uiCheck.js.
+// Same settings as esbuild.config.mjs (CommonJS for Node 20, `vscode` external, ESM entry points
+// first). mocha, playwright-core and @vscode/test-electron stay external: they load files of
+// their own at run time and resolve from the repo's node_modules.
+import { build } from 'esbuild';
+import { chmodSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const host = join(repo, 'test', 'host');
+const outdir = join(repo, 'out', 'test', 'host');
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: true,
+  external: ['vscode', 'mocha', 'playwright-core', '@vscode/test-electron'],
+  mainFields: ['module', 'main'],
+  logLevel: 'warning',
+  absWorkingDir: repo,
+};
+const suites = readdirSync(join(host, 'suite'))
+  .filter((f) => f.endsWith('.test.ts'))
+  .map((f) => join(host, 'suite', f));
+
+await Promise.all([
+  build({ ...common, entryPoints: [join(host, 'codeServerShim.ts')], outfile: join(outdir, 'codeServerShim.js'), banner: { js: '#!/usr/bin/env node' } }),
+  build({ ...common, entryPoints: [join(host, 'runHostTests.ts')], outfile: join(outdir, 'runHostTests.js') }),
+  build({ ...common, entryPoints: [join(host, 'ui', 'uiCheck.ts')], outfile: join(outdir, 'ui', 'uiCheck.js') }),
+  build({ ...common, entryPoints: [join(host, 'suite', 'index.ts'), ...suites], outdir: join(outdir, 'suite') }),
+]);
+chmodSync(join(outdir, 'codeServerShim.js'), 0o755);
