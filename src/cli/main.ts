@@ -5,13 +5,16 @@
 import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { LIMIT_RANGES, pickProfile, ProfileSchema, rangeMessage, resolveProfiles, runInSandbox, type RunResult } from '../core';
+import {
+  isSandboxError, LIMIT_RANGES, pickProfile, ProfileSchema, rangeMessage, reapOrphans, resolveProfiles, runInSandbox, type RunResult,
+} from '../core';
 import { exitCodeFor, EXIT } from './exitCodes';
 import { readWorkspaceSettings } from './workspaceSettings';
 
 function usage(): string {
   return `Usage: sandbox-run [options] FILE
        sandbox-run --profile NAME [options] -      (code from standard input)
+       sandbox-run --reap                          (remove containers left by dead runs)
 
 Runs FILE in a fresh, isolated Docker container (no network, read-only root, non-root user,
 no capabilities, memory/cpu/pids/output limits) and removes the container afterwards.
@@ -21,6 +24,9 @@ Options:
   -w, --workspace DIR    workspace whose .vscode/settings.json defines profiles (default: .)
   -t, --timeout SECONDS  wall-clock limit, overriding the profile's limits.timeoutSeconds
       --list-profiles    list the profiles and their problems, then exit
+      --reap             remove sandbox containers whose owning process is provably gone
+                         (same host, boot and pid namespace, and that process has exited);
+                         print what was removed and what was kept, then exit
   -q, --quiet            do not print the summary line on stderr
   -h, --help             show this help
 
@@ -41,6 +47,22 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** `--reap`: the orphan sweep, reported one container per line on stdout. */
+async function reap(): Promise<number> {
+  let report;
+  try {
+    report = await reapOrphans();
+  } catch (e) {
+    if (!isSandboxError(e)) throw e;
+    process.stderr.write(`sandbox-run: ${e.message} ${e.fix}\n`);
+    return EXIT.failedToStart;
+  }
+  for (const name of report.removed) process.stdout.write(`removed\t${name}\n`);
+  for (const k of report.kept) process.stdout.write(`kept\t${k.name}\t${k.reason}\n`);
+  process.stderr.write(`sandbox-run: removed ${report.removed.length} orphaned container(s), kept ${report.kept.length}.\n`);
+  return 0;
+}
+
 async function main(): Promise<number> {
   let parsed;
   try {
@@ -51,6 +73,7 @@ async function main(): Promise<number> {
         workspace: { type: 'string', short: 'w' },
         timeout: { type: 'string', short: 't' },
         'list-profiles': { type: 'boolean' },
+        reap: { type: 'boolean' },
         quiet: { type: 'boolean', short: 'q' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -63,6 +86,8 @@ async function main(): Promise<number> {
     process.stdout.write(usage() + '\n');
     return 0;
   }
+
+  if (values.reap) return reap();
 
   const workspace = resolve(values.workspace ?? '.');
   let settings;

@@ -9,6 +9,13 @@ import { SandboxError } from './errors';
 export interface DockerOptions {
   /** The docker CLI executable (default `docker` on PATH). A machine-level setting, never a workspace one. */
   readonly dockerPath?: string;
+  /**
+   * Extra environment for the docker CLI (e.g. `DOCKER_HOST`, `DOCKER_CONTEXT`), merged over this
+   * process's environment. It reaches the CLI only, never the container. Machine-level, like `dockerPath`.
+   */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Longest a control command may take, ms (default {@link CONTROL_TIMEOUT_MS}). */
+  readonly controlTimeoutMs?: number;
 }
 
 /** Output of a finished docker CLI call. */
@@ -46,13 +53,19 @@ export const SPAWN_OPTIONS = {
   cleanup: true,
 } as const satisfies Options;
 
+/** {@link SPAWN_OPTIONS} plus the CLI environment of `opts`. */
+export function spawnOptions(opts: DockerOptions) {
+  return opts.env ? { ...SPAWN_OPTIONS, env: { ...opts.env } } : SPAWN_OPTIONS;
+}
+
 /**
  * Runs one docker CLI command to completion.
  * @param args arguments after `docker`
+ * @param timeoutMs longest wait, ms (default `opts.controlTimeoutMs`, else {@link CONTROL_TIMEOUT_MS})
  * @throws SandboxError `docker-missing` when the binary cannot be spawned, `engine-error` on a hung call
  */
-export async function docker(opts: DockerOptions, args: readonly string[], timeoutMs = CONTROL_TIMEOUT_MS): Promise<DockerOutput> {
-  const r = await execa(dockerBinary(opts), args, { ...SPAWN_OPTIONS, timeout: timeoutMs });
+export async function docker(opts: DockerOptions, args: readonly string[], timeoutMs = opts.controlTimeoutMs ?? CONTROL_TIMEOUT_MS): Promise<DockerOutput> {
+  const r = await execa(dockerBinary(opts), args, { ...spawnOptions(opts), timeout: timeoutMs });
   if (r.timedOut) {
     throw new SandboxError(
       'engine-error',

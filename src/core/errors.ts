@@ -22,6 +22,11 @@ export type SandboxErrorCode =
   | 'invalid-mount'
   /** The container was created but its process could not be started. */
   | 'start-failed'
+  /**
+   * The engine created the container but said it discarded or cannot apply a limit (memory,
+   * swap, pids, CPU, cgroup namespace): the container is removed and nothing runs.
+   */
+  | 'limits-unsupported'
   /** The engine failed in a way not listed above (its message is included). */
   | 'engine-error';
 

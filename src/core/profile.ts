@@ -4,7 +4,7 @@
  * generated from these same schemas (see `settingsSchema.ts`).
  */
 import { posix } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { LimitsSchema } from './limits';
 
 /** Placeholder in `command` replaced by the in-container path of the snippet file. */
@@ -18,6 +18,13 @@ export const DEFAULT_WORKDIR = '/workspace';
 
 /** Container paths no mount, workdir or tmpfs may target (isolation.md, "Filesystem"). */
 export const FORBIDDEN_CONTAINER_ROOTS = ['/proc', '/sys', '/dev', '/etc', '/run'] as const;
+
+/**
+ * Container paths the sandbox mounts itself (the snippet's read-only `/sandbox`, the noexec HOME
+ * `/home/sandbox` and `/tmp`, as in `argv.ts`): no mount or workdir may be, or sit inside, them,
+ * or it would replace them (a workdir of `/tmp` would make `/tmp` executable).
+ */
+export const RESERVED_CONTAINER_PATHS = ['/sandbox', '/home/sandbox', '/tmp'] as const;
 
 /** Characters refused in any path handed to docker: `,` and `"` would split or quote a `--mount` field. */
 const UNSAFE_PATH_CHARS = /[,"\n\r\0]/;
@@ -43,21 +50,29 @@ export const ContainerPathSchema = z
     { error: containerPathError },
   );
 
-const hostPathError = 'must be an absolute host path without commas, quotes or line breaks';
+/** A container path that is not, and is not inside, a {@link RESERVED_CONTAINER_PATHS} entry (the workdir). */
+const OwnContainerPathSchema = ContainerPathSchema.refine(
+  (p) => typeof p !== 'string' || !RESERVED_CONTAINER_PATHS.some((root) => isUnder(posix.normalize(p).replace(/\/$/, ''), root)),
+  { error: `must not be ${RESERVED_CONTAINER_PATHS.join(', ')} or inside them: the sandbox mounts its own file systems there` },
+);
+
+const mountError = 'must be a bind mount such as {"source": "/abs/host/path", "target": "/abs/container/path", "mode": "ro"}';
+const hostPathError = 'must be an absolute host path without "..", commas, quotes or line breaks';
 
 /** One bind mount (`--mount type=bind,src=…,dst=…[,readonly]`). Host paths are checked again at run time. */
 export const MountSchema = z
   .strictObject({
     source: z
       .string({ error: hostPathError })
-      .refine((p) => p.startsWith('/') && !UNSAFE_PATH_CHARS.test(p), { error: hostPathError })
+      .refine((p) => p.startsWith('/') && !p.split('/').includes('..') && !UNSAFE_PATH_CHARS.test(p), { error: hostPathError })
       .describe('Absolute host path (file or directory); resolved through symlinks before use.'),
+    // Reserved targets (RESERVED_CONTAINER_PATHS) are refused at run time by `resolveMounts`.
     target: ContainerPathSchema.describe('Absolute path inside the container.'),
     mode: z
       .enum(['ro', 'rw'], { error: 'must be "ro" (read-only, the default) or "rw"' })
       .default('ro')
       .describe('"ro" (default) or "rw".'),
-  })
+  }, { error: mountError })
   .describe('A bind mount; named volumes are not supported.');
 
 /** Environment variable names allowed by `--env NAME=VALUE`. */
@@ -71,7 +86,7 @@ const imageError =
   'must be an image reference such as "python:3.12-slim" or "registry.example/team/tool@sha256:…" (letters, digits, ".", "_", "-", "/", ":", "@"; not starting with "-")';
 const languageError = 'must be a list of VS Code language ids such as ["python"]';
 const extensionError = 'must be a list of file extensions with a leading dot, such as [".py"]';
-const commandError = `must be a non-empty list of strings (argv, no shell) that contains "${FILE_PLACEHOLDER}" where the snippet path goes`;
+const commandError = `must be a non-empty list of strings without NUL characters (argv, no shell) that contains "${FILE_PLACEHOLDER}" where the snippet path goes`;
 
 /** The fields of a profile. Everything except `image` and `command` has a default. */
 export const ProfileSchema = z
@@ -81,7 +96,7 @@ export const ProfileSchema = z
       .regex(/^[A-Za-z0-9][A-Za-z0-9._/:@-]{0,254}$/, { error: imageError })
       .describe('Image to run; it must already be present locally (runs never pull).'),
     command: z
-      .array(z.string({ error: commandError }), { error: commandError })
+      .array(z.string({ error: commandError }).refine((a) => !a.includes('\0'), { error: commandError }), { error: commandError })
       .min(1, { error: commandError })
       .refine((argv) => argv.some((a) => a.includes(FILE_PLACEHOLDER)), { error: commandError })
       .describe(`Command argv; "${FILE_PLACEHOLDER}" is replaced by the in-container snippet path.`),
@@ -124,7 +139,7 @@ export const ProfileSchema = z
       )
       .default(DEFAULT_USER)
       .describe('Numeric non-root "UID:GID" (`--user`).'),
-    workdir: ContainerPathSchema.default(DEFAULT_WORKDIR).describe('Working directory (a tmpfs owned by the user).'),
+    workdir: OwnContainerPathSchema.default(DEFAULT_WORKDIR).describe('Working directory (a tmpfs owned by the user).'),
     runtime: z
       .enum(['runsc'], { error: 'must be "runsc" (gVisor) or left out for the engine default' })
       .optional()

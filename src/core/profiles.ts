@@ -4,7 +4,7 @@
  * merged key by key), then validated. All problems are returned, never just the first.
  */
 import { extname } from 'node:path';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { BUILTIN_PROFILES } from './defaults';
 import { PROFILE_NAME, ProfileSchema, type Profile } from './profile';
 

@@ -12,21 +12,24 @@ import { execa } from 'execa';
 import { buildCreateArgv } from './argv';
 import {
   classifyEngineFailure, docker, dockerBinary, dockerMissing, imageVolumes, inspectState,
-  removeContainer, spawnErrno, SPAWN_OPTIONS, tail, type DockerOptions,
+  removeContainer, spawnErrno, spawnOptions, tail, type DockerOptions,
 } from './docker';
+import { discardedLimits, limitsDiscardedError } from './engineFlags';
 import { isSandboxError, SandboxError, type SandboxErrorInfo } from './errors';
 import { ownerLabels } from './labels';
 import { resolveMounts } from './mounts';
 import { BoundedStream, type OutputSink } from './output';
-import type { Profile } from './profile';
+import { ProfileSchema, type Profile } from './profile';
+import { PROFILES_SETTING, toProfileIssues } from './profiles';
 import type { RunOutcome, RunResult } from './result';
 import { snippetFileName, writeSnippet, type SnippetFile } from './snippet';
+import type { WarmPool } from './warm';
 
 /** One run's input. */
 export interface RunRequest {
   /** Profile name, for labels and messages. */
   readonly profileName: string;
-  /** A validated profile (see `resolveProfiles`). */
+  /** A validated profile (see `resolveProfiles`); validated again here, an invalid one never runs. */
   readonly profile: Profile;
   /** The code to run (UTF-8 text). */
   readonly code: string;
@@ -43,6 +46,11 @@ export interface RunRequest {
   readonly onArgv?: (argv: readonly string[]) => void;
   /** Parent directory for the per-run snippet directory (default: the OS temp dir). */
   readonly tempRoot?: string;
+  /**
+   * A warm pool: when it holds a ready container for this profile, the run takes it (the code
+   * goes over stdin) instead of creating one; outcomes, bounds and cleanup are the same.
+   */
+  readonly warm?: WarmPool;
 }
 
 type StopReason = 'timed-out' | 'cancelled' | 'output-limit';
@@ -89,10 +97,27 @@ export function describeOutcome(
  */
 export async function runInSandbox(req: RunRequest): Promise<RunResult> {
   const t0 = performance.now();
-  const { profile } = req;
-  const opts = req.docker ?? {};
+  // Defence in depth: the argv builder trusts its profile, so a caller that skipped validation
+  // (or mutated a validated profile, e.g. network "host") must not reach docker with it.
+  const checked = ProfileSchema.safeParse(req.profile);
   const runId = randomUUID();
-  const name = `sandbox-runner-${runId}`;
+  let name = `sandbox-runner-${runId}`;
+  if (!checked.success) {
+    const issues = toProfileIssues(`${PROFILES_SETTING}.${req.profileName}`, checked.error);
+    const error: SandboxErrorInfo = {
+      code: 'invalid-profile',
+      message: `The profile "${req.profileName}" is invalid: ${issues.map((i) => `${i.key}: ${i.message}`).join('; ')}.`,
+      fix: 'Fix the profile in your settings and run again.',
+      detail: '',
+    };
+    const none = { bytesKept: 0, truncated: false };
+    return {
+      outcome: 'failed-to-start', exitCode: null, signal: null, durationMs: performance.now() - t0,
+      stdout: none, stderr: none, message: `${error.message} ${error.fix}`, containerName: name, error,
+    };
+  }
+  const profile: Profile = checked.data;
+  const opts = req.docker ?? {};
   const sink: OutputSink = req.onOutput ?? (() => undefined);
   const streams = {
     stdout: new BoundedStream('stdout', profile.limits.outputBytes, sink),
@@ -103,7 +128,11 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
   let stopReason: StopReason | undefined;
   let overflowStream: string | undefined;
   let programEnded = false;
-  let created: Promise<boolean> = Promise.resolve(false);
+  // Whether the container exists, settled once that is known (create finished, or it never will
+  // be made). A stop before that point waits for it, so a container created after a cancel or a
+  // timeout is still removed.
+  let settleCreated: (exists: boolean) => void = () => undefined;
+  const created = new Promise<boolean>((resolve) => (settleCreated = resolve));
   let removal: Promise<void> | undefined;
   let cleanupError: string | undefined;
   let snippet: SnippetFile | undefined;
@@ -149,6 +178,8 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
   const timer = setTimeout(() => stop('timed-out'), profile.limits.timeoutSeconds * 1000);
 
   const finish = async (outcome: RunOutcome, exitCode: number | null, error?: SandboxErrorInfo) => {
+    // Every path reaches here after `docker create` settled, or without ever starting it.
+    settleCreated(false);
     try {
       await remove();
     } catch (e) {
@@ -158,37 +189,56 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
   };
 
   try {
-    const mounts = await resolveMounts(req.profileName, profile, req.protectedPaths);
-    snippet = await writeSnippet(req.code, snippetFileName(profile, req.sourceFileName), req.tempRoot);
-    const argv = buildCreateArgv({
-      name,
-      profile,
-      snippetHostDir: snippet.dir,
-      snippetFileName: snippet.fileName,
-      mounts,
-      labels: ownerLabels(runId, req.profileName),
-    });
-    req.onArgv?.(argv);
+    const warm = req.warm?.take(req.profileName, profile, req.sourceFileName);
+    let attachArgs: string[];
+    if (warm) {
+      // Warm path: the container is running, blocked in the launcher until its stdin closes.
+      name = warm.name;
+      settleCreated(true);
+      attachArgs = ['attach', '--sig-proxy=false', name];
+    } else {
+      const mounts = await resolveMounts(req.profileName, profile, req.protectedPaths);
+      snippet = await writeSnippet(req.code, snippetFileName(profile, req.sourceFileName), req.tempRoot);
+      const argv = buildCreateArgv({
+        name,
+        profile,
+        snippetHostDir: snippet.dir,
+        snippetFileName: snippet.fileName,
+        mounts,
+        labels: ownerLabels(runId, req.profileName),
+      });
+      req.onArgv?.(argv);
 
-    const createP = docker(opts, argv);
-    created = createP.then((r) => r.exitCode === 0, () => false);
-    const [create, volumes] = await Promise.allSettled([createP, imageVolumes(opts, profile.image)]);
-    if (create.status === 'rejected') throw create.reason;
-    if (create.value.exitCode !== 0) {
+      // Stopped while the mounts were checked or the snippet written: create nothing.
       if (stopReason) return await finish(stopReason, null);
-      throw classifyEngineFailure(create.value.stderr, 'create the container', profile.image);
-    }
-    if (volumes.status === 'rejected') throw volumes.reason;
-    if (volumes.value.length > 0) {
-      throw new SandboxError(
-        'image-has-volumes',
-        `The image "${profile.image}" declares volumes (${volumes.value.join(', ')}), which would be writable and outlive the run.`,
-        'Use an image without VOLUME instructions for this profile.',
-      );
-    }
-    if (stopReason) return await finish(stopReason, null);
+      const createP = docker(opts, argv);
+      createP.then((r) => settleCreated(r.exitCode === 0), () => settleCreated(false));
+      const [create, volumes] = await Promise.allSettled([createP, imageVolumes(opts, profile.image)]);
+      if (create.status === 'rejected') throw create.reason;
+      if (create.value.exitCode !== 0) {
+        if (stopReason) return await finish(stopReason, null);
+        throw classifyEngineFailure(create.value.stderr, 'create the container', profile.image);
+      }
+      // A limit the engine dropped is a run without its floor: refuse it (the container is removed).
+      const dropped = discardedLimits(create.value.stderr);
+      if (dropped.length > 0) throw limitsDiscardedError(dropped);
+      if (volumes.status === 'rejected') throw volumes.reason;
+      if (volumes.value.length > 0) {
+        throw new SandboxError(
+          'image-has-volumes',
+          `The image "${profile.image}" declares volumes (${volumes.value.join(', ')}), which would be writable and outlive the run.`,
+          'Use an image without VOLUME instructions for this profile.',
+        );
+      }
+      if (stopReason) return await finish(stopReason, null);
 
-    const attach = execa(dockerBinary(opts), ['start', '--attach', name], { ...SPAWN_OPTIONS, buffer: false });
+      attachArgs = ['start', '--attach', name];
+    }
+    const attach = execa(dockerBinary(opts), attachArgs, { ...spawnOptions(opts), stdin: warm ? 'pipe' : 'ignore', buffer: false });
+    if (warm) {
+      attach.stdin?.on('error', () => undefined); // EPIPE when the container was removed meanwhile
+      attach.stdin?.end(req.code);
+    }
     const onChunk = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
       if (stream === 'stderr') stderrTail = (stderrTail + chunk.toString('utf8')).slice(-4000);
       if (streams[stream].push(chunk)) {
@@ -231,8 +281,15 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
         tail(stderrTail),
       );
     }
-    // With --init, a command missing from the image is reported by docker-init (tini), not the engine.
-    const execFailure = /^\[FATAL tini \(\d+\)\] exec (.*) failed: (.*)$/m.exec(stderrTail);
+    // With --init, a command missing from the image is reported by docker-init (tini), or on the
+    // warm path by the launcher in the same words, not by the engine.
+    const execFailure = /^\[FATAL (?:tini \(\d+\)|sandbox-runner)\] exec (.*) failed: (.*)$/m.exec(stderrTail);
+    if (warm && execFailure && execFailure[1] === 'sh') {
+      // The image cannot run the warm launcher: remember that, and run this code on the cold path.
+      await remove().catch(() => undefined);
+      req.warm?.markColdOnly(profile.image, `docker-init could not exec sh: ${execFailure[2]}`);
+      return await runInSandbox({ ...req, warm: undefined });
+    }
     if (execFailure && (state.exitCode === 126 || state.exitCode === 127)) {
       throw new SandboxError(
         'start-failed',
@@ -240,6 +297,17 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
         'Check that the profile\'s command exists in the image (e.g. python3 in a Python image).',
         `state: ${state.status}, exit code ${state.exitCode}; ${tail(stderrTail)}`,
       );
+    }
+    if (state.status !== 'exited') {
+      // The attached CLI ended while the program still ran (engine connection lost, CLI killed):
+      // its exit code is not the program's. The container is removed below.
+      const how = attached.signal ? `was killed by ${attached.signal}` : `ended with status ${attached.exitCode ?? 'unknown'}`;
+      return await finish('engine-error', null, {
+        code: 'engine-error',
+        message: `The connection to the program was lost: "docker ${attachArgs.slice(0, 2).join(' ')}" ${how} while the container was ${state.status}.`,
+        fix: 'Check the Docker engine (docker info) and run again; the container was removed.',
+        detail: tail(stderrTail),
+      });
     }
     if (state.oomKilled) return await finish('oom-killed', state.exitCode);
     return await finish('exited', state.exitCode);

@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { buildCreateArgv, SNIPPET_DIR } from './argv';
 import { docker, imageVolumes, inspectState, removeContainer, type DockerOptions } from './docker';
+import { discardedLimits } from './engineFlags';
 import { LABELS, ownerLabels } from './labels';
 import { resolveMounts } from './mounts';
 import type { Profile } from './profile';
@@ -183,6 +184,9 @@ export class WarmPool {
       throw new Error(why);
     };
     if (!created) return fail(create.status === 'rejected' ? String(create.reason) : create.value.stderr.trim());
+    // Never keep a container whose limits the engine dropped (the cold path refuses the run; so do we).
+    const dropped = discardedLimits(create.value.stderr);
+    if (dropped.length > 0) return fail(`the engine dropped limits: ${dropped.map((d) => d.limit).join(', ')}`);
     // Images with volumes are refused by the cold path with a clear message; never warm them.
     if (volumes.status === 'rejected' || volumes.value.length > 0) return fail('image missing or declares volumes');
     const start = await docker(opts, ['start', name]);

@@ -1,6 +1,6 @@
 /** Shared helpers for the engine suites: real Docker engine, locally built test images. */
 import { execa } from 'execa';
-import { LABELS, PRODUCT_FILTER, ProfileSchema, runInSandbox, type OutputStream, type Profile, type RunRequest, type RunResult } from '../../src/core';
+import { LABELS, PRODUCT_FILTER, ProfileSchema, runInSandbox, WarmPool, type OutputStream, type Profile, type RunRequest, type RunResult } from '../../src/core';
 
 /** Images built by scripts/build-test-images.sh (never pulled). */
 export const IMAGES = {
@@ -45,10 +45,33 @@ export interface Collected {
   readonly notice: string;
 }
 
-/** Runs `code` with `profile`, collecting the output. */
+/**
+ * Which path the engine suites exercise: `SANDBOX_RUNNER_TEST_PATH=warm` runs every snippet on
+ * the warm path (a pool container prepared and ready before each run), otherwise the cold path.
+ * `npm test` runs the engine suites once per path.
+ */
+export const TEST_PATH = process.env.SANDBOX_RUNNER_TEST_PATH === 'warm' ? 'warm' : 'cold';
+// One pool per mocha process: each suite file is bundled with its own copy of this module.
+const POOL_KEY = Symbol.for('sandbox-runner.test.warm-pool');
+const shared = globalThis as { [POOL_KEY]?: WarmPool };
+if (TEST_PATH === 'warm' && !shared[POOL_KEY]) {
+  const created = new WarmPool({ idleMs: 120_000 });
+  shared[POOL_KEY] = created;
+  after(() => created.dispose());
+}
+const pool: WarmPool | undefined = shared[POOL_KEY];
+
+/** Runs `code` with `profile`, collecting the output (on the warm path when TEST_PATH is warm). */
 export async function run(profile: Profile, code: string, extra: Partial<RunRequest> = {}): Promise<Collected> {
   const out: Record<OutputStream, string> = { stdout: '', stderr: '', notice: '' };
+  // A run with its own docker options (e.g. a missing binary) cannot use the pool's containers.
+  const warm = extra.docker ? undefined : pool;
+  if (warm && extra.warm === undefined) {
+    warm.prepare(extra.profileName ?? 'test', profile);
+    await warm.ready(extra.profileName ?? 'test', profile);
+  }
   const result = await runInSandbox({
+    warm,
     profileName: 'test',
     profile,
     code,
@@ -76,8 +99,12 @@ export async function containerExists(name: string): Promise<boolean> {
  * Scoped to an owner so suites can run beside other users of the engine; the last suite
  * (zz-leftovers) checks every product container.
  */
-export function productContainers(ownerPid: number | 'any' = process.pid): Promise<string[]> {
-  return ownerPid === 'any' ? containers(PRODUCT_FILTER) : containers(`label=${LABELS.ownerPid}=${ownerPid}`);
+export async function productContainers(ownerPid: number | 'any' = process.pid): Promise<string[]> {
+  // Warm containers waiting in this process's pool are not leftovers; everything else is.
+  await pool?.settled();
+  const idle = new Set(pool?.idleNames() ?? []);
+  const names = ownerPid === 'any' ? await containers(PRODUCT_FILTER) : await containers(`label=${LABELS.ownerPid}=${ownerPid}`);
+  return names.filter((n) => !idle.has(n));
 }
 
 /** Host processes whose command line contains `marker` (containers' processes are visible from the host). */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execa } from 'execa';
-import { containerExists, hostProcesses, IMAGES, productContainers, pythonProfile, requireEngine, run, shellProfile, waitFor } from './helpers';
+import { containerExists, hostProcesses, IMAGES, TEST_PATH, productContainers, pythonProfile, requireEngine, run, shellProfile, waitFor } from './helpers';
 
 describe('runner on a real engine (engine)', function () {
   this.timeout(60_000);
@@ -182,7 +182,10 @@ describe('isolation floor on a real engine (engine)', function () {
       'echo $HOME && touch "$HOME/.x" && echo home-ok',
     ].join('\n');
     const r = await run(shellProfile(), code + '\n');
-    assert.equal(r.stdout, 'root-ro\nsnippet-ro\ntmp-noexec\nhi\n/workspace\n/home/sandbox\nhome-ok\n');
+    // Cold: the snippet is a read-only bind of a host file. Warm: it was written from stdin into the
+    // container's own tmpfs (no host path exists to protect), which the program may change.
+    const snippet = TEST_PATH === 'warm' ? 'snippet-writable' : 'snippet-ro';
+    assert.equal(r.stdout, `root-ro\n${snippet}\ntmp-noexec\nhi\n/workspace\n/home/sandbox\nhome-ok\n`);
   });
 
   it('holds a fork bomb at the pids limit and a file-size bomb at the fsize limit', async () => {

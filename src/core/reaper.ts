@@ -1,0 +1,266 @@
+/**
+ * The orphan sweep (isolation.md, "Ownership and orphans"): containers whose owning process is
+ * provably gone are removed; everything else is left alone. "Provably gone" needs the owner to
+ * have run on this machine, in this boot and in this pid namespace (labels `host`, `owner-boot`,
+ * `owner-pidns`), and then either no process has its pid (`kill(pid, 0)` fails with ESRCH), or
+ * the process with that pid is a zombie, or it started at another time (`owner-start`, pid
+ * reuse). Unknown liveness (another host or boot, another pid namespace, /proc unreadable,
+ * labels missing or malformed) is never "dead".
+ */
+import { lstatSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { dirname } from 'node:path';
+import { SNIPPET_DIR } from './argv';
+import { classifyEngineFailure, docker, removeContainer, type DockerOptions } from './docker';
+import { isSandboxError } from './errors';
+import {
+  currentBootId, currentPidNamespace, currentStartTime, LABELS, PRODUCT_FILTER, statStartTime, statState,
+} from './labels';
+
+/** Options of {@link reapOrphans} and {@link removeOwnContainers}. */
+export interface ReapOptions {
+  readonly docker?: DockerOptions;
+  /** Replaces the liveness probe of this machine (tests). */
+  readonly probe?: ProcessProbe;
+}
+
+/** One container the sweep left in place, and why. */
+export interface KeptContainer {
+  readonly name: string;
+  /** One sentence, e.g. "its owner (pid 4242) is still running". */
+  readonly reason: string;
+}
+
+/** What a sweep did. */
+export interface ReapReport {
+  /** Names of the containers removed. */
+  readonly removed: string[];
+  /** Containers left in place, each with the reason. */
+  readonly kept: KeptContainer[];
+}
+
+/** A product container as listed by `docker ps`, with its owner labels ("" when missing). */
+export interface OwnedContainer {
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+}
+
+/** How this machine sees processes; the default reads /proc and uses `kill(pid, 0)`. */
+export interface ProcessProbe {
+  readonly host: string;
+  /** This process's pid namespace (`readlink /proc/self/ns/pid`), or "unknown". */
+  readonly pidNamespace: string;
+  /** This boot's id (`/proc/sys/kernel/random/boot_id`), or "unknown". */
+  readonly bootId: string;
+  /** This process's pid and start time (clock ticks since boot), to recognise our own containers. */
+  readonly selfPid: number;
+  readonly selfStart: string;
+  /** "absent" when no process has this pid (ESRCH); "present" otherwise (EPERM counts: it exists). */
+  exists(pid: number): 'absent' | 'present' | 'unknown';
+  /** The `/proc/<pid>/stat` line, or undefined when it cannot be read. */
+  stat(pid: number): string | undefined;
+}
+
+/** True when /proc shows this process under its own pid (so /proc/<pid> means our pid namespace). */
+function procIsOurs(): boolean {
+  try {
+    return readFileSync('/proc/self/stat', 'utf8').startsWith(`${process.pid} (`);
+  } catch {
+    return false;
+  }
+}
+
+/** The probe of this process: host name, /proc and `process.kill(pid, 0)`. */
+export function localProbe(): ProcessProbe {
+  return {
+    host: hostname(),
+    // A /proc mounted from another pid namespace would answer for other processes: then unknown.
+    pidNamespace: procIsOurs() ? currentPidNamespace() : 'unknown',
+    bootId: currentBootId(),
+    selfPid: process.pid,
+    selfStart: currentStartTime(),
+    exists(pid) {
+      try {
+        process.kill(pid, 0);
+        return 'present';
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        return code === 'ESRCH' ? 'absent' : code === 'EPERM' ? 'present' : 'unknown';
+      }
+    },
+    stat(pid) {
+      try {
+        return readFileSync(`/proc/${pid}/stat`, 'utf8');
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}
+
+/** Liveness of a container's owner: only `dead` allows removal. */
+export type OwnerLiveness =
+  | { readonly state: 'dead'; readonly reason: string }
+  | { readonly state: 'alive' | 'self' | 'unknown'; readonly reason: string };
+
+/**
+ * Decides whether the owner of a container is provably gone.
+ * @param labels the container's labels (missing ones as "" or absent)
+ * @param probe this machine's view of processes
+ */
+export function ownerLiveness(labels: Readonly<Record<string, string | undefined>>, probe: ProcessProbe): OwnerLiveness {
+  const get = (key: string) => (labels[key] ?? '').trim();
+  const pidText = get(LABELS.ownerPid);
+  const host = get(LABELS.host);
+  const pidns = get(LABELS.ownerPidNamespace);
+  const boot = get(LABELS.ownerBoot);
+  const start = get(LABELS.ownerStart);
+  const unknown = (why: string): OwnerLiveness => ({ state: 'unknown', reason: `its owner's liveness is unknown: ${why}` });
+
+  if (!/^[1-9]\d{0,9}$/.test(pidText) || Number(pidText) > 4194304) return unknown(`the owner-pid label is missing or malformed ("${pidText}")`);
+  const pid = Number(pidText);
+  if (!host) return unknown('the host label is missing');
+  if (host !== probe.host) return unknown(`it was started on host "${host}", this is "${probe.host}"`);
+  if (!pidns || pidns === 'unknown') return unknown('the owner-pidns label is missing');
+  if (probe.pidNamespace === 'unknown') return unknown('this process cannot read its own pid namespace (/proc unavailable)');
+  if (pidns !== probe.pidNamespace) return unknown(`its owner ran in pid namespace ${pidns}, this process is in ${probe.pidNamespace}`);
+  // Older containers have no boot label; host + pid namespace then decide, as isolation.md says.
+  if (boot && boot !== 'unknown') {
+    if (probe.bootId === 'unknown') return unknown('this machine\'s boot id cannot be read');
+    if (boot !== probe.bootId) return unknown(`its owner ran under another boot or machine (boot id ${boot})`);
+  }
+  const hasStart = /^\d+$/.test(start);
+
+  if (pid === probe.selfPid && (!hasStart || start === probe.selfStart)) {
+    return { state: 'self', reason: `it belongs to this process (pid ${pid})` };
+  }
+  const exists = probe.exists(pid);
+  if (exists === 'absent') return { state: 'dead', reason: `its owner (pid ${pid}) is gone` };
+  if (exists === 'unknown') return unknown(`pid ${pid} could not be checked`);
+
+  const line = probe.stat(pid);
+  if (line === undefined) return unknown(`/proc/${pid}/stat cannot be read`);
+  const state = statState(line);
+  const actualStart = statStartTime(line);
+  if (hasStart && actualStart !== undefined && actualStart !== start) {
+    return { state: 'dead', reason: `its owner (pid ${pid}, started at tick ${start}) is gone; pid ${pid} now belongs to a process started at tick ${actualStart}` };
+  }
+  if (state === 'Z' || state === 'X') {
+    if (!hasStart || actualStart === start) return { state: 'dead', reason: `its owner (pid ${pid}) has exited (zombie)` };
+  }
+  if (!hasStart) return { state: 'alive', reason: `a process with its owner's pid ${pid} is running (no start-time label to tell pid reuse apart)` };
+  if (actualStart === undefined) return unknown(`/proc/${pid}/stat could not be parsed`);
+  return { state: 'alive', reason: `its owner (pid ${pid}) is still running` };
+}
+
+const LABEL_KEYS = [LABELS.ownerPid, LABELS.host, LABELS.ownerPidNamespace, LABELS.ownerBoot, LABELS.ownerStart] as const;
+
+/**
+ * Lists product containers (any state) with their owner labels.
+ * @param filter extra `docker ps --filter` value (default: none beyond the product label)
+ * @throws SandboxError when the engine cannot be reached
+ */
+export async function listOwnedContainers(opts: DockerOptions, filter?: string): Promise<OwnedContainer[]> {
+  // `{{.Label "k"}}` prints one label's value exactly ("" when absent); tabs never occur in them.
+  const format = ['{{.Names}}', ...LABEL_KEYS.map((k) => `{{.Label "${k}"}}`)].join('\t');
+  const args = ['ps', '-a', '--no-trunc', '--filter', PRODUCT_FILTER];
+  if (filter) args.push('--filter', filter);
+  const r = await docker(opts, [...args, '--format', format]);
+  if (r.exitCode !== 0) throw classifyEngineFailure(r.stderr, 'list sandbox containers');
+  const out: OwnedContainer[] = [];
+  for (const line of r.stdout.split('\n')) {
+    if (!line.trim()) continue;
+    const [name = '', ...values] = line.split('\t');
+    const labels: Record<string, string> = {};
+    LABEL_KEYS.forEach((k, i) => (labels[k] = values[i] ?? ''));
+    out.push({ name: name.trim(), labels });
+  }
+  return out;
+}
+
+/** The host directory a container has bind-mounted at {@link SNIPPET_DIR}, or undefined. */
+async function snippetDirOf(opts: DockerOptions, name: string): Promise<string | undefined> {
+  const format = `{{range .Mounts}}{{if eq .Destination "${SNIPPET_DIR}"}}{{.Source}}{{end}}{{end}}`;
+  const r = await docker(opts, ['container', 'inspect', '--format', format, name]).catch(() => undefined);
+  const dir = r?.exitCode === 0 ? r.stdout.trim() : '';
+  return dir || undefined;
+}
+
+/**
+ * Deletes a dead run's snippet directory (see `snippet.ts`), but only when it is exactly what
+ * `writeSnippet` makes: a real directory named `sandbox-runner-XXXXXX` directly in the OS temp
+ * directory, holding nothing but `main[.ext]`. Anything else is left alone.
+ */
+export function removeStaleSnippetDir(dir: string): boolean {
+  try {
+    if (!/\/sandbox-runner-[A-Za-z0-9]{6}$/.test(dir) || dirname(dir) !== realpathSync(tmpdir())) return false;
+    if (!lstatSync(dir).isDirectory()) return false;
+    if (!readdirSync(dir).every((f) => /^main(\.[A-Za-z0-9_+-]{1,16})?$/.test(f))) return false;
+    rmSync(dir, { recursive: true, force: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function removeAll(opts: DockerOptions, chosen: readonly OwnedContainer[], kept: KeptContainer[]): Promise<string[]> {
+  const removed: string[] = [];
+  // A few at a time: each `docker rm -f` may wait for the container's processes to end.
+  const queue = [...chosen];
+  const worker = async () => {
+    for (let c = queue.shift(); c; c = queue.shift()) {
+      try {
+        const snippetDir = await snippetDirOf(opts, c.name);
+        await removeContainer(opts, c.name);
+        removed.push(c.name);
+        // The dead owner could not delete its snippet directory; with the container gone, nothing uses it.
+        if (snippetDir) removeStaleSnippetDir(snippetDir);
+      } catch (e) {
+        kept.push({ name: c.name, reason: `it could not be removed: ${isSandboxError(e) ? e.message : String(e)}` });
+      }
+    }
+  };
+  await Promise.all([worker(), worker(), worker(), worker()]);
+  return removed.sort();
+}
+
+/**
+ * Removes product containers whose owner process is provably gone (see the module comment);
+ * keeps every other one and says why. Meant for activation, periodically, and `sandbox-run --reap`.
+ * @returns the removed names and the kept containers with reasons
+ * @throws SandboxError when the engine cannot be reached or listed
+ */
+export async function reapOrphans(opts: ReapOptions = {}): Promise<ReapReport> {
+  const dockerOpts = opts.docker ?? {};
+  const probe = opts.probe ?? localProbe();
+  const kept: KeptContainer[] = [];
+  const orphans: OwnedContainer[] = [];
+  for (const c of await listOwnedContainers(dockerOpts)) {
+    const live = ownerLiveness(c.labels, probe);
+    if (live.state === 'dead') orphans.push(c);
+    else kept.push({ name: c.name, reason: live.reason });
+  }
+  const removed = await removeAll(dockerOpts, orphans, kept);
+  return { removed, kept: kept.sort((a, b) => a.name.localeCompare(b.name)) };
+}
+
+/**
+ * Removes every container owned by this process (same pid, host, boot, pid namespace and start
+ * time), in any state: for shutdown (the extension's `deactivate`). Runs still in progress end
+ * as if cancelled by the engine.
+ * @returns the removed names; containers of another process with our pid are kept, with the reason
+ * @throws SandboxError when the engine cannot be reached or listed
+ */
+export async function removeOwnContainers(opts: ReapOptions = {}): Promise<ReapReport> {
+  const dockerOpts = opts.docker ?? {};
+  const probe = opts.probe ?? localProbe();
+  const kept: KeptContainer[] = [];
+  const mine: OwnedContainer[] = [];
+  for (const c of await listOwnedContainers(dockerOpts, `label=${LABELS.ownerPid}=${probe.selfPid}`)) {
+    const live = ownerLiveness(c.labels, probe);
+    if (live.state === 'self') mine.push(c);
+    else kept.push({ name: c.name, reason: live.reason });
+  }
+  const removed = await removeAll(dockerOpts, mine, kept);
+  return { removed, kept: kept.sort((a, b) => a.name.localeCompare(b.name)) };
+}

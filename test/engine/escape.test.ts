@@ -1,0 +1,514 @@
+/**
+ * Escape attempts against the real engine. Each attempt is a program (or a profile) trying to
+ * get out of the isolation floor; every one must fail. Where a loosened setting is reachable,
+ * a control run shows the same probe succeeding without the floor, so the attempt proves the
+ * floor and not a broken probe.
+ */
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { execa } from 'execa';
+import { resolveProfiles, runInSandbox, type Profile } from '../../src/core';
+import { hostProcesses, IMAGES, productContainers, pythonProfile, requireEngine, run, shellProfile } from './helpers';
+
+const CLI = resolve(__dirname, '../../../dist/cli.js');
+/** A variant of the python test image with a setuid-root copy of python (built here, never pulled). */
+const SUID_IMAGE = 'sandbox-runner-test/suid-probe:1';
+
+let attempts = 0;
+let escaped = 0;
+
+/** One escape attempt: counted, and checked for leftover containers. */
+function attempt(title: string, fn: () => Promise<void>): void {
+  it(title, async () => {
+    attempts += 1;
+    try {
+      await fn();
+      assert.deepEqual(await productContainers(), [], 'the attempt left a container behind');
+    } catch (e) {
+      escaped += 1;
+      throw e;
+    }
+  });
+}
+
+/** A random number usable as a unique `sleep` argument (visible in host process lists). */
+const marker = () => `${31_000_000 + Math.floor(Math.random() * 8_000_000)}`;
+
+/** Runs a throw-away control container outside the product (no product label), returning its output. */
+async function control(args: string[]): Promise<string> {
+  const r = await execa('docker', ['run', '--rm', '--pull', 'never', '--log-driver', 'none', ...args], { reject: false, timeout: 30_000 });
+  return `${String(r.stdout)}\n${String(r.stderr)}`;
+}
+
+describe('escape attempts (engine)', function () {
+  this.timeout(60_000);
+  let gateway: string;
+  let listener: Server;
+  let port: number;
+  let accepted = 0;
+  let dir: string;
+
+  before(async function () {
+    this.timeout(120_000);
+    await requireEngine();
+    const gw = await execa('docker', ['network', 'inspect', 'bridge', '--format', '{{(index .IPAM.Config 0).Gateway}}']);
+    gateway = String(gw.stdout).trim();
+    assert.match(gateway, /^\d+\.\d+\.\d+\.\d+$/);
+    // A host service on every interface: what a container must not reach.
+    listener = createServer((socket) => {
+      accepted += 1;
+      socket.end('host-secret-banner\n');
+    });
+    await new Promise<void>((ok) => listener.listen(0, '0.0.0.0', ok));
+    port = (listener.address() as { port: number }).port;
+    dir = await mkdtemp(join(tmpdir(), 'sr-escape-'));
+    if ((await execa('docker', ['image', 'inspect', SUID_IMAGE], { reject: false })).exitCode !== 0) {
+      const dockerfile = `FROM ${IMAGES.python}\nRUN cp /usr/bin/python3.11 /usr/local/bin/suidpython && chmod 4755 /usr/local/bin/suidpython\n`;
+      await execa('docker', ['build', '-q', '-t', SUID_IMAGE, '-'], { input: dockerfile, env: { DOCKER_BUILDKIT: '0' } });
+    }
+  });
+
+  after(async () => {
+    listener?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+    console.log(`    escape suite: ${attempts} attempts, ${escaped} escaped`);
+  });
+
+  // --- network ---------------------------------------------------------------------------------
+
+  attempt('TCP to a host listener through the bridge gateway IP', async () => {
+    const probe = `ip -o link 2>/dev/null | cut -d: -f2 | tr -d ' ' | tr '\\n' ' '; echo; nc -w 2 ${gateway} ${port} && echo CONNECTED || echo refused\n`;
+    const before = accepted;
+    const r = await run(shellProfile(), probe);
+    assert.equal(r.stdout, 'lo \nrefused\n');
+    assert.match(r.stderr, /Network is unreachable/);
+    assert.equal(accepted, before, 'the host listener saw a connection');
+    // Control: the same probe with the opt-in bridge network reaches the listener.
+    const open = await run(shellProfile({ network: 'bridge' }), probe);
+    assert.match(open.stdout, /host-secret-banner\nCONNECTED/);
+    assert.equal(accepted, before + 1);
+  });
+
+  attempt('TCP to a host listener on 127.0.0.1', async () => {
+    const before = accepted;
+    const r = await run(shellProfile(), `nc -w 2 127.0.0.1 ${port} && echo CONNECTED || echo refused\n`);
+    assert.equal(r.stdout, 'refused\n');
+    assert.equal(accepted, before);
+    // Control: with the host's network namespace (never allowed by a profile) the probe connects.
+    const open = await control(['--network', 'host', '--user', '65534:65534', IMAGES.busybox, 'nc', '-w', '2', '127.0.0.1', String(port)]);
+    assert.match(open, /host-secret-banner/);
+  });
+
+  attempt('DNS: no route to the configured resolver, and a query to the gateway cannot leave', async () => {
+    // Only the bridge gateway is ever sent a packet. The resolvers of /etc/resolv.conf are only
+    // route-checked: connect() on a UDP socket looks the route up and sends nothing.
+    const code = [
+      'import socket',
+      'ns = [l.split()[1] for l in open("/etc/resolv.conf") if l.startswith("nameserver")]',
+      'print("resolvers", len(ns))',
+      'for t in ns:',
+      '    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)',
+      '    try:',
+      '        s.connect((t, 53))',
+      '        print("route")',
+      '    except OSError as e:',
+      '        print("no-route", e.errno)',
+      's = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)',
+      'try:',
+      `    s.sendto(b"\\x12\\x34\\x01\\x00\\x00\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x07example\\x03com\\x00\\x00\\x01\\x00\\x01", ("${gateway}", 53))`,
+      '    print("sent")',
+      'except OSError as e:',
+      '    print("blocked", e.errno)',
+    ].join('\n');
+    const r = await run(pythonProfile(), code);
+    const [count, ...rest] = r.stdout.trim().split('\n');
+    assert.match(count ?? '', /^resolvers [1-9]/, r.stdout + r.stderr);
+    // 101 = ENETUNREACH
+    assert.deepEqual(rest, [...Array(Number(count!.split(' ')[1])).fill('no-route 101'), 'blocked 101']);
+    // Control: with the bridge network the resolver is routable and the datagram leaves.
+    const open = await run(pythonProfile({ network: 'bridge' }), code);
+    assert.match(open.stdout, /^route$/m);
+    assert.match(open.stdout, /^sent$/m);
+  });
+
+  attempt('ICMP / raw sockets (ping needs CAP_NET_RAW)', async () => {
+    const r = await run(shellProfile(), `ping -c 1 -W 1 127.0.0.1 >/dev/null 2>&1 && echo PING || echo no-ping\nping -c 1 -W 1 ${gateway} >/dev/null 2>&1 && echo PING || echo no-ping\n`);
+    assert.equal(r.stdout, 'no-ping\nno-ping\n');
+  });
+
+  // --- host files, sockets and secrets -------------------------------------------------------------
+
+  attempt('read a host canary file outside the mounts', async () => {
+    const [p1, p2] = [`canary${marker()}`, `secret${marker()}`];
+    const root = join(dir, 'canary-root');
+    await mkdir(root, { recursive: true });
+    const canary = join(root, 'canary.txt');
+    await writeFile(canary, `${p1}${p2}\n`, { mode: 0o644 });
+    // The snippet directory is made inside `root`, next to the canary: the closest a run gets to it.
+    const code = [
+      `P1=${p1}; P2=${p2}`,
+      `test -e '${canary}' && echo VISIBLE || echo absent`,
+      'ls /sandbox',
+      'for d in /*; do case $d in /proc|/sys|/dev) ;; *) grep -rlsF "$P1$P2" "$d";; esac; done',
+      'grep -lsF "$P1$P2" /proc/1/root/* 2>/dev/null',
+      'echo searched',
+    ].join('\n');
+    const r = await run(shellProfile(), code + '\n', { tempRoot: root });
+    assert.equal(r.stdout, 'absent\nmain.sh\nsearched\n');
+  });
+
+  attempt('reach an engine socket file (docker, containerd)', async () => {
+    const code = [
+      'for s in /var/run/docker.sock /run/docker.sock /run/containerd/containerd.sock /var/run/docker/containerd/containerd.sock /run/podman/podman.sock; do',
+      '  test -e $s && echo "FOUND $s"',
+      'done',
+      'find / -xdev -type s 2>/dev/null; for d in /tmp /home/sandbox /workspace /sandbox /run /var/run; do find $d -type s 2>/dev/null; done',
+      'echo done',
+    ].join('\n');
+    const r = await run(shellProfile(), code + '\n');
+    assert.equal(r.stdout, 'done\n');
+  });
+
+  attempt('reach an abstract unix socket of the host (containerd-shim style)', async () => {
+    // Abstract sockets belong to the network namespace; the host's would be listed here.
+    const r = await run(shellProfile(), 'cat /proc/net/unix | tail -n +2 | wc -l\n');
+    assert.equal(r.stdout.trim(), '0');
+    const hostView = await control(['--network', 'host', '--user', '65534:65534', IMAGES.busybox, 'sh', '-c', 'tail -n +2 /proc/net/unix | wc -l']);
+    assert.ok(Number(hostView.trim().split('\n')[0]) > 0, `control saw no host sockets: ${hostView}`);
+  });
+
+  attempt('read host environment secrets', async () => {
+    const secret = `hunter${marker()}`;
+    process.env.SANDBOX_RUNNER_ESCAPE_SECRET = secret;
+    try {
+      const r = await run(shellProfile(), 'env; cat /proc/1/environ /proc/self/environ 2>/dev/null | tr "\\0" "\\n"\n');
+      assert.doesNotMatch(r.stdout, new RegExp(secret));
+      // Only the sandbox's own variables (and what the shell and the engine add) exist.
+      const names = new Set(r.stdout.split('\n').filter(Boolean).map((l) => l.split('=')[0]));
+      assert.deepEqual([...names].sort(), ['HOME', 'HOSTNAME', 'PATH', 'PWD', 'SHLVL', 'TMPDIR', 'XDG_CACHE_HOME']);
+      assert.match(r.stdout, /^PATH=\/bin:\/usr\/bin$/m); // the image's PATH, not the host's
+    } finally {
+      delete process.env.SANDBOX_RUNNER_ESCAPE_SECRET;
+    }
+  });
+
+  attempt('a symlinked mount source pointing at /etc is refused before running', async () => {
+    const link = join(dir, 'innocent-project');
+    await symlink('/etc', link).catch(() => undefined);
+    let created = false;
+    const r = await run(shellProfile({ mounts: [{ source: link, target: '/data' }] }), 'cat /data/shadow\n', { onArgv: () => (created = true) });
+    assert.equal(r.result.outcome, 'failed-to-start');
+    assert.equal(r.result.error?.code, 'invalid-mount');
+    assert.match(r.result.message, /resolves to \/etc/);
+    assert.equal(created, false, 'docker create was reached');
+  });
+
+  attempt('mount the docker socket through a profile (directly and through a symlink)', async () => {
+    const link = join(dir, 'sock-link');
+    await symlink('/var/run/docker.sock', link).catch(() => undefined);
+    for (const source of ['/var/run/docker.sock', '/run/docker.sock', link]) {
+      let created = false;
+      const r = await run(shellProfile({ mounts: [{ source, target: '/data/docker.sock', mode: 'rw' }] }), 'echo ran\n', { onArgv: () => (created = true) });
+      assert.equal(r.result.outcome, 'failed-to-start', source);
+      assert.equal(r.result.error?.code, 'invalid-mount', source);
+      assert.equal(r.stdout, '');
+      assert.equal(created, false, source);
+    }
+  });
+
+  attempt('write through a read-only profile mount', async () => {
+    const data = join(dir, 'ro-data');
+    await mkdir(data, { recursive: true });
+    await writeFile(join(data, 'file.txt'), 'original\n');
+    await chmod(data, 0o777);
+    await chmod(join(data, 'file.txt'), 0o666); // writable for anyone: only the mount mode protects it
+    const code = 'echo changed > /data/file.txt && echo WROTE; rm -f /data/file.txt && echo REMOVED; touch /data/new && echo CREATED; chmod 777 /data/file.txt && echo CHMOD; echo end\n';
+    const r = await run(shellProfile({ mounts: [{ source: data, target: '/data', mode: 'ro' }] }), code);
+    assert.equal(r.stdout, 'end\n');
+    assert.equal(await readFile(join(data, 'file.txt'), 'utf8'), 'original\n');
+    assert.equal(existsSync(join(data, 'new')), false);
+    // Control: mode "rw" lets the same program write.
+    const rw = await run(shellProfile({ mounts: [{ source: data, target: '/data', mode: 'rw' }] }), 'echo changed > /data/file.txt && echo WROTE\n');
+    assert.equal(rw.stdout, 'WROTE\n');
+  });
+
+  attempt('an image that declares a VOLUME (writable, outlives the run) is refused', async () => {
+    let created = false;
+    const r = await run(shellProfile({ image: IMAGES.volume }), 'echo x > /data/persist; echo ran\n', { onArgv: () => (created = true) });
+    assert.equal(r.result.outcome, 'failed-to-start');
+    assert.equal(r.result.error?.code, 'image-has-volumes');
+    assert.equal(r.stdout, '');
+    // The container may be created (in parallel with the image check) but never started, and is gone.
+    assert.ok(created);
+  });
+
+  attempt('a file name with shell metacharacters runs nothing on the host', async () => {
+    const ws = join(dir, 'ws-meta');
+    await mkdir(join(ws, '.vscode'), { recursive: true });
+    await writeFile(join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'sandboxRunner.profiles': { shell: { image: IMAGES.busybox } } }));
+    const pwned = `pwned${marker()}`;
+    const file = join(ws, `x$(touch ${pwned});\`touch ${pwned}\`|touch ${pwned}&'"\n.sh`);
+    await writeFile(file, 'echo "$0"\n');
+    const r = await execa('node', [CLI, '--workspace', ws, '--quiet', file], { reject: false, stdin: 'ignore', cwd: ws });
+    assert.equal(r.exitCode, 0, String(r.stderr));
+    assert.equal(r.stdout, '/sandbox/main.sh');
+    assert.equal(existsSync(join(ws, pwned)), false, 'a command in the file name ran on the host');
+    assert.equal(existsSync(join(tmpdir(), pwned)), false, 'a command in the file name ran on the host');
+  });
+
+  // --- identity and privileges ---------------------------------------------------------------------
+
+  attempt('run as root', async () => {
+    const r = await run(shellProfile(), 'id -u; id -g; grep -E "^(Uid|Gid):" /proc/self/status | tr -s "\\t " " "\n');
+    assert.equal(r.stdout, '65534\n65534\nUid: 65534 65534 65534 65534\nGid: 65534 65534 65534 65534\n');
+  });
+
+  attempt('hold any capability (CapInh/CapPrm/CapEff/CapBnd/CapAmb)', async () => {
+    const r = await run(shellProfile(), 'grep -E "^Cap" /proc/self/status; grep -E "^Cap" /proc/1/status\n');
+    const lines = r.stdout.trim().split('\n');
+    assert.equal(lines.length, 10);
+    for (const l of lines) assert.match(l, /^Cap(Inh|Prm|Eff|Bnd|Amb):\t0000000000000000$/);
+  });
+
+  attempt('gain root through a setuid-root binary (no-new-privileges)', async () => {
+    const probe = 'import os; print(os.getuid(), os.geteuid())';
+    const profile = pythonProfile({ image: SUID_IMAGE });
+    const r = await run(profile, `import subprocess\nprint(subprocess.run(["/usr/local/bin/suidpython", "-c", "${probe}"], capture_output=True, text=True).stdout.strip())\n`);
+    assert.equal(r.stdout, '65534 65534\n');
+    // Control: the same binary without no-new-privileges does become root.
+    const open = await control(['--user', '65534:65534', '--cap-drop', 'ALL', SUID_IMAGE, '/usr/local/bin/suidpython', '-c', probe]);
+    assert.match(open, /^65534 0$/m);
+  });
+
+  attempt('su to root with the image\'s setuid su', async () => {
+    const r = await run(pythonProfile(), 'import subprocess\np = subprocess.run(["su", "-c", "id -u", "root"], input="", capture_output=True, text=True)\nprint(p.returncode != 0, "0" not in p.stdout.split())\n');
+    assert.equal(r.stdout, 'True True\n');
+  });
+
+  attempt('create a user namespace to become root inside it (unshare -U / -r)', async () => {
+    const r = await run(shellProfile(), 'unshare -U id -u 2>/dev/null && echo USERNS; unshare -r id -u 2>/dev/null && echo MAPPED-ROOT; unshare -m true 2>/dev/null && echo MOUNTNS; echo end\n');
+    assert.equal(r.stdout, 'end\n');
+  });
+
+  attempt('mount proc, cgroup or tmpfs; setns into pid 1', async () => {
+    const code = [
+      'mkdir -p /tmp/m',
+      'mount -t proc proc /tmp/m 2>/dev/null && echo PROC',
+      'mount -t cgroup -o memory cgroup /tmp/m 2>/dev/null && echo CGROUP',
+      'mount -t tmpfs tmpfs /tmp/m 2>/dev/null && echo TMPFS',
+      'nsenter -t 1 -m -p true 2>/dev/null && echo SETNS',
+      'echo end',
+    ].join('\n');
+    const r = await run(shellProfile(), code + '\n');
+    assert.equal(r.stdout, 'end\n');
+  });
+
+  attempt('cgroup escape through release_agent (CVE-2022-0492 style)', async () => {
+    const code = [
+      'find /sys/fs/cgroup -name release_agent 2>/dev/null | while read f; do echo "AGENT $f"; echo /x > "$f" 2>/dev/null && echo "WROTE $f"; done',
+      'for f in /sys/fs/cgroup/*/notify_on_release; do echo 1 > "$f" 2>/dev/null && echo "NOTIFY $f"; done',
+      'for f in /sys/fs/cgroup/*/cgroup.procs; do echo $$ > "$f" 2>/dev/null && echo "MOVED $f"; done',
+      'mkdir /sys/fs/cgroup/memory/x 2>/dev/null && echo MKDIR',
+      'unshare -UrmC sh -c "mount -t cgroup -o rdma cgroup /tmp" 2>/dev/null && echo REMOUNT',
+      'echo end',
+    ].join('\n');
+    const r = await run(shellProfile(), code + '\n');
+    assert.equal(r.stdout, 'end\n');
+  });
+
+  attempt('see or signal host processes (pid namespace)', async () => {
+    const m = marker();
+    const host = execa('sleep', [m], { reject: false });
+    try {
+      const hostPid = host.pid!;
+      // The pattern goes through a file so that grep's own command line does not match it.
+      const r = await run(shellProfile(), `kill -9 ${hostPid} 2>/dev/null && echo KILLED || echo no-kill\necho ${m} > /tmp/pat\necho "count=$(ls /proc | grep -c '^[0-9]')"\ngrep -lF -f /tmp/pat /proc/[0-9]*/cmdline 2>/dev/null\necho end\n`);
+      const m2 = /^no-kill\ncount=(\d+)\nend\n$/.exec(r.stdout);
+      assert.ok(m2, r.stdout);
+      assert.ok(Number(m2[1]) <= 6, `processes visible: ${m2[1]}`);
+      assert.equal(host.exitCode, null, 'the host process was killed');
+      assert.deepEqual((await hostProcesses(`sleep ${m}`)).length, 1);
+    } finally {
+      host.kill('SIGKILL');
+      await host;
+    }
+  });
+
+  attempt('change the host name or the clock', async () => {
+    const r = await run(shellProfile(), 'hostname evil 2>/dev/null && echo HOSTNAME; date -s "2001-01-01 00:00:00" 2>&1 | grep -q "not permitted" || echo CLOCK; echo end\n');
+    assert.equal(r.stdout, 'end\n');
+  });
+
+  // --- file systems --------------------------------------------------------------------------------
+
+  attempt('write the root file system', async () => {
+    const code = [
+      // (The snippet's own read-only mount is checked by the runner suite: on the warm path it is
+      // the container's private tmpfs, which the program may change.)
+      'for f in /x /bin/x /usr/x /etc/passwd /etc/x /var/x /root/x /sbin/docker-init; do',
+      '  (echo pwned >> "$f") 2>/dev/null && echo "WROTE $f"',
+      'done',
+      'echo end',
+    ].join('\n');
+    const r = await run(shellProfile(), code + '\n');
+    assert.equal(r.stdout, 'end\n');
+  });
+
+  attempt('write /proc/sys, /proc/sysrq-trigger or /sys', async () => {
+    const code = [
+      'for f in /proc/sys/kernel/core_pattern /proc/sys/kernel/hostname /proc/sys/vm/drop_caches /proc/sysrq-trigger /sys/kernel/uevent_helper /sys/fs/cgroup/memory/memory.limit_in_bytes; do',
+      '  (echo 1 > "$f") 2>/dev/null && echo "WROTE $f"',
+      'done',
+      'echo end',
+    ].join('\n');
+    const r = await run(shellProfile(), code + '\n');
+    assert.equal(r.stdout, 'end\n');
+  });
+
+  attempt('execute a dropped binary from /tmp, HOME or /dev/shm (noexec)', async () => {
+    const code = [
+      'for d in /tmp "$HOME" /dev/shm; do',
+      '  cp /bin/busybox "$d/b" 2>/dev/null && chmod 755 "$d/b" && "$d/b" true 2>/dev/null && echo "EXEC $d"',
+      'done',
+      'echo end',
+    ].join('\n');
+    const r = await run(shellProfile(), code + '\n');
+    assert.equal(r.stdout, 'end\n');
+  });
+
+  attempt('use a block device, /dev/mem or /dev/kmsg; mknod one', async () => {
+    const code = [
+      'find /dev -type b 2>/dev/null',
+      'for f in /dev/mem /dev/kmem /dev/kmsg /dev/port /dev/sda /dev/vda; do test -e $f && echo "HAS $f"; done',
+      'mknod /tmp/vda b 253 0 2>/dev/null && echo MKNOD',
+      'echo end',
+    ].join('\n');
+    const r = await run(shellProfile(), code + '\n');
+    assert.equal(r.stdout, 'end\n');
+  });
+
+  attempt('read the kernel log or the kernel keyring', async () => {
+    const code = [
+      'dmesg >/dev/null 2>&1 && echo DMESG',
+      'test -s /proc/keys && echo KEYS',
+      'grep -E "^Seccomp:" /proc/self/status',
+      'echo end',
+    ].join('\n');
+    const r = await run(shellProfile(), code + '\n');
+    // Seccomp mode 2: the engine's filter is on (it refuses keyctl/add_key/request_key and syslog).
+    assert.equal(r.stdout, 'Seccomp:\t2\nend\n');
+  });
+
+  // --- resources -----------------------------------------------------------------------------------
+
+  attempt('fork bomb past the pids limit', async () => {
+    // Every bomb process keeps forking and survives its failed forks, so the bomb stays pressed
+    // against the limit while the parent (which never forks again) watches the cgroup's count.
+    const code = [
+      'import os, time',
+      'limit = open("/sys/fs/cgroup/pids/pids.max").read().strip()',
+      'if os.fork() == 0:',
+      '    while True:',
+      '        try:',
+      '            os.fork()',
+      '        except OSError:',
+      '            time.sleep(0.001)',
+      'peak, end = 0, time.time() + 5',
+      'while time.time() < end and str(peak) != limit:',
+      '    peak = max(peak, int(open("/sys/fs/cgroup/pids/pids.current").read()))',
+      'print(f"max={limit} peak={peak}", flush=True)',
+      'os._exit(0)',
+    ].join('\n');
+    const r = await run(pythonProfile({ limits: { pids: 32, timeoutSeconds: 20 } }), code);
+    const m = /^max=(\d+) peak=(\d+)$/m.exec(r.stdout);
+    assert.ok(m, r.stdout + r.stderr + r.result.message);
+    assert.equal(m[1], '32');
+    assert.equal(m[2], '32', `peak ${m[2]}: the bomb did not reach the limit (or passed it)`);
+  });
+
+  attempt('memory bomb: killed by the OOM killer at the limit, no swap to spill into', async () => {
+    const r = await run(pythonProfile({ limits: { memoryMiB: 32 } }), [
+      'mem = int(open("/sys/fs/cgroup/memory/memory.limit_in_bytes").read())',
+      'memsw = int(open("/sys/fs/cgroup/memory/memory.memsw.limit_in_bytes").read())',
+      'print(mem, memsw, flush=True)',
+      'x = []',
+      'while True:',
+      '    x.append(bytearray(4 * 1024 * 1024))',
+    ].join('\n'));
+    assert.equal(r.stdout, `${32 * 1024 * 1024} ${32 * 1024 * 1024}\n`);
+    assert.equal(r.result.outcome, 'oom-killed');
+    assert.equal(r.result.exitCode, 137);
+  });
+
+  attempt('file-size bomb past the fsize limit', async () => {
+    const r = await run(shellProfile({ limits: { fileSizeMiB: 1 } }), 'dd if=/dev/zero of=/tmp/big bs=65536 count=256 2>/dev/null; echo "dd=$?"; wc -c < /tmp/big; ulimit -f\n');
+    const [dd, size, ulimit] = r.stdout.trim().split('\n');
+    assert.notEqual(dd, 'dd=0');
+    assert.equal(size, String(1024 * 1024));
+    assert.equal(ulimit, '2048'); // 512-byte blocks
+  });
+
+  attempt('output flood past the bound', async () => {
+    const r = await run(shellProfile({ limits: { outputBytes: 4096, timeoutSeconds: 20 } }), 'while :; do echo flood flood flood; done\n');
+    assert.equal(r.result.outcome, 'output-limit');
+    assert.equal(Buffer.byteLength(r.stdout), 4096);
+    assert.ok(r.result.durationMs < 10_000, `${r.result.durationMs} ms`);
+  });
+
+  attempt('a daemonised child outlives the timeout', async () => {
+    const m = marker();
+    const r = await run(shellProfile({ limits: { timeoutSeconds: 1 } }), `(setsid sh -c 'trap "" TERM HUP INT; exec sleep ${m}' &) ; nohup sleep ${m} >/dev/null 2>&1 &\nsleep 600\n`);
+    assert.equal(r.result.outcome, 'timed-out');
+    assert.deepEqual(await hostProcesses(`sleep ${m}`), []);
+  });
+
+  attempt('a daemonised child that ignores signals outlives cancel', async () => {
+    const m = marker();
+    const controller = new AbortController();
+    const pending = run(shellProfile(), `trap "" TERM HUP INT\n(setsid sh -c 'trap "" TERM HUP INT; exec sleep ${m}' &)\necho started\nsleep 600\n`, {
+      signal: controller.signal,
+      onOutput: (_s, text) => {
+        if (text.includes('started')) controller.abort();
+      },
+    });
+    const r = await pending;
+    assert.equal(r.result.outcome, 'cancelled');
+    assert.deepEqual(await hostProcesses(`sleep ${m}`), []);
+  });
+
+  // --- profiles that skipped or defeat validation --------------------------------------------------
+
+  attempt('network "host" from workspace settings, and passed to the core unvalidated', async () => {
+    const set = resolveProfiles([{ source: 'workspace', value: { evil: { image: IMAGES.busybox, command: ['sh', '${file}'], network: 'host' } } }]);
+    assert.equal(set.profiles.find((p) => p.name === 'evil'), undefined);
+    assert.match(set.issues.find((i) => i.key === 'sandboxRunner.profiles.evil.network')?.message ?? '', /host and container networks are refused/);
+    let created = false;
+    const forged = { ...shellProfile(), network: 'host' } as unknown as Profile;
+    const r = await runInSandbox({ profileName: 'evil', profile: forged, code: `nc -w 1 127.0.0.1 ${port}\n`, onArgv: () => (created = true) });
+    assert.equal(r.outcome, 'failed-to-start');
+    assert.equal(r.error?.code, 'invalid-profile');
+    assert.match(r.message, /sandboxRunner\.profiles\.evil\.network/);
+    assert.equal(created, false);
+  });
+
+  attempt('image flag injection and root user passed to the core unvalidated', async () => {
+    for (const [key, forged] of [
+      ['image', { ...shellProfile(), image: '--privileged' }],
+      ['user', { ...shellProfile(), user: '0:0' }],
+      ['workdir', { ...shellProfile(), workdir: '/proc/sys' }],
+      ['limits.pids', { ...shellProfile(), limits: { ...shellProfile().limits, pids: -1 } }],
+      ['limits', { image: IMAGES.busybox, command: ['sh', '${file}'], limits: 'none' }],
+    ] as const) {
+      let created = false;
+      const r = await runInSandbox({ profileName: 'forged', profile: forged as unknown as Profile, code: 'id\n', onArgv: () => (created = true) });
+      assert.equal(r.outcome, 'failed-to-start', key);
+      assert.equal(r.error?.code, 'invalid-profile', key);
+      assert.match(r.message, new RegExp(`sandboxRunner\\.profiles\\.forged\\.${key.replace('.', '\\.')}`));
+      assert.equal(created, false, key);
+    }
+  });
+});

@@ -1,0 +1,143 @@
+/**
+ * The orphan sweep against the real engine. Containers are created (not run) with hand-made owner
+ * labels for each liveness case; only the provably dead owners' containers may go. Assertions are
+ * about this suite's own containers only: other users of the engine may have theirs.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { resolve } from 'node:path';
+import { execa } from 'execa';
+import {
+  currentBootId, currentPidNamespace, currentStartTime, isSandboxError, LABELS, PRODUCT_LABEL, reapOrphans,
+  removeOwnContainers, runInSandbox, statStartTime,
+} from '../../src/core';
+import { containerExists, IMAGES, requireEngine, shellProfile, waitFor } from './helpers';
+
+const CLI = resolve(__dirname, '../../../dist/cli.js');
+const PREFIX = `sandbox-runner-reaptest-${randomUUID().slice(0, 8)}`;
+
+/** Labels as `ownerLabels` makes them, for owner `pid`, with `over` replacing some. */
+function labelsFor(pid: number, start: string, over: Record<string, string | undefined> = {}): Record<string, string> {
+  const all: Record<string, string | undefined> = {
+    [PRODUCT_LABEL]: '1',
+    [LABELS.ownerPid]: String(pid),
+    [LABELS.ownerPidNamespace]: currentPidNamespace(),
+    [LABELS.ownerStart]: start,
+    [LABELS.ownerBoot]: currentBootId(),
+    [LABELS.host]: hostname(),
+    [LABELS.runId]: randomUUID(),
+    [LABELS.profile]: 'reaper-test',
+    ...over,
+  };
+  return Object.fromEntries(Object.entries(all).filter((e): e is [string, string] => e[1] !== undefined));
+}
+
+/** Creates a product-labelled container (optionally started) named `PREFIX-suffix`. */
+async function make(suffix: string, labels: Record<string, string>, started = false): Promise<string> {
+  const name = `${PREFIX}-${suffix}`;
+  const args = ['create', '--name', name, '--network', 'none', '--user', '65534:65534', '--cap-drop', 'ALL', '--log-driver', 'none'];
+  for (const [k, v] of Object.entries(labels)) args.push('--label', `${k}=${v}`);
+  await execa('docker', [...args, IMAGES.busybox, 'sleep', '60']);
+  if (started) await execa('docker', ['start', name]);
+  return name;
+}
+
+/** Start time (clock ticks since boot) of a live process. */
+const startOf = (pid: number) => statStartTime(readFileSync(`/proc/${pid}/stat`, 'utf8'))!;
+
+/** A pid that no process has (a child that already exited and was reaped). */
+async function deadPid(): Promise<number> {
+  const child = execa('true');
+  await child;
+  const pid = child.pid!;
+  assert.throws(() => process.kill(pid, 0), /ESRCH/);
+  return pid;
+}
+
+describe('orphan sweep (engine)', function () {
+  this.timeout(60_000);
+  const sleeper = execa('sleep', ['120'], { reject: false });
+
+  before(requireEngine);
+  after(async () => {
+    sleeper.kill('SIGKILL');
+    await sleeper;
+    const left = String((await execa('docker', ['ps', '-aq', '--filter', `name=${PREFIX}`])).stdout).split('\n').filter(Boolean);
+    if (left.length) await execa('docker', ['rm', '-f', ...left], { reject: false });
+  });
+
+  it('removes only the containers whose owner is provably gone, and says why it keeps the others', async () => {
+    const dead = await deadPid();
+    const live = sleeper.pid!;
+    const names = {
+      dead: await make('dead', labelsFor(dead, '12345')),
+      deadRunning: await make('dead-running', labelsFor(dead, '12345'), true),
+      deadNoStart: await make('dead-no-start-label', labelsFor(dead, '', { [LABELS.ownerStart]: undefined })),
+      reused: await make('pid-reused', labelsFor(live, String(Number(startOf(live)) + 1))),
+      alive: await make('alive', labelsFor(live, startOf(live))),
+      otherHost: await make('other-host', labelsFor(dead, '1', { [LABELS.host]: 'another-machine' })),
+      otherNs: await make('other-pidns', labelsFor(dead, '1', { [LABELS.ownerPidNamespace]: 'pid:[4026530000]' })),
+      otherBoot: await make('other-boot', labelsFor(dead, '1', { [LABELS.ownerBoot]: '00000000-0000-0000-0000-000000000000' })),
+      noNs: await make('no-pidns', labelsFor(dead, '1', { [LABELS.ownerPidNamespace]: undefined })),
+      badPid: await make('bad-pid', labelsFor(dead, '1', { [LABELS.ownerPid]: 'abc' })),
+      self: await make('self', labelsFor(process.pid, currentStartTime())),
+    };
+
+    const report = await reapOrphans();
+    const mine = new Set(Object.values(names));
+    const removed = report.removed.filter((n) => mine.has(n)).sort();
+    const kept = Object.fromEntries(report.kept.filter((k) => mine.has(k.name)).map((k) => [k.name, k.reason]));
+
+    assert.deepEqual(removed, [names.dead, names.deadRunning, names.deadNoStart, names.reused].sort());
+    for (const n of removed) assert.equal(await containerExists(n), false, n);
+    assert.match(kept[names.alive]!, new RegExp(`its owner \\(pid ${live}\\) is still running`));
+    assert.match(kept[names.otherHost]!, /liveness is unknown: it was started on host "another-machine"/);
+    assert.match(kept[names.otherNs]!, /liveness is unknown: its owner ran in pid namespace pid:\[4026530000\]/);
+    assert.match(kept[names.otherBoot]!, /liveness is unknown: its owner ran under another boot/);
+    assert.match(kept[names.noNs]!, /liveness is unknown: the owner-pidns label is missing/);
+    assert.match(kept[names.badPid]!, /liveness is unknown: the owner-pid label is missing or malformed/);
+    assert.match(kept[names.self]!, /belongs to this process/);
+    for (const n of Object.keys(kept)) assert.equal(await containerExists(n), true, n);
+
+    // Shutdown: this process's own containers go, nobody else's.
+    const own = await removeOwnContainers();
+    assert.deepEqual(own.removed.filter((n) => mine.has(n)), [names.self]);
+    assert.equal(await containerExists(names.self), false);
+    assert.equal(await containerExists(names.alive), true);
+  });
+
+  it('sandbox-run --reap removes an orphan, keeps a live run, and exits 0', async () => {
+    const orphan = await make('cli-orphan', labelsFor(await deadPid(), '7'), true);
+    let out = '';
+    const controller = new AbortController();
+    const pending = runInSandbox({
+      profileName: 'reaper',
+      profile: shellProfile(),
+      code: 'echo started; sleep 30\n',
+      signal: controller.signal,
+      onOutput: (_s, t) => (out += t),
+    });
+    try {
+      await waitFor(() => out.includes('started'), 20_000, 'the run to start');
+      const r = await execa('node', [CLI, '--reap'], { reject: false });
+      assert.equal(r.exitCode, 0, String(r.stderr));
+      assert.match(String(r.stdout), new RegExp(`^removed\\t${orphan}$`, 'm'));
+      assert.match(String(r.stdout), new RegExp(`^kept\\tsandbox-runner-[0-9a-f-]{36}\\tits owner \\(pid ${process.pid}\\) is still running$`, 'm'));
+      assert.match(String(r.stderr), /^sandbox-run: removed [1-9]\d* orphaned container\(s\), kept [1-9]\d*\.$/m);
+      assert.equal(await containerExists(orphan), false);
+    } finally {
+      controller.abort();
+    }
+    assert.equal((await pending).outcome, 'cancelled', 'the sweep must not have touched the live run');
+  });
+
+  it('an unreachable engine is an error, not an empty sweep', async () => {
+    const env = { DOCKER_HOST: 'unix:///nonexistent/docker.sock' };
+    await assert.rejects(reapOrphans({ docker: { env } }), (e: unknown) => isSandboxError(e) && e.code === 'daemon-unreachable');
+    const r = await execa('node', [CLI, '--reap'], { reject: false, env });
+    assert.equal(r.exitCode, 125);
+    assert.match(String(r.stderr), /The Docker engine is not reachable\. Start Docker/);
+  });
+});

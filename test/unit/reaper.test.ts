@@ -1,0 +1,119 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LABELS, ownerLiveness, removeStaleSnippetDir, statStartTime, statState, type ProcessProbe } from '../../src/core';
+
+/** A /proc/<pid>/stat line; `comm` may contain spaces and parentheses. */
+const statLine = (pid: number, comm: string, state: string, start: number) =>
+  `${pid} (${comm}) ${state} 1 ${pid} ${pid} 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 1 0 ${start} 1000 200 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0`;
+
+/** A machine with processes pid → [state, start]. */
+function probe(procs: Record<number, [string, number]>, over: Partial<ProcessProbe> = {}): ProcessProbe {
+  return {
+    host: 'box',
+    pidNamespace: 'pid:[4026531836]',
+    bootId: 'boot-1',
+    selfPid: 100,
+    selfStart: '5000',
+    exists: (pid) => (procs[pid] ? 'present' : 'absent'),
+    stat: (pid) => (procs[pid] ? statLine(pid, 'node (x) y', procs[pid]![0], procs[pid]![1]) : undefined),
+    ...over,
+  };
+}
+
+const labels = (over: Record<string, string> = {}) => ({
+  [LABELS.ownerPid]: '4242',
+  [LABELS.host]: 'box',
+  [LABELS.ownerPidNamespace]: 'pid:[4026531836]',
+  [LABELS.ownerBoot]: 'boot-1',
+  [LABELS.ownerStart]: '7777',
+  ...over,
+});
+
+describe('orphan liveness (unit)', () => {
+  it('parses start time and state after the last ")" of /proc/<pid>/stat', () => {
+    const line = statLine(7, 'a) b (c', 'Z', 123456);
+    assert.equal(statStartTime(line), '123456');
+    assert.equal(statState(line), 'Z');
+    assert.equal(statStartTime('garbage'), undefined);
+  });
+
+  it('dead only when provable: pid gone, zombie, or pid reused (other start time)', () => {
+    assert.equal(ownerLiveness(labels(), probe({})).state, 'dead');
+    assert.match(ownerLiveness(labels(), probe({})).reason, /pid 4242\) is gone/);
+    assert.equal(ownerLiveness(labels(), probe({ 4242: ['Z', 7777] })).state, 'dead');
+    const reused = ownerLiveness(labels(), probe({ 4242: ['S', 9999] }));
+    assert.equal(reused.state, 'dead');
+    assert.match(reused.reason, /started at tick 9999/);
+    assert.equal(ownerLiveness(labels(), probe({ 4242: ['S', 7777] })).state, 'alive');
+    assert.equal(ownerLiveness(labels(), probe({ 4242: ['R', 7777] })).state, 'alive');
+  });
+
+  it('never dead when liveness is unknown', () => {
+    const p = probe({}); // every pid is gone: only the guards below keep these
+    const cases: Record<string, Record<string, string>> = {
+      'other host': { [LABELS.host]: 'other' },
+      'no host label': { [LABELS.host]: '' },
+      'other pid namespace': { [LABELS.ownerPidNamespace]: 'pid:[4026532000]' },
+      'no pidns label': { [LABELS.ownerPidNamespace]: '' },
+      'owner could not read its pidns': { [LABELS.ownerPidNamespace]: 'unknown' },
+      'other boot': { [LABELS.ownerBoot]: 'boot-0' },
+      'no pid label': { [LABELS.ownerPid]: '' },
+      'malformed pid': { [LABELS.ownerPid]: '12a' },
+      'pid 0': { [LABELS.ownerPid]: '0' },
+      'negative pid': { [LABELS.ownerPid]: '-1' },
+      'huge pid': { [LABELS.ownerPid]: '99999999999' },
+    };
+    for (const [what, over] of Object.entries(cases)) {
+      assert.equal(ownerLiveness(labels(over), p).state, 'unknown', what);
+    }
+    assert.equal(ownerLiveness(labels(), probe({}, { pidNamespace: 'unknown' })).state, 'unknown', 'own /proc unreadable');
+    assert.equal(ownerLiveness(labels(), probe({}, { bootId: 'unknown' })).state, 'unknown', 'own boot id unreadable');
+    assert.equal(ownerLiveness(labels(), probe({}, { exists: () => 'unknown' })).state, 'unknown', 'kill(0) inconclusive');
+    assert.equal(ownerLiveness(labels(), probe({ 4242: ['S', 7777] }, { stat: () => undefined })).state, 'unknown', 'stat unreadable');
+  });
+
+  it('without a start-time label, a live pid counts as alive and a missing one as dead', () => {
+    assert.equal(ownerLiveness(labels({ [LABELS.ownerStart]: '' }), probe({ 4242: ['S', 1] })).state, 'alive');
+    assert.equal(ownerLiveness(labels({ [LABELS.ownerStart]: '' }), probe({})).state, 'dead');
+    // Older containers had no boot label: host and pid namespace decide.
+    assert.equal(ownerLiveness(labels({ [LABELS.ownerBoot]: '' }), probe({})).state, 'dead');
+  });
+
+  it('recognises its own containers, and an earlier process that had our pid', () => {
+    const p = probe({ 100: ['R', 5000] });
+    assert.equal(ownerLiveness(labels({ [LABELS.ownerPid]: '100', [LABELS.ownerStart]: '5000' }), p).state, 'self');
+    assert.equal(ownerLiveness(labels({ [LABELS.ownerPid]: '100', [LABELS.ownerStart]: '42' }), p).state, 'dead');
+  });
+
+  it('deletes a dead run\'s snippet directory only when it is exactly what writeSnippet makes', async () => {
+    const tmp = await realpath(tmpdir());
+    const made = await mkdtemp(join(tmp, 'sandbox-runner-'));
+    await writeFile(join(made, 'main.py'), 'print(1)\n');
+    assert.equal(removeStaleSnippetDir(made), true);
+    assert.equal(existsSync(made), false);
+
+    const extra = await mkdtemp(join(tmp, 'sandbox-runner-'));
+    await writeFile(join(extra, 'main.py'), '');
+    await writeFile(join(extra, 'notes.txt'), 'not ours');
+    const nested = await mkdtemp(join(tmp, 'sr-reaper-unit-'));
+    const deeper = join(nested, 'sandbox-runner-abcdef');
+    await mkdir(deeper);
+    const link = join(tmp, `sandbox-runner-${Math.random().toString(36).slice(2, 8).padEnd(6, 'x')}`);
+    await symlink(nested, link);
+    try {
+      assert.equal(removeStaleSnippetDir(extra), false, 'holds a file writeSnippet never makes');
+      assert.equal(removeStaleSnippetDir(deeper), false, 'not directly in the temp directory');
+      assert.equal(removeStaleSnippetDir(link), false, 'a symlink');
+      assert.equal(removeStaleSnippetDir('/etc'), false);
+      assert.equal(removeStaleSnippetDir(join(tmp, 'sandbox-runner-')), false);
+      assert.ok(existsSync(extra) && existsSync(deeper) && existsSync(nested));
+    } finally {
+      await rm(extra, { recursive: true, force: true });
+      await rm(nested, { recursive: true, force: true });
+      await rm(link, { force: true });
+    }
+  });
+});
