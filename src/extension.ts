@@ -6,7 +6,7 @@
  * Every disposable goes into `context.subscriptions`.
  */
 import * as vscode from 'vscode';
-import { pickProfile, WarmPool, type ResolvedProfile } from './core';
+import { pickProfile, reapOrphans, removeOwnContainers, WarmPool, type ResolvedProfile } from './core';
 import type { SandboxRunnerApi } from './vscode/api';
 import { registerCommands } from './vscode/commands';
 import { ConsentStore } from './vscode/consent';
@@ -19,6 +19,10 @@ import { RunStatusBar } from './vscode/statusBar';
 
 let runs: RunManager | undefined;
 let pool: WarmPool | undefined;
+let logChannel: vscode.LogOutputChannel | undefined;
+
+/** How often the orphan sweep runs while the extension is active, ms. */
+const REAP_INTERVAL_MS = 10 * 60_000;
 
 /** Publishes which languages/extensions have a valid profile, for menu when-clauses. */
 async function publishContext(): Promise<void> {
@@ -31,6 +35,7 @@ async function publishContext(): Promise<void> {
 export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
   const channel = vscode.window.createOutputChannel('Sandbox Runner');
   const log = vscode.window.createOutputChannel('Sandbox Runner Log', { log: true });
+  logChannel = log;
   const output = new ProgramOutput(channel);
   runs = new RunManager();
   const statusBar = new RunStatusBar(runs);
@@ -79,6 +84,20 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
   void publishContext();
   if (view.visible) void refreshEngine();
 
+  // Orphans of dead windows (crashed extension hosts, killed CLIs): swept soon after activation,
+  // off the activation path, then periodically. Unknown owner liveness is never "dead".
+  const sweep = async () => {
+    try {
+      const report = await reapOrphans({ docker: { dockerPath: dockerPath() } });
+      if (report.removed.length > 0) log.info(`orphan sweep removed ${report.removed.length} container(s): ${report.removed.join(', ')}`);
+    } catch (e) {
+      log.debug(`orphan sweep skipped: ${String(e)}`);
+    }
+  };
+  const firstSweep = setTimeout(() => void sweep(), 2000);
+  const sweeps = setInterval(() => void sweep(), REAP_INTERVAL_MS);
+  context.subscriptions.push({ dispose: () => (clearTimeout(firstSweep), clearInterval(sweeps)) });
+
   return {
     onDidStartRun: runs.onDidStart,
     onDidFinishRun: runs.onDidFinish,
@@ -96,4 +115,10 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
 export async function deactivate(): Promise<void> {
   await Promise.allSettled([runs?.cancelAll(), pool?.dispose()]);
   pool = undefined;
+  // Anything of this window still there (e.g. a run whose cancel raced the shutdown) goes too.
+  try {
+    await removeOwnContainers({ docker: { dockerPath: dockerPath() } });
+  } catch (e) {
+    logChannel?.warn(`could not remove this window's containers: ${String(e)}`);
+  }
 }
