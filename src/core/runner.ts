@@ -2,8 +2,9 @@
  * The core runner: one snippet, one fresh container, streamed bounded output, a timeout and
  * cancel, and a typed result. Flow: validate mounts → write snippet → `docker create` (with the
  * image's VOLUME check in parallel) → `docker start -a` (streamed) → `docker inspect` (exit code,
- * OOMKilled) → `docker rm -f -v`. Timeout, cancel and output overflow all take the same path:
- * `docker rm -f -v`, which ends every process in the container. No `vscode` import here.
+ * OOMKilled; skipped when the program exited 0) → `docker rm -f -v`. Timeout, cancel and output
+ * overflow all take the same path: `docker rm -f -v`, which ends every process in the container.
+ * No `vscode` import here.
  */
 import { randomUUID } from 'node:crypto';
 import { constants } from 'node:os';
@@ -260,6 +261,9 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
     if (stopReason) return await finish(stopReason, null);
     const errno = spawnErrno(attached);
     if (errno) throw dockerMissing(opts, errno);
+    // The attached CLI exits with the container's own status; 0 means the program started and
+    // exited 0, so `docker inspect` (start failure, OOM kill) has nothing to add: skip it (~15 ms).
+    if (attached.exitCode === 0 && !attached.failed) return await finish('exited', 0);
 
     let state;
     try {
