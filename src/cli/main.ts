@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
-  isSandboxError, LIMIT_RANGES, pickProfile, ProfileSchema, rangeMessage, reapOrphans, resolveProfiles, runInSandbox, type RunResult,
+  isSandboxError, LIMIT_RANGES, pickProfile, ProfileSchema, rangeMessage, reapOrphans, resolveProfiles, runInSandbox, workspaceLoosenings, type RunResult,
 } from '../core';
 import { exitCodeFor, EXIT } from './exitCodes';
 import { readWorkspaceSettings } from './workspaceSettings';
@@ -23,6 +23,9 @@ Options:
   -p, --profile NAME     profile to use (default: chosen by FILE's extension)
   -w, --workspace DIR    workspace whose .vscode/settings.json defines profiles (default: .)
   -t, --timeout SECONDS  wall-clock limit, overriding the profile's limits.timeoutSeconds
+      --allow-loosening  run a workspace profile that loosens the sandbox (network, mounts,
+                         larger limits than the built-in profile); without it such a run is
+                         refused and the loosened settings and docker arguments are listed
       --list-profiles    list the profiles and their problems, then exit
       --reap             remove sandbox containers whose owning process is provably gone
                          (same host, boot and pid namespace, and that process has exited);
@@ -74,6 +77,7 @@ async function main(): Promise<number> {
         timeout: { type: 'string', short: 't' },
         'list-profiles': { type: 'boolean' },
         reap: { type: 'boolean' },
+        'allow-loosening': { type: 'boolean' },
         quiet: { type: 'boolean', short: 'q' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -96,7 +100,8 @@ async function main(): Promise<number> {
   } catch (e) {
     fail((e as Error).message);
   }
-  const set = resolveProfiles([{ source: 'workspace', value: settings.profiles }]);
+  const layers = [{ source: 'workspace' as const, value: settings.profiles }];
+  const set = resolveProfiles(layers);
 
   if (values['list-profiles']) {
     for (const p of set.profiles) {
@@ -121,6 +126,16 @@ async function main(): Promise<number> {
         ? `profile "${values.profile}" ${bad ? 'is invalid (see above); fix it in ' + settings.path : 'does not exist; use --list-profiles to see the profiles'}.`
         : `no profile runs "${basename(file)}"; pass --profile NAME or add a profile with its extension to ${settings.path}.`,
     );
+  }
+
+  // A workspace's settings file may come with a cloned repository: it may tighten anything, but a
+  // loosening needs the user's explicit --allow-loosening (the editor asks in a modal instead).
+  const loosening = workspaceLoosenings(layers).get(chosen.name);
+  if (loosening && !values['allow-loosening']) {
+    for (const l of loosening.loosenings) process.stderr.write(`sandbox-run: ${l.key}: ${l.description}\n`);
+    for (const a of loosening.addedArgs) process.stderr.write(`sandbox-run:   + ${a}\n`);
+    for (const a of loosening.removedArgs) process.stderr.write(`sandbox-run:   - ${a}\n`);
+    fail(`profile "${chosen.name}" from ${settings.path} loosens the sandbox (above); review it and pass --allow-loosening to run it.`);
   }
 
   let profile = chosen.profile;

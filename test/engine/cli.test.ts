@@ -23,6 +23,7 @@ describe('sandbox-run CLI (engine)', function () {
           "python": { "image": "${IMAGES.python}" },
           "shell": { "image": "${IMAGES.busybox}", "limits": { "timeoutSeconds": 20 } },
           "broken": { "image": "x", "command": ["run"], "limits": { "pids": 0 } },
+          "open": { "image": "${IMAGES.busybox}", "command": ["sh", "\${file}"], "network": "bridge" },
         },
       }`,
     );
@@ -83,6 +84,19 @@ describe('sandbox-run CLI (engine)', function () {
     assert.match(String(r.stderr), /sandboxRunner\.profiles\.broken\.limits\.pids: must be a whole number from 8 to 4096/);
     assert.match(String(r.stderr), /sandboxRunner\.profiles\.broken\.command: must be a non-empty list/);
     assert.match(String(r.stderr), /profile "broken" is invalid/);
+  });
+
+  it('refuses a workspace profile that loosens the sandbox unless --allow-loosening is given', async () => {
+    const refused = await cli(['--profile', 'open', '-'], 'echo ran\n');
+    assert.equal(refused.exitCode, 2);
+    assert.equal(refused.stdout, '');
+    assert.match(String(refused.stderr), /sandboxRunner\.profiles\.open\.network: network: none → bridge/);
+    assert.match(String(refused.stderr), /\+ --network bridge/);
+    assert.match(String(refused.stderr), /pass --allow-loosening to run it/);
+    const allowed = await cli(['--profile', 'open', '--allow-loosening', '-'], 'echo ran\n');
+    assert.equal(allowed.exitCode, 0);
+    assert.equal(allowed.stdout, 'ran');
+    assert.match(String(allowed.stderr), /network on/);
   });
 
   it('refuses unknown profiles, missing files and bad flags with exit 2', async () => {
