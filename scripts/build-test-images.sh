@@ -33,38 +33,8 @@ done
 
 docker info >/dev/null 2>&1 || die "Docker engine not reachable (or not accessible to this user); run scripts/engine-up.sh first."
 
-export DEBIAN_FRONTEND=noninteractive
-
-wait_for_apt() {
-  local waited=0
-  while pgrep -x apt-get >/dev/null || pgrep -x apt >/dev/null || pgrep -x dpkg >/dev/null; do
-    if [ "$waited" -eq 0 ]; then say "waiting for another apt/dpkg process to finish"; fi
-    if [ "$waited" -ge 900 ]; then die "apt/dpkg still busy after ${waited} s"; fi
-    sleep 2
-    waited=$((waited + 2))
-  done
-}
-
-APT_UPDATED=0
-# ensure_pkg PACKAGE: install a Debian package unless it is already installed.
-ensure_pkg() {
-  local pkg=$1
-  if dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
-    return 0
-  fi
-  wait_for_apt
-  if dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
-    return 0
-  fi
-  [ "$(id -u)" -eq 0 ] || die "Debian package '$pkg' is missing; install it with 'sudo apt-get install $pkg' (or run this script as root)."
-  if [ "$APT_UPDATED" -eq 0 ]; then
-    say "apt-get update"
-    apt-get -o DPkg::Lock::Timeout=600 update -qq </dev/null
-    APT_UPDATED=1
-  fi
-  say "apt-get install $pkg"
-  apt-get -o DPkg::Lock::Timeout=600 install -y -qq "$pkg" </dev/null >/dev/null
-}
+# shellcheck source=scripts/lib/apt.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/apt.sh"
 
 image_exists() { docker image inspect "$1" >/dev/null 2>&1; }
 
@@ -117,7 +87,7 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/sandbox-runner-images.XXXXXX")
 BUSYBOX_ROOT=""
 busybox_rootfs() {
   [ -n "$BUSYBOX_ROOT" ] && return 0
-  ensure_pkg busybox-static
+  apt_install busybox-static
   local root=$WORK/busybox-root applet
   mkdir -p "$root"/{bin,usr/bin,etc,root,tmp,dev,proc,sys}
   chmod 1777 "$root/tmp"
@@ -160,7 +130,7 @@ build_volume() {
 
 build_python() {
   [ "$(id -u)" -eq 0 ] || die "building $PYTHON_IMAGE needs root (debootstrap); run 'sudo $0'."
-  ensure_pkg debootstrap
+  apt_install debootstrap
   local root=$WORK/python-root mirror log=$WORK/debootstrap.log
   mirror=$(debian_mirror)
   say "debootstrap $SUITE from $mirror"

@@ -44,30 +44,8 @@ if [ "$(id -u)" -ne 0 ]; then
   die "the Docker engine is not reachable and installing/starting it needs root; run 'sudo $0' (or start Docker yourself)."
 fi
 
-export DEBIAN_FRONTEND=noninteractive
-
-wait_for_apt() {
-  # Another apt/dpkg run (e.g. a provisioning step) may hold the locks; wait for it.
-  local waited=0
-  while pgrep -x apt-get >/dev/null || pgrep -x apt >/dev/null || pgrep -x dpkg >/dev/null; do
-    if [ "$waited" -eq 0 ]; then say "waiting for another apt/dpkg process to finish"; fi
-    if [ "$waited" -ge 900 ]; then die "apt/dpkg still busy after ${waited} s"; fi
-    sleep 2
-    waited=$((waited + 2))
-  done
-}
-
-APT_UPDATED=0
-apt_install() {
-  wait_for_apt
-  if [ "$APT_UPDATED" -eq 0 ]; then
-    say "apt-get update"
-    apt-get -o DPkg::Lock::Timeout=600 update -qq </dev/null
-    APT_UPDATED=1
-  fi
-  say "apt-get install $*"
-  apt-get -o DPkg::Lock::Timeout=600 install -y -qq "$@" </dev/null >/dev/null
-}
+# shellcheck source=scripts/lib/apt.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/apt.sh"
 
 have_docker_init() {
   # dockerd looks for docker-init on PATH and in /usr/libexec/docker.

@@ -92,19 +92,9 @@ say "installing into $TOOLS (cold install: ~1.3 GB, a few minutes)"
 step_t=$(date +%s%N)
 mapfile -t missing < <(missing_apt)
 if [ "${#missing[@]}" -gt 0 ]; then
-  [ "$(id -u)" -eq 0 ] || die "missing Debian packages: ${missing[*]}; run 'sudo apt-get install -y ${missing[*]}' or run this script as root"
-  export DEBIAN_FRONTEND=noninteractive NEEDRESTART_MODE=a NEEDRESTART_SUSPEND=1
-  waited=0
-  while pgrep -x apt-get >/dev/null || pgrep -x dpkg >/dev/null; do
-    [ "$waited" -eq 0 ] && say "waiting for another apt/dpkg process to finish"
-    [ "$waited" -lt 900 ] || die "apt/dpkg still busy after ${waited} s"
-    sleep 2
-    waited=$((waited + 2))
-  done
-  say "apt-get update"
-  apt-get -o DPkg::Lock::Timeout=600 update -qq </dev/null >/dev/null
-  say "apt-get install ${missing[*]}"
-  apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" </dev/null >/dev/null
+  # shellcheck source=scripts/lib/apt.sh
+  source "$(dirname "${BASH_SOURCE[0]}")/lib/apt.sh"
+  apt_install --no-install-recommends "${missing[@]}"
 fi
 [ -x /usr/bin/chromium ] || die "/usr/bin/chromium is missing after installing Debian package chromium"
 say "debian packages ready in $(ms_since "$step_t") ms"

@@ -1,0 +1,41 @@
+# shellcheck shell=bash
+# Shared apt helpers for the set-up scripts (sourced, not run). The caller defines
+# `say MESSAGE` and `die MESSAGE`. Non-interactive, never reads stdin, waits for other apt/dpkg
+# runs instead of fighting them for the lock.
+
+export DEBIAN_FRONTEND=noninteractive NEEDRESTART_MODE=a NEEDRESTART_SUSPEND=1
+APT_UPDATED=0
+
+# Waits (up to 15 minutes) while another apt-get/apt/dpkg process runs.
+wait_for_apt() {
+  local waited=0
+  while pgrep -x apt-get >/dev/null || pgrep -x apt >/dev/null || pgrep -x dpkg >/dev/null; do
+    if [ "$waited" -eq 0 ]; then say "waiting for another apt/dpkg process to finish"; fi
+    if [ "$waited" -ge 900 ]; then die "apt/dpkg still busy after ${waited} s"; fi
+    sleep 2
+    waited=$((waited + 2))
+  done
+}
+
+# True when Debian package $1 is installed.
+pkg_installed() {
+  dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
+}
+
+# apt_install [--no-install-recommends] PACKAGE...: installs the packages that are missing (root only).
+apt_install() {
+  local opts=() pkgs=() p
+  for p in "$@"; do
+    if [ "$p" = --no-install-recommends ]; then opts+=("$p"); elif ! pkg_installed "$p"; then pkgs+=("$p"); fi
+  done
+  [ "${#pkgs[@]}" -gt 0 ] || return 0
+  wait_for_apt
+  [ "$(id -u)" -eq 0 ] || die "missing Debian packages: ${pkgs[*]}; run 'sudo apt-get install -y ${pkgs[*]}' or run this script as root."
+  if [ "$APT_UPDATED" -eq 0 ]; then
+    say "apt-get update"
+    apt-get -o DPkg::Lock::Timeout=600 update -qq </dev/null >/dev/null
+    APT_UPDATED=1
+  fi
+  say "apt-get install ${pkgs[*]}"
+  apt-get -o DPkg::Lock::Timeout=600 install -y -qq "${opts[@]}" "${pkgs[@]}" </dev/null >/dev/null
+}
