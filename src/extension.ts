@@ -81,7 +81,8 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
       tree.refresh(null);
     }),
   );
-  void publishContext();
+  // Validating profiles for the menus' context keys is off the activation path.
+  setImmediate(() => void publishContext());
   if (view.visible) void refreshEngine();
 
   // Orphans of dead windows (crashed extension hosts, killed CLIs): swept soon after activation,
