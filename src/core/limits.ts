@@ -3,7 +3,12 @@
  * (named on the field) or to a runner rule; the isolation floor is in
  * `../shared/design/isolation.md` ("Resources").
  */
-import * as z from 'zod';
+import { en } from 'zod/locales';
+import * as z from 'zod/mini';
+
+// `zod/mini` ships without a locale; classic `zod` installs English on first use. Install it too, so
+// the few issues without our own message (e.g. an unknown profile key) keep the same default text.
+z.config(en());
 
 /** Inclusive range and unit of one numeric limit, used for validation and messages. */
 interface Range {
@@ -43,17 +48,28 @@ export function rangeMessage(range: Range): string {
   return `must be ${kind} from ${range.min} to ${range.max} (${range.unit})`;
 }
 
+/**
+ * `zod/mini` form of classic `.describe()`: a clone of `schema` (keeping it as the clone's parent)
+ * registered in the global registry with `description`, which `z.toJSONSchema` emits. Unlike a
+ * `z.describe()` check it adds no check, so `z.partial` still accepts described objects.
+ */
+export function withDescription<T extends z.ZodMiniType>(schema: T, description: string): T {
+  const described = schema.clone();
+  z.globalRegistry.add(described, { description });
+  return described;
+}
+
 function limit(name: keyof typeof LIMIT_RANGES, description: string) {
   const range = LIMIT_RANGES[name];
   const error = rangeMessage(range);
-  let schema = z.number({ error }).min(range.min, { error }).max(range.max, { error });
-  if (range.integer) schema = schema.int({ error });
-  return schema.default(DEFAULT_LIMITS[name]).describe(description);
+  let schema = z.number({ error }).check(z.gte(range.min, { error }), z.lte(range.max, { error }));
+  if (range.integer) schema = schema.check(z.int({ error }));
+  return withDescription(z._default(schema, DEFAULT_LIMITS[name]), description);
 }
 
 /** Zod schema of `limits` in a profile. Unknown keys are refused. */
-export const LimitsSchema = z
-  .strictObject({
+export const LimitsSchema = withDescription(
+  z.strictObject({
     memoryMiB: limit('memoryMiB', 'Memory limit in MiB; swap is disabled (`--memory` = `--memory-swap`).'),
     cpus: limit('cpus', 'CPU quota in CPUs (`--cpus`).'),
     pids: limit('pids', 'Maximum number of processes and threads, including the init process (`--pids-limit`).'),
@@ -64,8 +80,9 @@ export const LimitsSchema = z
     ),
     fileSizeMiB: limit('fileSizeMiB', 'Largest file the program may write, in MiB (`--ulimit fsize`).'),
     tmpfsMiB: limit('tmpfsMiB', 'Size of each writable tmpfs (/tmp, the working directory, HOME), in MiB.'),
-  }, { error: 'must be an object of limits such as {"memoryMiB": 256, "timeoutSeconds": 10}' })
-  .describe('Resource limits; every field is optional and defaults to the built-in value.');
+  }, { error: 'must be an object of limits such as {"memoryMiB": 256, "timeoutSeconds": 10}' }),
+  'Resource limits; every field is optional and defaults to the built-in value.',
+);
 
 /** Fully resolved limits (every field present). */
 export type Limits = z.output<typeof LimitsSchema>;

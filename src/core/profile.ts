@@ -4,8 +4,8 @@
  * generated from these same schemas (see `settingsSchema.ts`).
  */
 import { posix } from 'node:path';
-import * as z from 'zod';
-import { LimitsSchema } from './limits';
+import * as z from 'zod/mini';
+import { LimitsSchema, withDescription } from './limits';
 
 /** Placeholder in `command` replaced by the in-container path of the snippet file. */
 export const FILE_PLACEHOLDER = '${file}';
@@ -37,9 +37,8 @@ const containerPathError =
   'must be an absolute container path other than "/", without "..", commas or quotes, and outside /proc, /sys, /dev, /etc and /run';
 
 /** An absolute, normalised container path outside the forbidden roots. */
-export const ContainerPathSchema = z
-  .string({ error: containerPathError })
-  .refine(
+export const ContainerPathSchema = z.string({ error: containerPathError }).check(
+  z.refine(
     (p) =>
       p.startsWith('/') &&
       p !== '/' &&
@@ -48,32 +47,41 @@ export const ContainerPathSchema = z
       posix.normalize(p).replace(/\/$/, '') !== '' &&
       !FORBIDDEN_CONTAINER_ROOTS.some((root) => isUnder(posix.normalize(p), root)),
     { error: containerPathError },
-  );
+  ),
+);
 
 /** A container path that is not, and is not inside, a {@link RESERVED_CONTAINER_PATHS} entry (the workdir). */
-const OwnContainerPathSchema = ContainerPathSchema.refine(
-  (p) => typeof p !== 'string' || !RESERVED_CONTAINER_PATHS.some((root) => isUnder(posix.normalize(p).replace(/\/$/, ''), root)),
-  { error: `must not be ${RESERVED_CONTAINER_PATHS.join(', ')} or inside them: the sandbox mounts its own file systems there` },
+const OwnContainerPathSchema = ContainerPathSchema.check(
+  z.refine(
+    (p) =>
+      typeof p !== 'string' || !RESERVED_CONTAINER_PATHS.some((root) => isUnder(posix.normalize(p).replace(/\/$/, ''), root)),
+    { error: `must not be ${RESERVED_CONTAINER_PATHS.join(', ')} or inside them: the sandbox mounts its own file systems there` },
+  ),
 );
 
 const mountError = 'must be a bind mount such as {"source": "/abs/host/path", "target": "/abs/container/path", "mode": "ro"}';
 const hostPathError = 'must be an absolute host path without "..", commas, quotes or line breaks';
 
 /** One bind mount (`--mount type=bind,src=…,dst=…[,readonly]`). Host paths are checked again at run time. */
-export const MountSchema = z
-  .strictObject({
-    source: z
-      .string({ error: hostPathError })
-      .refine((p) => p.startsWith('/') && !p.split('/').includes('..') && !UNSAFE_PATH_CHARS.test(p), { error: hostPathError })
-      .describe('Absolute host path (file or directory); resolved through symlinks before use.'),
+export const MountSchema = withDescription(
+  z.strictObject({
+    source: withDescription(
+      z.string({ error: hostPathError }).check(
+        z.refine((p) => p.startsWith('/') && !p.split('/').includes('..') && !UNSAFE_PATH_CHARS.test(p), {
+          error: hostPathError,
+        }),
+      ),
+      'Absolute host path (file or directory); resolved through symlinks before use.',
+    ),
     // Reserved targets (RESERVED_CONTAINER_PATHS) are refused at run time by `resolveMounts`.
-    target: ContainerPathSchema.describe('Absolute path inside the container.'),
-    mode: z
-      .enum(['ro', 'rw'], { error: 'must be "ro" (read-only, the default) or "rw"' })
-      .default('ro')
-      .describe('"ro" (default) or "rw".'),
-  }, { error: mountError })
-  .describe('A bind mount; named volumes are not supported.');
+    target: withDescription(ContainerPathSchema, 'Absolute path inside the container.'),
+    mode: withDescription(
+      z._default(z.enum(['ro', 'rw'], { error: 'must be "ro" (read-only, the default) or "rw"' }), 'ro'),
+      '"ro" (default) or "rw".',
+    ),
+  }, { error: mountError }),
+  'A bind mount; named volumes are not supported.',
+);
 
 /** Environment variable names allowed by `--env NAME=VALUE`. */
 export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -89,63 +97,86 @@ const extensionError = 'must be a list of file extensions with a leading dot, su
 const commandError = `must be a non-empty list of strings without NUL characters (argv, no shell) that contains "${FILE_PLACEHOLDER}" where the snippet path goes`;
 
 /** The fields of a profile. Everything except `image` and `command` has a default. */
-export const ProfileSchema = z
-  .strictObject({
-    image: z
-      .string({ error: imageError })
-      .regex(/^[A-Za-z0-9][A-Za-z0-9._/:@-]{0,254}$/, { error: imageError })
-      .describe('Image to run; it must already be present locally (runs never pull).'),
-    command: z
-      .array(z.string({ error: commandError }).refine((a) => !a.includes('\0'), { error: commandError }), { error: commandError })
-      .min(1, { error: commandError })
-      .refine((argv) => argv.some((a) => a.includes(FILE_PLACEHOLDER)), { error: commandError })
-      .describe(`Command argv; "${FILE_PLACEHOLDER}" is replaced by the in-container snippet path.`),
-    languages: z
-      .array(z.string({ error: languageError }).regex(/^[A-Za-z0-9][A-Za-z0-9._+-]*$/, { error: languageError }), {
-        error: languageError,
-      })
-      .default([])
-      .describe('VS Code language ids this profile runs.'),
-    extensions: z
-      .array(z.string({ error: extensionError }).regex(/^\.[A-Za-z0-9_+-]{1,16}$/, { error: extensionError }), {
-        error: extensionError,
-      })
-      .default([])
-      .describe('File extensions this profile runs; the first names the snippet file.'),
-    limits: LimitsSchema.prefault({}),
-    network: z
-      .enum(['none', 'bridge'], { error: 'must be "none" (the default) or "bridge"; host and container networks are refused' })
-      .default('none')
-      .describe('"none" (default): no network. "bridge": outbound network (opt-in).'),
-    mounts: z.array(MountSchema, { error: 'must be a list of bind mounts' }).default([]).describe('Extra bind mounts.'),
-    env: z
-      .record(
-        z.string().regex(ENV_NAME, { error: envNameError }),
-        z.string({ error: envValueError }).refine((v) => !v.includes('\0'), { error: envValueError }),
-        { error: (iss) => (iss.code === 'invalid_key' ? envNameError : 'must be an object of NAME: "value" strings') },
-      )
-      .default({})
-      .describe('Environment variables (nothing is inherited from the host).'),
-    user: z
-      .string({ error: userError })
-      .refine(
-        (u) => {
-          const m = /^(\d{1,10}):(\d{1,10})$/.exec(u);
-          if (!m) return false;
-          const [uid, gid] = [Number(m[1]), Number(m[2])];
-          return uid >= 1 && gid >= 1 && uid <= 2147483647 && gid <= 2147483647;
-        },
-        { error: userError },
-      )
-      .default(DEFAULT_USER)
-      .describe('Numeric non-root "UID:GID" (`--user`).'),
-    workdir: OwnContainerPathSchema.default(DEFAULT_WORKDIR).describe('Working directory (a tmpfs owned by the user).'),
-    runtime: z
-      .enum(['runsc'], { error: 'must be "runsc" (gVisor) or left out for the engine default' })
-      .optional()
-      .describe('Optional stronger OCI runtime (`--runtime`), e.g. gVisor "runsc".'),
-  })
-  .describe('A sandbox profile.');
+export const ProfileSchema = withDescription(
+  z.strictObject({
+    image: withDescription(
+      z.string({ error: imageError }).check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._/:@-]{0,254}$/, { error: imageError })),
+      'Image to run; it must already be present locally (runs never pull).',
+    ),
+    command: withDescription(
+      z
+        .array(z.string({ error: commandError }).check(z.refine((a) => !a.includes('\0'), { error: commandError })), {
+          error: commandError,
+        })
+        .check(
+          z.minLength(1, { error: commandError }),
+          z.refine((argv) => argv.some((a) => a.includes(FILE_PLACEHOLDER)), { error: commandError }),
+        ),
+      `Command argv; "${FILE_PLACEHOLDER}" is replaced by the in-container snippet path.`,
+    ),
+    languages: withDescription(
+      z._default(
+        z.array(z.string({ error: languageError }).check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._+-]*$/, { error: languageError })), {
+          error: languageError,
+        }),
+        [],
+      ),
+      'VS Code language ids this profile runs.',
+    ),
+    extensions: withDescription(
+      z._default(
+        z.array(z.string({ error: extensionError }).check(z.regex(/^\.[A-Za-z0-9_+-]{1,16}$/, { error: extensionError })), {
+          error: extensionError,
+        }),
+        [],
+      ),
+      'File extensions this profile runs; the first names the snippet file.',
+    ),
+    limits: z.prefault(LimitsSchema, {}),
+    network: withDescription(
+      z._default(
+        z.enum(['none', 'bridge'], { error: 'must be "none" (the default) or "bridge"; host and container networks are refused' }),
+        'none',
+      ),
+      '"none" (default): no network. "bridge": outbound network (opt-in).',
+    ),
+    mounts: withDescription(z._default(z.array(MountSchema, { error: 'must be a list of bind mounts' }), []), 'Extra bind mounts.'),
+    env: withDescription(
+      z._default(
+        z.record(
+          z.string().check(z.regex(ENV_NAME, { error: envNameError })),
+          z.string({ error: envValueError }).check(z.refine((v) => !v.includes('\0'), { error: envValueError })),
+          { error: (iss) => (iss.code === 'invalid_key' ? envNameError : 'must be an object of NAME: "value" strings') },
+        ),
+        {},
+      ),
+      'Environment variables (nothing is inherited from the host).',
+    ),
+    user: withDescription(
+      z._default(
+        z.string({ error: userError }).check(
+          z.refine(
+            (u) => {
+              const m = /^(\d{1,10}):(\d{1,10})$/.exec(u);
+              if (!m) return false;
+              const [uid, gid] = [Number(m[1]), Number(m[2])];
+              return uid >= 1 && gid >= 1 && uid <= 2147483647 && gid <= 2147483647;
+            },
+            { error: userError },
+          ),
+        ),
+        DEFAULT_USER,
+      ),
+      'Numeric non-root "UID:GID" (`--user`).',
+    ),
+    workdir: withDescription(z._default(OwnContainerPathSchema, DEFAULT_WORKDIR), 'Working directory (a tmpfs owned by the user).'),
+    runtime: withDescription(
+      z.optional(z.enum(['runsc'], { error: 'must be "runsc" (gVisor) or left out for the engine default' })),
+      'Optional stronger OCI runtime (`--runtime`), e.g. gVisor "runsc".',
+    ),
+  }),
+  'A sandbox profile.',
+);
 
 /** A fully resolved, valid profile. */
 export type Profile = z.output<typeof ProfileSchema>;

@@ -4,7 +4,7 @@
  * merged key by key), then validated. All problems are returned, never just the first.
  */
 import { extname } from 'node:path';
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { BUILTIN_PROFILES } from './defaults';
 import { PROFILE_NAME, ProfileSchema, type Profile } from './profile';
 
@@ -57,7 +57,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** Formats zod issues as setting keys under `prefix`, one message per key and problem. */
-export function toProfileIssues(prefix: string, error: z.ZodError): ProfileIssue[] {
+export function toProfileIssues(prefix: string, error: z.core.$ZodError): ProfileIssue[] {
   const out: ProfileIssue[] = [];
   for (const issue of error.issues) {
     const key = [prefix, ...issue.path.map(String)].join('.');

@@ -3,7 +3,7 @@
  * settings editor's validation and the runner's validation never drift. `npm run gen:schema`
  * writes it into package.json; a unit test fails when package.json is stale.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { LimitsSchema } from './limits';
 import { ProfileSchema } from './profile';
 
@@ -22,7 +22,7 @@ function clean(schema: JsonSchema): JsonSchema {
  * so only new profiles need `image` and `command` (checked at run time with the full schema).
  */
 export function settingsContribution(): JsonSchema {
-  const profileSchema = clean(z.toJSONSchema(ProfileSchema.partial(), { io: 'input', target: 'draft-7' }) as JsonSchema);
+  const profileSchema = clean(z.toJSONSchema(z.partial(ProfileSchema), { io: 'input', target: 'draft-7' }) as JsonSchema);
   return {
     title: 'Sandbox Runner',
     properties: {
