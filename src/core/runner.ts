@@ -56,6 +56,10 @@ export interface RunRequest {
 
 type StopReason = 'timed-out' | 'cancelled' | 'output-limit';
 
+/** Re-inspections of a SIGKILLed container whose `OOMKilled` flag is not set yet, and their spacing (ms). */
+const OOM_RECHECKS = 4;
+const OOM_RECHECK_MS = 50;
+
 /** Grace for `docker start -a` to exit after its container was removed, ms. */
 const ATTACH_EXIT_GRACE_MS = 5000;
 
@@ -312,6 +316,12 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
         fix: 'Check the Docker engine (docker info) and run again; the container was removed.',
         detail: tail(stderrTail),
       });
+    }
+    // The engine learns of an OOM kill from a separate event that can land just after the exit:
+    // for a SIGKILL status, look again briefly before calling it a plain exit.
+    for (let i = 0; i < OOM_RECHECKS && state.exitCode === 137 && !state.oomKilled; i++) {
+      await new Promise((r) => setTimeout(r, OOM_RECHECK_MS));
+      state = await inspectState(opts, name).catch(() => state!);
     }
     if (state.oomKilled) return await finish('oom-killed', state.exitCode);
     return await finish('exited', state.exitCode);
