@@ -60,6 +60,9 @@ type StopReason = 'timed-out' | 'cancelled' | 'output-limit';
 const OOM_RECHECKS = 4;
 const OOM_RECHECK_MS = 50;
 
+/** How long the warm path holds stderr back before the attach is known to be good, ms. */
+const HOLD_STDERR_MS = 250;
+
 /** Grace for `docker start -a` to exit after its container was removed, ms. */
 const ATTACH_EXIT_GRACE_MS = 5000;
 
@@ -252,12 +255,31 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
         stop('output-limit');
       }
     };
-    attach.stdout?.on('data', onChunk('stdout'));
-    attach.stderr?.on('data', onChunk('stderr'));
+    // Warm path: a warm container removed behind our back (docker rm, engine restart) makes the
+    // CLI print "No such container", which is not program output. Hold stderr until stdout flows,
+    // HOLD_STDERR_MS pass, or the CLI exits; then either deliver it or retry on the cold path.
+    let held: Buffer[] | undefined = warm ? [] : undefined;
+    const release = () => {
+      const chunks = held;
+      held = undefined;
+      for (const c of chunks ?? []) onChunk('stderr')(c);
+    };
+    const holdTimer = warm ? setTimeout(release, HOLD_STDERR_MS) : undefined;
+    attach.stdout?.on('data', (chunk: Buffer) => {
+      release();
+      onChunk('stdout')(chunk);
+    });
+    attach.stderr?.on('data', (chunk: Buffer) => (held ? held.push(chunk) : onChunk('stderr')(chunk)));
     attachProc = attach;
     const attached = await attach;
     attachProc = undefined;
     clearTimeout(killTimer);
+    clearTimeout(holdTimer);
+    if (held && !stopReason && attached.exitCode !== 0 && /no such container/i.test(Buffer.concat(held).toString('utf8'))) {
+      held = undefined;
+      return await runInSandbox({ ...req, warm: undefined });
+    }
+    release();
     if (!stopReason) programEnded = true;
     streams.stdout.end();
     streams.stderr.end();

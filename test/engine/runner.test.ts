@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { WarmPool } from '../../src/core';
 import { execa } from 'execa';
 import { containerExists, hostProcesses, IMAGES, TEST_PATH, productContainers, pythonProfile, requireEngine, run, shellProfile, waitFor } from './helpers';
 
@@ -133,6 +134,24 @@ describe('runner on a real engine (engine)', function () {
     assert.equal(r.result.outcome, 'failed-to-start');
     assert.equal(r.result.error?.code, 'docker-missing');
     assert.match(r.result.message, /\/nonexistent\/docker.*ENOENT.*sandboxRunner\.dockerPath/);
+  });
+
+  it('a warm container removed behind the pool\'s back falls back to the cold path, with no engine text in the output', async () => {
+    const pool = new WarmPool();
+    try {
+      const profile = shellProfile();
+      pool.prepare('stale', profile);
+      assert.equal(await pool.ready('stale', profile), true);
+      const [stale] = pool.idleNames();
+      await execa('docker', ['rm', '-f', stale!]);
+      const r = await run(profile, 'echo fresh; echo err >&2\n', { warm: pool, profileName: 'stale' });
+      assert.equal(r.result.outcome, 'exited', r.result.message);
+      assert.equal(r.stdout, 'fresh\n');
+      assert.equal(r.stderr, 'err\n');
+      assert.notEqual(r.result.containerName, stale);
+    } finally {
+      await pool.dispose();
+    }
   });
 
   it('runs concurrent snippets independently', async () => {
