@@ -26,6 +26,9 @@ export interface LooseningReport {
   readonly addedArgs: readonly string[];
   /** Arguments of the baseline that the workspace profile drops. */
   readonly removedArgs: readonly string[];
+  /** The image and command the loosened profile runs (part of what consent is given for). */
+  readonly image: string;
+  readonly command: readonly string[];
 }
 
 /** The `flag value` items of a create argv before the image (labels and names excluded). */
@@ -93,7 +96,14 @@ export function compareToBaseline(profileName: string, effective: Profile, basel
   }
   const e = flagItems(effective);
   const b = flagItems(baseline);
-  return { profileName, loosenings, addedArgs: multisetMinus(e, b), removedArgs: multisetMinus(b, e) };
+  return {
+    profileName,
+    loosenings,
+    addedArgs: multisetMinus(e, b),
+    removedArgs: multisetMinus(b, e),
+    image: effective.image,
+    command: effective.command,
+  };
 }
 
 /**
@@ -121,7 +131,16 @@ export function workspaceLoosenings(
   return out;
 }
 
-/** A stable fingerprint of what is loosened, so consent given for it is asked again when it grows. */
+/**
+ * A stable fingerprint of what is loosened and of what would run with it (image and command), so
+ * consent is asked again when the loosening grows or the workspace swaps the program it applies to.
+ */
 export function looseningFingerprint(report: LooseningReport): string {
-  return JSON.stringify([report.profileName, [...report.addedArgs].sort(), report.loosenings.map((l) => l.description).sort()]);
+  return JSON.stringify([
+    report.profileName,
+    report.image,
+    report.command,
+    [...report.addedArgs].sort(),
+    report.loosenings.map((l) => l.description).sort(),
+  ]);
 }

@@ -42,6 +42,14 @@ describe('workspace loosening (unit)', () => {
     assert.ok(reports.get('fresh')?.loosenings.some((l) => l.key.endsWith('limits.pids')));
   });
 
+  it('fingerprints change when the workspace swaps the image or command of a loosened profile', () => {
+    const looser = (image: string, command: string[]) =>
+      compareToBaseline('p', ProfileSchema.parse({ image, command, network: 'bridge' }), base);
+    const a = looseningFingerprint(looser('img', ['${file}']));
+    assert.notEqual(a, looseningFingerprint(looser('evil/img', ['${file}'])));
+    assert.notEqual(a, looseningFingerprint(looser('img', ['sh', '${file}'])));
+  });
+
   it('fingerprints change when the loosening grows', () => {
     const a = compareToBaseline('p', ProfileSchema.parse({ image: 'img', command: ['${file}'], network: 'bridge' }), base);
     const b = compareToBaseline('p', ProfileSchema.parse({ image: 'img', command: ['${file}'], network: 'bridge', limits: { cpus: 4 } }), base);
