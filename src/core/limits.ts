@@ -3,12 +3,10 @@
  * (named on the field) or to a runner rule; the isolation floor is in
  * `../shared/design/isolation.md` ("Resources").
  */
-import { en } from 'zod/locales';
 import * as z from 'zod/mini';
 
-// `zod/mini` ships without a locale; classic `zod` installs English on first use. Install it too, so
-// the few issues without our own message (e.g. an unknown profile key) keep the same default text.
-z.config(en());
+// `zod/mini` ships without a locale (3 KB we do not load): every check here carries its own
+// message, and unknown keys are worded by `toProfileIssues`, so zod's default texts never show.
 
 /** Inclusive range and unit of one numeric limit, used for validation and messages. */
 interface Range {
