@@ -106,6 +106,7 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
     outputText: () => output.text(),
     statusBarText: () => statusBar.text,
     profiles: () => tree.summaries(),
+    treeNotes: () => tree.notes(),
   };
 }
 

@@ -46,4 +46,6 @@ export interface SandboxRunnerApi {
   statusBarText(): string | undefined;
   /** The profiles the tree shows, in tree order. */
   profiles(): readonly ProfileSummary[];
+  /** The tree's note rows (e.g. "Workspace profiles ignored (untrusted workspace)"), top first. */
+  treeNotes(): readonly string[];
 }

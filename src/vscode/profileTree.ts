@@ -57,6 +57,11 @@ export class ProfileTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
     this.emitter.fire(undefined);
   }
 
+  /** The texts of the note rows currently shown at the top of the tree. */
+  notes(): string[] {
+    return this.getChildren().flatMap((n) => (n.kind === 'note' ? [n.text] : []));
+  }
+
   /** The profile rows currently shown. */
   summaries(): ProfileSummary[] {
     return summarize(this.settings());

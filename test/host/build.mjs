@@ -1,5 +1,6 @@
 // Bundles the extension-host test harness with esbuild into out/test/host/:
-//   codeServerShim.js (executable), runHostTests.js, suite/index.js + suite/*.test.js, ui/uiCheck.js.
+//   codeServerShim.js (executable), runHostTests.js, suite/index.js + suite/*.test.js,
+//   suite-trust/index.js + suite-trust/*.test.js, ui/uiCheck.js, ui/consentCheck.js.
 // Same settings as esbuild.config.mjs (CommonJS for Node 20, `vscode` external, ESM entry points
 // first). mocha, playwright-core and @vscode/test-electron stay external: they load files of
 // their own at run time and resolve from the repo's node_modules.
@@ -22,14 +23,19 @@ const common = {
   logLevel: 'warning',
   absWorkingDir: repo,
 };
-const suites = readdirSync(join(host, 'suite'))
-  .filter((f) => f.endsWith('.test.ts'))
-  .map((f) => join(host, 'suite', f));
+const testsOf = (dir) =>
+  readdirSync(join(host, dir))
+    .filter((f) => f.endsWith('.test.ts'))
+    .map((f) => join(host, dir, f));
+const suites = testsOf('suite');
+const trustSuites = testsOf('suite-trust');
 
 await Promise.all([
   build({ ...common, entryPoints: [join(host, 'codeServerShim.ts')], outfile: join(outdir, 'codeServerShim.js'), banner: { js: '#!/usr/bin/env node' } }),
   build({ ...common, entryPoints: [join(host, 'runHostTests.ts')], outfile: join(outdir, 'runHostTests.js') }),
   build({ ...common, entryPoints: [join(host, 'ui', 'uiCheck.ts')], outfile: join(outdir, 'ui', 'uiCheck.js') }),
+  build({ ...common, entryPoints: [join(host, 'ui', 'consentCheck.ts')], outfile: join(outdir, 'ui', 'consentCheck.js') }),
   build({ ...common, entryPoints: [join(host, 'suite', 'index.ts'), ...suites], outdir: join(outdir, 'suite') }),
+  build({ ...common, entryPoints: [join(host, 'suite-trust', 'index.ts'), ...trustSuites], outdir: join(outdir, 'suite-trust') }),
 ]);
 chmodSync(join(outdir, 'codeServerShim.js'), 0o755);

@@ -105,7 +105,28 @@ export function hermeticEnv(dirs: RunDirs): NodeJS.ProcessEnv {
   return env;
 }
 
-/** User settings that keep the workbench quiet and offline: no updates, welcome, telemetry, git, AI. */
+/**
+ * Extra user settings for one run from SANDBOX_RUNNER_HOST_USER_SETTINGS (a JSON object), so a
+ * runner can seed settings through @vscode/test-electron's Electron-style shim (which only passes
+ * the environment on). Throws with the variable's name when it is not a JSON object.
+ */
+export function envUserSettings(): Record<string, unknown> {
+  const raw = process.env.SANDBOX_RUNNER_HOST_USER_SETTINGS;
+  if (!raw) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (err) {
+    throw new Error(`SANDBOX_RUNNER_HOST_USER_SETTINGS is not JSON: ${(err as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('SANDBOX_RUNNER_HOST_USER_SETTINGS must be a JSON object of settings');
+  return value as Record<string, unknown>;
+}
+
+/**
+ * User settings that keep the workbench quiet and offline: no updates, welcome, telemetry, git, AI;
+ * then `opts.extra`, then those of SANDBOX_RUNNER_HOST_USER_SETTINGS ({@link envUserSettings}).
+ */
 export function seedUserSettings(dirs: RunDirs, opts: { trust: boolean; extra?: Record<string, unknown> }): void {
   const settings: Record<string, unknown> = {
     'update.mode': 'none',
@@ -137,6 +158,7 @@ export function seedUserSettings(dirs: RunDirs, opts: { trust: boolean; extra?: 
     'workbench.secondarySideBar.defaultVisibility': 'hidden',
     'files.hotExit': 'off',
     ...opts.extra,
+    ...envUserSettings(),
   };
   writeFileSync(join(dirs.userData, 'User', 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`);
 }
@@ -229,12 +251,27 @@ export function groupPids(pgid: number): number[] {
   return pids;
 }
 
+/** One of the extension's containers, as `docker ps` lists it. */
+export interface OwnedContainer {
+  readonly name: string;
+  readonly ownerPid: number;
+  /** `sandbox-runner.profile` */
+  readonly profile: string;
+  /** True for a warm container not yet taken by a run (label `sandbox-runner.warm=1`). */
+  readonly warm: boolean;
+  /** e.g. "Up 3 seconds", "Created" */
+  readonly status: string;
+}
+
+function dockerCli(args: string[]): Promise<string> {
+  return new Promise<string>((resolve) => execFile('docker', args, { timeout: 15_000 }, (err, stdout) => resolve(err ? '' : String(stdout))));
+}
+
 /**
- * Removes the extension's containers (label `sandbox-runner=1`) whose owner is one of `pids` in
- * this pid namespace: what an extension host killed by a timeout could not remove itself.
- * @returns the names removed
+ * The extension's containers (label `sandbox-runner=1`, any state) whose owner is one of `pids`
+ * in this pid namespace.
  */
-export async function removeContainersOwnedBy(pids: ReadonlySet<number>): Promise<string[]> {
+export async function containersOwnedBy(pids: ReadonlySet<number>): Promise<OwnedContainer[]> {
   if (pids.size === 0) return [];
   let pidns = 'unknown';
   try {
@@ -242,19 +279,61 @@ export async function removeContainersOwnedBy(pids: ReadonlySet<number>): Promis
   } catch {
     // keep "unknown"
   }
-  const dockerCli = (args: string[]) =>
-    new Promise<string>((resolve) => execFile('docker', args, { timeout: 15_000 }, (err, stdout) => resolve(err ? '' : String(stdout))));
   const listing = await dockerCli([
     'ps', '-a', '--filter', 'label=sandbox-runner=1',
-    '--format', '{{.Names}}\t{{.Label "sandbox-runner.owner-pid"}}\t{{.Label "sandbox-runner.owner-pidns"}}',
+    '--format',
+    '{{.Names}}\t{{.Label "sandbox-runner.owner-pid"}}\t{{.Label "sandbox-runner.owner-pidns"}}\t{{.Label "sandbox-runner.profile"}}\t{{.Label "sandbox-runner.warm"}}\t{{.Status}}',
   ]);
-  const names = listing
+  return listing
     .split('\n')
     .map((line) => line.split('\t'))
     .filter(([name, pid, ns]) => name && pids.has(Number(pid)) && (ns === pidns || ns === 'unknown'))
-    .map(([name]) => name!);
+    .map(([name, pid, , profile, warm, status]) => ({ name: name!, ownerPid: Number(pid), profile: profile ?? '', warm: warm === '1', status: status ?? '' }));
+}
+
+/**
+ * Removes the extension's containers (label `sandbox-runner=1`) whose owner is one of `pids` in
+ * this pid namespace: what an extension host killed by a timeout could not remove itself.
+ * @returns the names removed
+ */
+export async function removeContainersOwnedBy(pids: ReadonlySet<number>): Promise<string[]> {
+  const names = (await containersOwnedBy(pids)).map((c) => c.name);
   if (names.length) await dockerCli(['rm', '-f', '-v', ...names]);
   return names;
+}
+
+/** True when `/proc/PID/cmdline` says the process is a VS Code extension host. */
+export function isExtensionHost(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes('--type=extensionHost');
+  } catch {
+    return false;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^Z/.test(stat.slice(stat.lastIndexOf(')') + 2));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * What `stop()` found before it killed anything, when asked to record it (see
+ * {@link startCodeServer}'s `leftoversFile`): whether the extension hosts ended by themselves
+ * (VS Code terminates them when the extension tests end, after `deactivate`), and the extension's
+ * containers still owned by any process of the server at that point.
+ */
+export interface LeftoversRecord {
+  /** Every extension host pid seen during the run. */
+  readonly extensionHostPids: readonly number[];
+  /** Extension hosts still alive after the wait (then killed). */
+  readonly stillRunning: readonly number[];
+  readonly waitedMs: number;
+  /** Containers owned by the server's processes, before the harness removed any. */
+  readonly containers: readonly OwnedContainer[];
 }
 
 function killGroup(pid: number, signal: NodeJS.Signals): void {
@@ -276,6 +355,14 @@ export async function startCodeServer(opts: {
   /** Extra options passed straight to VS Code (`--vscode-option`). */
   vscodeOptions?: readonly string[];
   startTimeoutMs?: number;
+  /**
+   * When set (default: SANDBOX_RUNNER_HOST_LEFTOVERS), `stop()` first waits up to
+   * `extensionHostExitMs` (default 10 s) for the extension hosts to end by themselves, then writes
+   * a {@link LeftoversRecord} (JSON) here before it kills the group and removes leftovers, so a
+   * runner can tell what `deactivate` left behind from what the harness swept up.
+   */
+  leftoversFile?: string;
+  extensionHostExitMs?: number;
 }): Promise<CodeServer> {
   const { dirs, env } = opts;
   const args = [
@@ -324,7 +411,30 @@ export async function startCodeServer(opts: {
       .join('\n');
   // Every pid seen in the server's group (extension hosts come and go), to find their containers.
   const seen = new Set<number>();
-  const sample = () => groupPids(pid).forEach((p) => seen.add(p));
+  const extensionHosts = new Set<number>();
+  const sample = () =>
+    groupPids(pid).forEach((p) => {
+      if (seen.has(p)) return;
+      seen.add(p);
+      if (isExtensionHost(p)) extensionHosts.add(p);
+    });
+  const leftoversFile = opts.leftoversFile ?? (process.env.SANDBOX_RUNNER_HOST_LEFTOVERS || undefined);
+  /** Waits for the extension hosts to end by themselves, then records what they left. */
+  const recordLeftovers = async (file: string) => {
+    const t = Date.now();
+    const limit = opts.extensionHostExitMs ?? 10_000;
+    while ([...extensionHosts].some(alive) && Date.now() - t < limit) {
+      await new Promise((r) => setTimeout(r, 100));
+      sample();
+    }
+    const record: LeftoversRecord = {
+      extensionHostPids: [...extensionHosts],
+      stillRunning: [...extensionHosts].filter(alive),
+      waitedMs: Date.now() - t,
+      containers: await containersOwnedBy(seen),
+    };
+    writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
+  };
   const sampler = setInterval(sample, 1000);
   sampler.unref();
   let stopped = false;
@@ -333,6 +443,9 @@ export async function startCodeServer(opts: {
     stopped = true;
     clearInterval(sampler);
     sample();
+    if (leftoversFile) {
+      await recordLeftovers(leftoversFile).catch((err: unknown) => process.stderr.write(`host: could not record leftovers in ${leftoversFile}: ${String(err)}\n`));
+    }
     killGroup(pid, 'SIGTERM');
     if (!(await exited(child, graceMs))) process.stderr.write(`host: code-server (pid ${pid}) ignored SIGTERM for ${graceMs} ms; killing its process group\n`);
     // Whatever is left of the group (extension host, pty host, file watcher) goes too.
