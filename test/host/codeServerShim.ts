@@ -19,23 +19,8 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Browser } from 'playwright-core';
-import {
-  deadline,
-  envSeconds,
-  formatLogArgs,
-  hermeticEnv,
-  isNoise,
-  launchChromium,
-  makeRunDirs,
-  remoteUri,
-  removeRunDirs,
-  seedUserSettings,
-  startCodeServer,
-  tracePage,
-  workbenchUrl,
-  type CodeServer,
-} from './lib/codeServer';
+import { deadline, envSeconds, formatLogArgs, isNoise, remoteUri, workbenchUrl } from './lib/codeServer';
+import { HostSession } from './lib/session';
 
 interface ShimArgs {
   readonly developmentPaths: string[];
@@ -88,39 +73,23 @@ async function main(): Promise<number> {
   const trust = process.env.SANDBOX_RUNNER_HOST_TRUST === '1';
   const timeoutS = envSeconds('SANDBOX_RUNNER_HOST_TIMEOUT', 600);
   const t0 = Date.now();
-  const dirs = makeRunDirs('sandbox-runner-host');
-  const env = hermeticEnv(dirs);
-  // This process's own temp files (playwright's) go into the run folder too.
-  process.env.TMPDIR = dirs.tmp;
-  seedUserSettings(dirs, { trust });
-
-  let server: CodeServer | undefined;
-  let browser: Browser | undefined;
-  let cleaning: Promise<void> | undefined;
-  const cleanup = () =>
-    (cleaning ??= (async () => {
-      await browser?.close().catch(() => {});
-      await server?.stop();
-      removeRunDirs(dirs);
-    })());
+  const session = new HostSession('sandbox-runner-host', trust);
   const onSignal = (signal: NodeJS.Signals) => {
     log(`${signal}: stopping`);
-    void cleanup().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+    void session.close().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
 
   const hard = deadline(timeoutS * 1000, () => {
-    const tail = server ? server.logTail(60) : '(server not started)';
+    const tail = session.server ? session.server.logTail(60) : '(server not started)';
     return `no result from the extension tests after ${timeoutS} s (SANDBOX_RUNNER_HOST_TIMEOUT); ` +
       `a hang often means the workbench ignored the test payload. Last lines of the server log:\n${tail}`;
   });
   try {
-    server = await Promise.race([startCodeServer({ dirs, env, trust }), hard.promise]);
+    const server = await session.startServer(hard.promise);
     log(`code-server listening on ${server.origin} (pid ${server.pid}) after ${Date.now() - t0} ms`);
-    browser = await Promise.race([launchChromium(env), hard.promise]);
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    tracePage(page);
+    const { browser, page } = await session.openPage(hard.promise, { width: 1280, height: 800 });
 
     let exitWith: (code: number) => void = () => {};
     const exitCode = new Promise<number>((resolve) => (exitWith = resolve));
@@ -134,16 +103,15 @@ async function main(): Promise<number> {
     });
     const crashed = new Promise<never>((_, reject) => {
       page.once('crash', () => reject(new Error('the browser page crashed')));
-      browser!.once('disconnected', () => reject(new Error('the browser went away')));
+      browser.once('disconnected', () => reject(new Error('the browser went away')));
     });
     crashed.catch(() => {});
 
-    const srv = server;
     const payload: [string, string][] = [
-      ...args.developmentPaths.map((p): [string, string] => ['extensionDevelopmentPath', remoteUri(srv, p)]),
-      ['extensionTestsPath', remoteUri(srv, args.testsPath)],
+      ...args.developmentPaths.map((p): [string, string] => ['extensionDevelopmentPath', remoteUri(server, p)]),
+      ['extensionTestsPath', remoteUri(server, args.testsPath)],
     ];
-    await Promise.race([page.goto(workbenchUrl(srv, args.folder, payload), { waitUntil: 'domcontentloaded', timeout: 60_000 }), hard.promise]);
+    await Promise.race([page.goto(workbenchUrl(server, args.folder, payload), { waitUntil: 'domcontentloaded', timeout: 60_000 }), hard.promise]);
     const code = await Promise.race([exitCode, crashed, hard.promise]);
     log(`extension tests exited with ${code} after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     return code;
@@ -152,7 +120,7 @@ async function main(): Promise<number> {
     return 1;
   } finally {
     hard.clear();
-    await cleanup();
+    await session.close();
   }
 }
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { RunResult } from '../../../src/core/result';
 import type { SandboxRunnerApi } from '../../../src/vscode/api';
-import { IMAGES, clearNotifications, docker, getApi, outputOf, settlesWithin, startCommand, workspaceFolder } from '../suite/helpers';
+import { IMAGES, assertRunResult, clearNotifications, docker, getApi, outputOf, settlesWithin, startCommand, workspaceFolder } from '../suite/helpers';
 
 /** The label the warm pool puts on containers not yet taken by a run (src/core/warm.ts WARM_LABEL). */
 export const WARM_LABEL = 'sandbox-runner.warm';
@@ -97,6 +97,13 @@ export async function runCommand(api: SandboxRunnerApi, command: string, ...args
   const { value, text } = await outputOf(api, () => settlesWithin(startCommand<RunResult | undefined>(command, ...args), 40_000, command));
   await clearNotifications();
   return { value, text };
+}
+
+/** Runs the active editor (`sandboxRunner.run`, as {@link runCommand}) and fails unless it returned a RunResult. */
+export async function runActiveEditor(api: SandboxRunnerApi): Promise<{ result: RunResult; text: string }> {
+  const { value, text } = await runCommand(api, 'sandboxRunner.run');
+  assertRunResult(value, 'sandboxRunner.run');
+  return { result: value, text };
 }
 
 /** `PROBE key value` lines of probe.py's output, as key → value. */

@@ -9,7 +9,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { RunResult } from '../../../src/core/result';
 import type { ActiveRunInfo } from '../../../src/vscode/api';
-import { IMAGES, assertRunResult, containerExists, docker, ownContainers } from '../suite/helpers';
+import { IMAGES, containerExists, docker, ownContainers } from '../suite/helpers';
 import {
   BUILTIN_PYTHON_IMAGE,
   USER_PYTHON,
@@ -18,6 +18,7 @@ import {
   nonWarmContainers,
   openFile,
   probeLines,
+  runActiveEditor,
   runCommand,
   setUserProfiles,
 } from './helpers';
@@ -46,14 +47,13 @@ describe('runs in Restricted Mode (trust host)', function () {
     await openFile('probe.py');
     const started: ActiveRunInfo[] = [];
     const sub = api.onDidStartRun((r) => started.push(r));
-    let run: { value: RunResult | undefined; text: string };
+    let run: { result: RunResult; text: string };
     try {
-      run = await runCommand(api, 'sandboxRunner.run');
+      run = await runActiveEditor(api);
     } finally {
       sub.dispose();
     }
-    const { value: result, text } = run;
-    assertRunResult(result, 'sandboxRunner.run');
+    const { result, text } = run;
     assert.equal(started.length, 1, 'exactly one run started');
     assert.equal(started[0]!.profileName, 'python', 'the hostile workspace profile "hostile" (which sorts first and lists python) was picked');
     assert.match(text, /profile python \(built-in\) · image python:3\.12-slim · network off\n/, `header:\n${text}`);
@@ -84,8 +84,7 @@ describe('runs in Restricted Mode (trust host)', function () {
     assert.equal(python?.image, IMAGES.python);
     assert.equal(python?.network, 'none');
     await openFile('probe.py');
-    const { value: result, text } = await runCommand(api, 'sandboxRunner.run');
-    assertRunResult(result, 'sandboxRunner.run');
+    const { result, text } = await runActiveEditor(api);
     assert.equal(result.outcome, 'exited', `${result.message}\n${text}`);
     assert.equal(result.exitCode, 0, text);
     assert.match(text, new RegExp(`profile python \\(user\\) · image ${IMAGES.python.replace(/[./]/g, '\\$&')} · network off\\n`), `header:\n${text}`);

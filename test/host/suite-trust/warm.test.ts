@@ -7,7 +7,7 @@
  */
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { IMAGES, assertRunResult, containerExists, docker } from '../suite/helpers';
+import { IMAGES, containerExists, docker } from '../suite/helpers';
 import {
   USER_PYTHON,
   WARM_LABEL,
@@ -16,7 +16,7 @@ import {
   nonWarmContainers,
   openFile,
   probeLines,
-  runCommand,
+  runActiveEditor,
   setUserProfiles,
   waitForWarm,
   warmContainers,
@@ -89,8 +89,7 @@ describe('warm start in Restricted Mode (trust host)', function () {
     const api = await getApi();
     await openFile('probe.py');
     const warm = await waitForWarm('python');
-    const { value: result, text } = await runCommand(api, 'sandboxRunner.run');
-    assertRunResult(result, 'sandboxRunner.run');
+    const { result, text } = await runActiveEditor(api);
     assert.equal(result.outcome, 'exited', `${result.message}\n${text}`);
     assert.equal(result.containerName, warm, `the run did not use the warm container ${warm} (it ran in ${result.containerName})`);
     assert.match(text, /profile python \(user\)/, text);
@@ -106,8 +105,7 @@ describe('warm start in Restricted Mode (trust host)', function () {
     const names: string[] = [];
     for (let i = 0; i < 2; i++) {
       const warm = await waitForWarm('python', 20_000, names[names.length - 1]);
-      const { value: result, text } = await runCommand(api, 'sandboxRunner.run');
-      assertRunResult(result, 'sandboxRunner.run');
+      const { result, text } = await runActiveEditor(api);
       assert.equal(result.outcome, 'exited', `${result.message}\n${text}`);
       assert.equal(result.containerName, warm, `run ${i + 1} did not take the waiting warm container`);
       names.push(result.containerName);
@@ -120,8 +118,7 @@ describe('warm start in Restricted Mode (trust host)', function () {
     const api = await getApi();
     const warm = await waitForWarm('python');
     await docker(['rm', '-f', '-v', warm]);
-    const { value: result, text } = await runCommand(api, 'sandboxRunner.run');
-    assertRunResult(result, 'sandboxRunner.run');
+    const { result, text } = await runActiveEditor(api);
     assert.equal(result.outcome, 'exited', `the run after the warm container vanished failed: ${result.message}\n${text}`);
     assert.match(text, /PROBE done/, text);
     await waitForWarm('python', 20_000, warm);

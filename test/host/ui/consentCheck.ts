@@ -20,34 +20,14 @@
  * (seconds, default 300), SANDBOX_RUNNER_UI_STEPS=1 (a screenshot per step in
  * .artifacts/consent-check-steps/), and those of ../lib/codeServer.ts.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import type { Browser, Locator, Page } from 'playwright-core';
-import {
-  codeServerPath,
-  containersOwnedBy,
-  deadline,
-  envSeconds,
-  groupPids,
-  hermeticEnv,
-  launchChromium,
-  makeRunDirs,
-  removeRunDirs,
-  seedUserSettings,
-  startCodeServer,
-  tracePage,
-  workbenchUrl,
-  type CodeServer,
-  type RunDirs,
-} from '../lib/codeServer';
+import { join } from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import { containersOwnedBy, groupPids, workbenchUrl, type CodeServer, type RunDirs } from '../lib/codeServer';
+import { HostSession } from '../lib/session';
+import { CheckReport, RUN_TITLE, artifacts, clean, installVsix, outputPanelText, packageExtension, quickPick, repo, startWorkbench } from './harness';
 
-/** The repository root (this file runs as out/test/host/ui/consentCheck.js). */
-const repo = resolve(__dirname, '..', '..', '..', '..');
-const artifacts = join(repo, '.artifacts');
 const workspace = join(repo, 'test', 'host', 'fixtures', 'loosened');
-const VSCE = process.env.SANDBOX_RUNNER_VSCE || '@vscode/vsce@3.9.2';
-const RUN_TITLE = 'Sandbox Runner: Run in Sandbox';
 const REVOKE_TITLE = 'Sandbox Runner: Revoke Loosening Consents for This Workspace';
 const ALLOW = 'Allow for This Workspace';
 const CONSENT_MESSAGE = 'The workspace profile "python" loosens the sandbox.';
@@ -55,16 +35,8 @@ const UNTRUSTED_NOTE = 'Workspace profiles ignored (untrusted workspace)';
 const CONSENTS_NOTE = /Loosened profiles allowed in this workspace: (\d+)/;
 const steps = process.env.SANDBOX_RUNNER_UI_STEPS === '1';
 
-const checks: { name: string; ok: boolean; detail: string }[] = [];
-function check(name: string, ok: boolean, detail = ''): void {
-  checks.push({ name, ok, detail });
-  console.log(`consent-check: ${ok ? 'PASS' : 'FAIL'} ${name}${detail ? ` — ${detail}` : ''}`);
-}
-
-let t0 = Date.now();
-function step(text: string): void {
-  console.log(`consent-check: [${((Date.now() - t0) / 1000).toFixed(1)} s] ${text}`);
-}
+const report = new CheckReport('consent-check');
+const { check, step } = report;
 
 let shot = 0;
 async function stepShot(page: Page, name: string): Promise<void> {
@@ -72,48 +44,6 @@ async function stepShot(page: Page, name: string): Promise<void> {
   if (shot === 0) rmSync(join(artifacts, 'consent-check-steps'), { recursive: true, force: true });
   mkdirSync(join(artifacts, 'consent-check-steps'), { recursive: true });
   await page.screenshot({ path: join(artifacts, 'consent-check-steps', `${String(++shot).padStart(2, '0')}-${name}.png`) }).catch(() => {});
-}
-
-/** Runs a command synchronously with a time limit; throws with its output on failure. */
-function run(cmd: string, args: readonly string[], opts: { env?: NodeJS.ProcessEnv; timeoutMs: number; what: string }): string {
-  const r = spawnSync(cmd, args, { cwd: repo, env: opts.env ?? process.env, timeout: opts.timeoutMs, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  const out = `${r.stdout ?? ''}${r.stderr ?? ''}`.trim();
-  if (r.error || r.status !== 0) {
-    throw new Error(`${opts.what} failed (${r.error?.message ?? `exit ${r.status ?? r.signal}`}):\n${out.split('\n').slice(-30).join('\n')}`);
-  }
-  return out;
-}
-
-/** Packages the extension with vsce into the run's folder; returns the .vsix path. */
-function packageExtension(dirs: RunDirs): string {
-  const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { name: string; version: string };
-  const vsix = join(dirs.root, `${pkg.name}-${pkg.version}.vsix`);
-  // A base URL for README's relative links: without a repository in package.json, vsce refuses
-  // relative links (the UI check, test:ui, is the one that checks packaging as published).
-  const base = 'https://sandbox-runner.invalid/';
-  run('npx', ['--yes', VSCE, 'package', '--no-dependencies', '--allow-missing-repository', '--baseContentUrl', base, '--baseImagesUrl', base, '--out', vsix], {
-    timeoutMs: 240_000,
-    what: `npx ${VSCE} package`,
-    env: { ...process.env, CI: 'true', npm_config_yes: 'true' },
-  });
-  return vsix;
-}
-
-/** Normalises text read from the DOM (Monaco renders spaces as no-break spaces). */
-function clean(text: string): string {
-  return text.replace(/\u00a0/g, ' ');
-}
-
-/** Opens the command palette / Quick Open and picks the entry `label` after typing `query`. */
-async function quickPick(page: Page, open: 'F1' | 'Control+P', query: string, label: string | RegExp): Promise<void> {
-  await page.keyboard.press(open);
-  const input = page.locator('.quick-input-widget input.input');
-  await input.waitFor({ state: 'visible', timeout: 15_000 });
-  await input.fill(open === 'F1' ? `>${query}` : query);
-  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: label }).first();
-  await row.waitFor({ state: 'visible', timeout: 15_000 });
-  await row.click();
-  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 15_000 });
 }
 
 /** The visible modal dialog (VS Code's custom dialog, `.monaco-dialog-box`). */
@@ -183,41 +113,32 @@ function channelLog(dirs: RunDirs): string {
   return found.map((f) => readFileSync(f, 'utf8')).join('\n');
 }
 
-/** Text of the Output panel's editor (visible lines only). */
-async function outputPanelText(page: Page): Promise<string> {
-  const lines = page.locator('.part.panel .monaco-editor .view-lines').first();
-  if (!(await lines.count())) return '';
-  return clean(await lines.innerText());
-}
-
-/** Waits until the channel log has `n` run footers ("■ …"); returns its text. */
-async function waitForFooters(dirs: RunDirs, n: number, ms = 30_000): Promise<string> {
+/** Polls the channel log until `done` holds for its text (or `ms` passed); returns the last text. */
+async function waitForLog(dirs: RunDirs, done: (text: string) => boolean, ms: number): Promise<string> {
   const end = Date.now() + ms;
   let text = '';
   while (Date.now() < end) {
     text = channelLog(dirs);
-    if ((text.match(/^■ /gm) ?? []).length >= n) return text;
+    if (done(text)) return text;
     await new Promise((r) => setTimeout(r, 250));
   }
   return text;
 }
 
-/** Waits until the channel log contains `pattern`; returns its text. */
-async function waitForLog(dirs: RunDirs, pattern: RegExp, ms = 15_000): Promise<string> {
-  const end = Date.now() + ms;
-  let text = '';
-  while (Date.now() < end) {
-    text = channelLog(dirs);
-    if (pattern.test(text)) return text;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  return text;
+/** How many run footers ("■ …") `log` has. */
+function footers(log: string): number {
+  return (log.match(/^■ /gm) ?? []).length;
+}
+
+/** Waits until the channel log has `n` run footers; returns its text. */
+function waitForFooters(dirs: RunDirs, n: number, ms = 30_000): Promise<string> {
+  return waitForLog(dirs, (text) => footers(text) >= n, ms);
 }
 
 async function runInSandbox(page: Page): Promise<void> {
   // Focus the editor first so the palette command targets it.
   await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
-  await quickPick(page, 'F1', RUN_TITLE, RUN_TITLE);
+  await quickPick(page, 'F1', RUN_TITLE, RUN_TITLE, 'click');
 }
 
 async function drive(page: Page, server: CodeServer, dirs: RunDirs): Promise<void> {
@@ -251,7 +172,7 @@ async function drive(page: Page, server: CodeServer, dirs: RunDirs): Promise<voi
   check('Restricted Mode: python is the built-in profile', rows.some((r) => /^python — built-in · python:3\.12-slim · network off/.test(r)), JSON.stringify(rows));
 
   // 2. Trust the folder through VS Code's own UI.
-  await quickPick(page, 'F1', 'Workspaces: Manage Workspace Trust', /Manage Workspace Trust/);
+  await quickPick(page, 'F1', 'Workspaces: Manage Workspace Trust', /Manage Workspace Trust/, 'click');
   const trustButton = page.locator('.workspace-trust-editor .monaco-button', { hasText: /^Trust( Folder)?$/ }).first();
   await trustButton.waitFor({ state: 'visible', timeout: 15_000 });
   await stepShot(page, 'trust-editor');
@@ -270,7 +191,7 @@ async function drive(page: Page, server: CodeServer, dirs: RunDirs): Promise<voi
   );
 
   // 3. Run: the consent modal.
-  await quickPick(page, 'Control+P', 'net.py', 'net.py');
+  await quickPick(page, 'Control+P', 'net.py', 'net.py', 'click');
   await page.locator('.editor-instance .monaco-editor .view-lines', { hasText: 'HOST-LOOSENED-NET' }).waitFor({ timeout: 15_000 });
   await runInSandbox(page);
   await dialog(page).waitFor({ state: 'visible', timeout: 15_000 });
@@ -307,7 +228,7 @@ async function drive(page: Page, server: CodeServer, dirs: RunDirs): Promise<voi
       modalAgain = true;
       break;
     }
-    if ((channelLog(dirs).match(/^■ /gm) ?? []).length >= 2) break;
+    if (footers(channelLog(dirs)) >= 2) break;
     await page.waitForTimeout(100);
   }
   log = await waitForFooters(dirs, 2, modalAgain ? 1 : 20_000);
@@ -316,11 +237,11 @@ async function drive(page: Page, server: CodeServer, dirs: RunDirs): Promise<voi
   check('the second run ran', (log.match(/^■ exited with code 0/gm) ?? []).length >= 2, JSON.stringify(log.slice(-300)));
 
   // 5. Revoke, run, decline.
-  await quickPick(page, 'F1', REVOKE_TITLE, REVOKE_TITLE);
+  await quickPick(page, 'F1', REVOKE_TITLE, REVOKE_TITLE, 'click');
   rows = await waitForRows(page, (r) => !r.some((x) => CONSENTS_NOTE.test(x)) && r.some((x) => /loosened \(needs consent\)/.test(x)));
   step(`tree after revoking: ${JSON.stringify(rows)}`);
   check('revoking removes the consent row and python needs consent again', !rows.some((r) => CONSENTS_NOTE.test(r)) && rows.some((r) => /^python — .*loosened \(needs consent\)/.test(r)), JSON.stringify(rows));
-  const footersBefore = (channelLog(dirs).match(/^■ /gm) ?? []).length;
+  const footersBefore = footers(channelLog(dirs));
   await runInSandbox(page);
   const asked = await dialog(page).waitFor({ state: 'visible', timeout: 15_000 }).then(
     () => true,
@@ -333,18 +254,18 @@ async function drive(page: Page, server: CodeServer, dirs: RunDirs): Promise<voi
     step(`declining with "${decline}"`);
     await clickDialogButton(page, decline);
   }
-  log = await waitForLog(dirs, /Not run: /);
+  log = await waitForLog(dirs, (text) => /Not run: /.test(text), 15_000);
   await page.waitForTimeout(500);
   panel = await outputPanelText(page);
   const notRun = /\[sandbox-runner\] Not run: the workspace profile "python" loosens the sandbox \(network: none → bridge\) and was not allowed\./;
   check('declining: the output says "Not run: …" with the loosening', notRun.test(log), JSON.stringify(log.slice(-400)));
-  check('declining: nothing ran (no new run in the output)', (log.match(/^■ /gm) ?? []).length === footersBefore, `${footersBefore} runs before, ${(log.match(/^■ /gm) ?? []).length} after`);
+  check('declining: nothing ran (no new run in the output)', footers(log) === footersBefore, `${footersBefore} runs before, ${footers(log)} after`);
   // The warning also goes to the notifications (as a toast, or only into the centre when the
   // workbench holds toasts back): open the centre and look for it.
   await page.screenshot({ path: join(artifacts, 'consent-check-declined.png') });
   let toast = await page.locator('.notifications-toasts .notification-toast', { hasText: /Not run/ }).count();
   if (toast === 0) {
-    await quickPick(page, 'F1', 'Notifications: Show Notifications', /Show Notifications/);
+    await quickPick(page, 'F1', 'Notifications: Show Notifications', /Show Notifications/, 'click');
     const item = page.locator('.notifications-center .monaco-list-row', { hasText: /Not run: the workspace profile "python" loosens the sandbox/ }).first();
     toast = await item.waitFor({ state: 'visible', timeout: 5_000 }).then(
       () => 1,
@@ -358,61 +279,24 @@ async function drive(page: Page, server: CodeServer, dirs: RunDirs): Promise<voi
 }
 
 async function main(): Promise<number> {
-  t0 = Date.now();
   mkdirSync(artifacts, { recursive: true });
-  if (!existsSync(join(repo, 'dist', 'extension.js'))) {
-    console.error('consent-check: dist/extension.js is missing; run "npm run build" first.');
-    return 1;
-  }
-  codeServerPath();
-  const dirs = makeRunDirs('sandbox-runner-consent');
-  const env = hermeticEnv(dirs);
-  process.env.TMPDIR = dirs.tmp;
+  if (!report.prerequisites()) return 1;
   // Workspace Trust ON: the folder starts untrusted (Restricted Mode).
-  seedUserSettings(dirs, { trust: true });
-  let server: CodeServer | undefined;
-  let browser: Browser | undefined;
-  let page: Page | undefined;
-  const timeoutS = envSeconds('SANDBOX_RUNNER_UI_TIMEOUT', 300);
-  const hard = deadline(timeoutS * 1000, () => `the consent check did not finish within ${timeoutS} s; last server log lines:\n${server?.logTail(40) ?? ''}`);
-  try {
-    const vsix = packageExtension(dirs);
+  const session = new HostSession('sandbox-runner-consent', true);
+  const failed = (err: unknown) => report.driveFailed(err, session, 'consent-check-failure.png');
+  return report.runSession(session, 'the consent check', failed, async (hard) => {
+    // The .vsix goes into the run's folder. A base URL for README's relative links: without a
+    // repository in package.json, vsce refuses relative links (the UI check, test:ui, is the one
+    // that checks packaging as published).
+    const base = 'https://sandbox-runner.invalid/';
+    const vsix = packageExtension(session.dirs.root, ['--baseContentUrl', base, '--baseImagesUrl', base]);
     step(`packaged ${vsix} (${(statSync(vsix).size / 1024).toFixed(1)} KiB)`);
-    const installed = run(codeServerPath(), ['--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions, '--install-extension', vsix, '--force'], {
-      env,
-      timeoutMs: 120_000,
-      what: 'code-server --install-extension',
-    });
-    check('code-server installs the .vsix', /successfully installed/i.test(installed), installed.split('\n').filter((l) => /install/i.test(l)).join(' / '));
+    installVsix(report, session, vsix);
     step('installed the .vsix');
 
-    server = await Promise.race([startCodeServer({ dirs, env, trust: true }), hard.promise]);
-    step(`code-server listening on ${server.origin}`);
-    browser = await Promise.race([launchChromium(env), hard.promise]);
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    tracePage(page);
-    const srv = server;
-    const pg = page;
-    await Promise.race([drive(pg, srv, dirs), hard.promise]);
-  } catch (err) {
-    check('drive the workbench', false, (err as Error).message.split('\n')[0] ?? '');
-    if (page) await page.screenshot({ path: join(artifacts, 'consent-check-failure.png') }).catch(() => {});
-    if (server) console.error(`consent-check: last server log lines:\n${server.logTail(30)}`);
-  } finally {
-    hard.clear();
-    await browser?.close().catch(() => {});
-    await server?.stop();
-    removeRunDirs(dirs);
-  }
-  const failed = checks.filter((c) => !c.ok);
-  console.log(`consent-check: ${checks.length - failed.length} passed, ${failed.length} failed (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
-  return failed.length === 0 ? 0 : 1;
+    const { server, page } = await startWorkbench(report, session, hard);
+    await Promise.race([drive(page, server, session.dirs), hard]);
+  });
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    console.error(`consent-check: FAILED: ${err instanceof Error ? err.message : String(err)}`);
-    process.exit(1);
-  },
-);
+report.exitWith(main);

@@ -14,83 +14,17 @@
  * Environment: SANDBOX_RUNNER_VSCE (default @vscode/vsce@3.9.2, whose engines accept Node 20),
  * SANDBOX_RUNNER_UI_TIMEOUT (seconds, default 300), and those of ../lib/codeServer.ts.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import type { Browser, Locator, Page } from 'playwright-core';
-import {
-  codeServerPath,
-  deadline,
-  envSeconds,
-  hermeticEnv,
-  launchChromium,
-  makeRunDirs,
-  removeRunDirs,
-  seedUserSettings,
-  startCodeServer,
-  tracePage,
-  workbenchUrl,
-  type CodeServer,
-} from '../lib/codeServer';
+import { mkdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import { workbenchUrl, type CodeServer } from '../lib/codeServer';
+import { HostSession } from '../lib/session';
+import { CheckReport, RUN_TITLE, artifacts, clean, codeServerCli, installVsix, outputPanelText, packageExtension, quickPick, repo, startWorkbench } from './harness';
 
-/** The repository root (this file runs as out/test/host/ui/uiCheck.js). */
-const repo = resolve(__dirname, '..', '..', '..', '..');
-const artifacts = join(repo, '.artifacts');
 const workspace = join(repo, 'test', 'host', 'fixtures', 'workspace');
-const VSCE = process.env.SANDBOX_RUNNER_VSCE || '@vscode/vsce@3.9.2';
 const EXTENSION_ID = 'sandbox-runner.sandbox-runner';
-const COMMAND_TITLE = 'Sandbox Runner: Run in Sandbox';
-
-const checks: { name: string; ok: boolean; detail: string }[] = [];
-function check(name: string, ok: boolean, detail = ''): void {
-  checks.push({ name, ok, detail });
-  console.log(`ui-check: ${ok ? 'PASS' : 'FAIL'} ${name}${detail ? ` — ${detail}` : ''}`);
-}
-
-function step(text: string, t0: number): void {
-  console.log(`ui-check: [${((Date.now() - t0) / 1000).toFixed(1)} s] ${text}`);
-}
-
-/** Runs a command synchronously with a time limit; throws with its output on failure. */
-function run(cmd: string, args: readonly string[], opts: { env?: NodeJS.ProcessEnv; timeoutMs: number; what: string }): string {
-  const r = spawnSync(cmd, args, { cwd: repo, env: opts.env ?? process.env, timeout: opts.timeoutMs, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  const out = `${r.stdout ?? ''}${r.stderr ?? ''}`.trim();
-  if (r.error || r.status !== 0) {
-    throw new Error(`${opts.what} failed (${r.error?.message ?? `exit ${r.status ?? r.signal}`}):\n${out.split('\n').slice(-30).join('\n')}`);
-  }
-  return out;
-}
-
-/** Packages the extension with vsce; returns the .vsix path. */
-function packageExtension(): string {
-  const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { name: string; version: string };
-  const vsix = join(artifacts, `${pkg.name}-${pkg.version}.vsix`);
-  run('npx', ['--yes', VSCE, 'package', '--no-dependencies', '--allow-missing-repository', '--out', vsix], {
-    timeoutMs: 240_000,
-    what: `npx ${VSCE} package`,
-    // vsce must not prompt; npx must not ask to install.
-    env: { ...process.env, CI: 'true', npm_config_yes: 'true' },
-  });
-  return vsix;
-}
-
-/** Normalises text read from the DOM (Monaco renders spaces as no-break spaces). */
-function clean(text: string): string {
-  return text.replace(/\u00a0/g, ' ');
-}
-
-/** Opens the command palette / Quick Open and picks the entry `label` after typing `query`. */
-async function quickPick(page: Page, open: 'F1' | 'Control+P', query: string, label: string | RegExp): Promise<void> {
-  await page.keyboard.press(open);
-  const input = page.locator('.quick-input-widget input.input');
-  await input.waitFor({ state: 'visible', timeout: 15_000 });
-  if (open === 'F1') await input.fill(`>${query}`);
-  else await input.fill(query);
-  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: label }).first();
-  await row.waitFor({ state: 'visible', timeout: 15_000 });
-  await page.keyboard.press('Enter');
-  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 15_000 });
-}
+const report = new CheckReport('ui-check');
+const { check, step } = report;
 
 /** The extension's status-bar items (their DOM id starts with the extension id). */
 function statusItems(page: Page): Locator {
@@ -111,28 +45,21 @@ async function statusText(page: Page): Promise<string> {
   return texts.join(' | ');
 }
 
-/** Text of the Output panel's editor (visible lines only). */
-async function outputPanelText(page: Page): Promise<string> {
-  const lines = page.locator('.part.panel .output-view .monaco-editor .view-lines, .part.panel .monaco-editor .view-lines').first();
-  if (!(await lines.count())) return '';
-  return clean(await lines.innerText());
-}
-
-async function drive(page: Page, server: CodeServer, t0: number): Promise<void> {
+async function drive(page: Page, server: CodeServer): Promise<void> {
   await page.goto(workbenchUrl(server, workspace), { waitUntil: 'domcontentloaded', timeout: 60_000 });
   await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
   await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'sleepy.py' }).waitFor({ state: 'visible', timeout: 60_000 });
-  step('workbench loaded with the fixture workspace', t0);
+  step('workbench loaded with the fixture workspace');
 
-  await quickPick(page, 'Control+P', 'sleepy.py', 'sleepy.py');
+  await quickPick(page, 'Control+P', 'sleepy.py', 'sleepy.py', 'Enter');
   const tab = page.locator('.tabs-container .tab.active', { hasText: 'sleepy.py' });
   await tab.waitFor({ state: 'visible', timeout: 15_000 });
   await page.locator('.editor-instance .monaco-editor .view-lines', { hasText: 'HOST-SLEEPY-START' }).waitFor({ timeout: 15_000 });
   check('Quick Open opens sleepy.py in an editor', true);
 
   const started = Date.now();
-  await quickPick(page, 'F1', COMMAND_TITLE, COMMAND_TITLE);
-  step(`ran "${COMMAND_TITLE}" from the command palette`, t0);
+  await quickPick(page, 'F1', RUN_TITLE, RUN_TITLE, 'Enter');
+  step(`ran "${RUN_TITLE}" from the command palette`);
 
   // While it runs (sleepy.py sleeps 4 s): the status-bar item, its text, label and tooltip.
   let runningStatus = '';
@@ -149,7 +76,7 @@ async function drive(page: Page, server: CodeServer, t0: number): Promise<void> 
   }
   const allStatus = clean(await page.locator('#workbench\\.parts\\.statusbar').innerText()).replace(/\s*\n\s*/g, ' | ');
   await page.screenshot({ path: join(artifacts, 'ui-check-running.png') });
-  step(`status bar while running: "${allStatus}"`, t0);
+  step(`status bar while running: "${allStatus}"`);
   check(
     'a status-bar item of the extension shows while the run is in progress',
     runningStatus.length > 0,
@@ -162,11 +89,11 @@ async function drive(page: Page, server: CodeServer, t0: number): Promise<void> 
   let output = '';
   const end = Date.now() + 30_000;
   while (Date.now() < end) {
-    output = await outputPanelText(page);
+    output = await outputPanelText(page, '.part.panel .output-view .monaco-editor .view-lines, .part.panel .monaco-editor .view-lines');
     if (/■/.test(output) && /HOST-SLEEPY-DONE/.test(output)) break;
     await page.waitForTimeout(250);
   }
-  step(`run finished after ~${((Date.now() - started) / 1000).toFixed(1)} s`, t0);
+  step(`run finished after ~${((Date.now() - started) / 1000).toFixed(1)} s`);
   check('the Output panel shows the program output', /HOST-SLEEPY-START/.test(output) && /HOST-SLEEPY-DONE 42/.test(output), JSON.stringify(output.slice(-400)));
   check('the Output panel shows the run header with profile and image', /profile python/.test(output) && output.includes('sandbox-runner-test/python:1'), JSON.stringify(output.slice(0, 200)));
   check('the Output panel shows the outcome', /exited with code 0/i.test(output), JSON.stringify(output.slice(-200)));
@@ -179,73 +106,31 @@ async function drive(page: Page, server: CodeServer, t0: number): Promise<void> 
   const errors = await page.locator('.notifications-toasts .notification-toast', { hasText: /error|failed/i }).count();
   check('no error notification', errors === 0, errors ? `${errors} error notification(s)` : '');
   await page.screenshot({ path: join(artifacts, 'ui-check.png') });
-  step('saved .artifacts/ui-check.png', t0);
+  step('saved .artifacts/ui-check.png');
 }
 
 async function main(): Promise<number> {
-  const t0 = Date.now();
   mkdirSync(artifacts, { recursive: true });
-  if (!existsSync(join(repo, 'dist', 'extension.js'))) {
-    console.error('ui-check: dist/extension.js is missing; run "npm run build" first.');
-    return 1;
-  }
-  codeServerPath(); // fails early with the fix when the tools are missing
+  if (!report.prerequisites()) return 1;
 
-  const vsix = packageExtension();
-  step(`packaged ${vsix} (${(statSync(vsix).size / 1024).toFixed(1)} KiB)`, t0);
+  const vsix = packageExtension(artifacts);
+  step(`packaged ${vsix} (${(statSync(vsix).size / 1024).toFixed(1)} KiB)`);
 
-  const dirs = makeRunDirs('sandbox-runner-ui');
-  const env = hermeticEnv(dirs);
-  process.env.TMPDIR = dirs.tmp;
-  seedUserSettings(dirs, { trust: false });
-  let server: CodeServer | undefined;
-  let browser: Browser | undefined;
-  const timeoutS = envSeconds('SANDBOX_RUNNER_UI_TIMEOUT', 300);
-  const hard = deadline(timeoutS * 1000, () => `the UI check did not finish within ${timeoutS} s; last server log lines:\n${server?.logTail(40) ?? ''}`);
-  try {
-    const installed = run(codeServerPath(), ['--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions, '--install-extension', vsix, '--force'], {
-      env,
-      timeoutMs: 120_000,
-      what: 'code-server --install-extension',
-    });
-    check('code-server installs the .vsix', /successfully installed/i.test(installed), installed.split('\n').filter((l) => /install/i.test(l)).join(' / '));
-    const list = run(codeServerPath(), ['--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions, '--list-extensions', '--show-versions'], {
-      env,
-      timeoutMs: 60_000,
-      what: 'code-server --list-extensions',
-    });
+  const session = new HostSession('sandbox-runner-ui', false);
+  const setupFailed = (err: unknown) => check('set up code-server with the .vsix', false, (err as Error).message);
+  return report.runSession(session, 'the UI check', setupFailed, async (hard) => {
+    installVsix(report, session, vsix);
+    const list = codeServerCli(session, ['--list-extensions', '--show-versions'], 60_000, 'code-server --list-extensions');
     check('the extension is listed as installed', list.includes(`${EXTENSION_ID}@`), list.split('\n').filter((l) => l.includes('@')).join(', '));
-    step('installed the .vsix', t0);
+    step('installed the .vsix');
 
-    server = await Promise.race([startCodeServer({ dirs, env, trust: false }), hard.promise]);
-    step(`code-server listening on ${server.origin}`, t0);
-    browser = await Promise.race([launchChromium(env), hard.promise]);
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    tracePage(page);
+    const { server, page } = await startWorkbench(report, session, hard);
     try {
-      await Promise.race([drive(page, server, t0), hard.promise]);
+      await Promise.race([drive(page, server), hard]);
     } catch (err) {
-      check('drive the workbench', false, (err as Error).message.split('\n')[0] ?? '');
-      await page.screenshot({ path: join(artifacts, 'ui-check.png') }).catch(() => {});
-      console.error(`ui-check: last server log lines:\n${server.logTail(30)}`);
+      await report.driveFailed(err, session, 'ui-check.png');
     }
-  } catch (err) {
-    check('set up code-server with the .vsix', false, (err as Error).message);
-  } finally {
-    hard.clear();
-    await browser?.close().catch(() => {});
-    await server?.stop();
-    removeRunDirs(dirs);
-  }
-  const failed = checks.filter((c) => !c.ok);
-  console.log(`ui-check: ${checks.length - failed.length} passed, ${failed.length} failed (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
-  return failed.length === 0 ? 0 : 1;
+  });
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    console.error(`ui-check: FAILED: ${err instanceof Error ? err.message : String(err)}`);
-    process.exit(1);
-  },
-);
+report.exitWith(main);
