@@ -15,4 +15,5 @@ export * from './reaper';
 export * from './result';
 export * from './runner';
 export * from './snippet';
+export * from './terminalText';
 export * from './warm';

@@ -4,9 +4,8 @@
  * escape sequences stripped, stderr lines marked, and very long lines cut with a marker.
  * Appends are batched (see OutputWriter). A copy of the last 1 MiB is kept for the exported API.
  */
-import stripAnsi from 'strip-ansi';
 import type * as vscode from 'vscode';
-import type { OutputStream, Profile, RunResult } from '../core';
+import { TerminalTextFilter, type OutputStream, type Profile, type RunResult } from '../core';
 import { OutputWriter } from './outputWriter';
 
 /** Marker put before each stderr line, so stderr stays distinguishable in a plain-text channel. */
@@ -16,25 +15,21 @@ export const MAX_LINE_CHARS = 4000;
 /** Characters of channel text kept for `outputText()`. */
 const MIRROR_CHARS = 1024 * 1024;
 
-/** Per-stream line state: where the current line is, and a held-back partial escape sequence. */
+/** Per-stream line state: where the current line is; escape sequences go through the filter. */
 class LineShaper {
   private column = 0;
   private cut = 0;
-  private held = '';
+  private readonly filter = new TerminalTextFilter();
 
   constructor(private readonly prefix: string) {}
 
   /** Shapes `text` (a piece of one stream) for the channel. */
   shape(text: string): string {
-    let input = this.held + text;
-    this.held = '';
-    // An escape sequence split across chunks: hold its start back until the rest arrives.
-    const esc = input.lastIndexOf('\x1b');
-    if (esc >= 0 && input.length - esc < 32 && !/[A-Za-z~\x07]/.test(input.slice(esc + 2))) {
-      this.held = input.slice(esc);
-      input = input.slice(0, esc);
-    }
-    const clean = stripAnsi(input).replace(/\r(?!\n)/g, '\n');
+    return this.lines(this.filter.push(text));
+  }
+
+  /** Prefixes, counts and cuts lines of already filtered text. */
+  private lines(clean: string): string {
     let out = '';
     for (const piece of clean.split(/(\n)/)) {
       if (piece === '\n') {
@@ -70,11 +65,9 @@ class LineShaper {
 
   /** Ends the stream: closes an unterminated line. */
   end(): string {
-    const rest = this.held ? stripAnsi(this.held) : '';
-    this.held = '';
-    let out = rest;
+    let out = this.lines(this.filter.end());
     if (this.cut > 0) out += ` … [${this.cut} more characters cut]`;
-    if (this.column > 0 || rest) out += '\n';
+    if (this.column > 0) out += '\n';
     this.column = 0;
     this.cut = 0;
     return out;
