@@ -38,7 +38,7 @@ export function dockerMissing(opts: DockerOptions, errno: string): SandboxError 
   return new SandboxError(
     'docker-missing',
     `The docker CLI "${dockerBinary(opts)}" could not be started (${errno}).`,
-    'Install Docker (docker.io or Docker Desktop) or set sandboxRunner.dockerPath in your user settings to the docker executable.',
+    'Install Docker (docker.io or Docker Desktop) and put "docker" on PATH, or (in VS Code) set sandboxRunner.dockerPath in your user settings.',
   );
 }
 
@@ -124,10 +124,18 @@ export function classifyEngineFailure(stderr: string, what: string, image?: stri
       detail,
     );
   }
+  if (/unknown or invalid runtime name/i.test(stderr)) {
+    return new SandboxError(
+      'engine-error',
+      'The profile asks for an OCI runtime the Docker engine does not have.',
+      'Install and register the runtime with the engine (for gVisor: runsc, see its docs), or remove "runtime" from the profile.',
+      detail,
+    );
+  }
   const firstLine = detail.split('\n').find((l) => l.trim()) ?? 'no error message';
   return new SandboxError(
     'engine-error',
-    `Docker could not ${what}: ${firstLine.replace(/^Error response from daemon:\s*/i, '')}`,
+    `Docker could not ${what}: ${firstLine.replace(/^Error response from daemon:\s*/i, '').replace(/([^.!?])$/, '$1.')}`,
     'Check the profile and the engine (docker info), then try again.',
     detail,
   );

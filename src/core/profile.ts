@@ -34,7 +34,7 @@ function isUnder(path: string, root: string): boolean {
 }
 
 const containerPathError =
-  'must be an absolute container path other than "/", without "..", commas or quotes, and outside /proc, /sys, /dev, /etc and /run';
+  'must be an absolute container path other than "/", without "..", commas or quotes, and outside /proc, /sys, /dev, /etc and /run, in normal form (no "//", "/./" or trailing "/")';
 
 /** An absolute, normalised container path outside the forbidden roots. */
 export const ContainerPathSchema = z.string({ error: containerPathError }).check(
@@ -42,6 +42,8 @@ export const ContainerPathSchema = z.string({ error: containerPathError }).check
     (p) =>
       p.startsWith('/') &&
       p !== '/' &&
+      posix.normalize(p) === p &&
+      !p.endsWith('/') &&
       !p.split('/').includes('..') &&
       !UNSAFE_PATH_CHARS.test(p) &&
       posix.normalize(p).replace(/\/$/, '') !== '' &&
@@ -87,7 +89,9 @@ export const MountSchema = withDescription(
 export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 const envNameError = 'must be a name matching [A-Za-z_][A-Za-z0-9_]*';
-const envValueError = 'must be a string without NUL characters';
+/** Longest environment value, in characters (a single docker CLI argument is capped at 128 KiB by the kernel). */
+export const MAX_ENV_VALUE_CHARS = 32768;
+const envValueError = `must be a string without NUL characters, at most ${MAX_ENV_VALUE_CHARS} characters long`;
 
 const userError = 'must be a numeric, non-root "UID:GID" such as "65534:65534" (UID and GID from 1 to 2147483647)';
 const imageError =
@@ -145,7 +149,9 @@ export const ProfileSchema = withDescription(
       z._default(
         z.record(
           z.string().check(z.regex(ENV_NAME, { error: envNameError })),
-          z.string({ error: envValueError }).check(z.refine((v) => !v.includes('\0'), { error: envValueError })),
+          z.string({ error: envValueError }).check(
+            z.refine((v) => !v.includes('\0') && v.length <= MAX_ENV_VALUE_CHARS, { error: envValueError }),
+          ),
           { error: (iss) => (iss.code === 'invalid_key' ? envNameError : 'must be an object of NAME: "value" strings') },
         ),
         {},

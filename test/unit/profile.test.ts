@@ -118,3 +118,20 @@ describe('global limit defaults (unit)', () => {
     assert.ok(bad.issues.some((i) => i.key === 'sandboxRunner.profiles.shell.limits.timeoutSeconds'));
   });
 });
+
+describe('profile paths and values in normal form (unit)', () => {
+  it('refuses container paths that are not in normal form, so reserved targets cannot be spelled around', () => {
+    for (const target of ['//sandbox', '/tmp/', '/home/sandbox/.', '/data//x', '/a/./b']) {
+      const r = ProfileSchema.safeParse({ image: 'i', command: ['${file}'], mounts: [{ source: '/srv/x', target }] });
+      assert.equal(r.success, false, target);
+    }
+    assert.equal(ProfileSchema.safeParse({ image: 'i', command: ['${file}'], mounts: [{ source: '/srv/x', target: '/data/x' }] }).success, true);
+  });
+
+  it('caps environment values at 32768 characters', () => {
+    const ok = ProfileSchema.safeParse({ image: 'i', command: ['${file}'], env: { A: 'x'.repeat(32768) } });
+    const tooLong = resolveProfiles([{ source: 'user', value: { p: { image: 'i', command: ['${file}'], env: { A: 'x'.repeat(32769) } } } }]);
+    assert.equal(ok.success, true);
+    assert.match(tooLong.issues.find((i) => i.key === 'sandboxRunner.profiles.p.env.A')?.message ?? '', /at most 32768 characters/);
+  });
+});

@@ -39,7 +39,7 @@ describe('result mapping (unit)', () => {
     assert.match(missing.fix, /docker pull python:3\.12-slim/);
     const other = classifyEngineFailure('Error response from daemon: Conflict. The name is in use', 'create the container');
     assert.equal(other.code, 'engine-error');
-    assert.equal(other.message, 'Docker could not create the container: Conflict. The name is in use');
+    assert.equal(other.message, 'Docker could not create the container: Conflict. The name is in use.');
   });
 
   it('recognises a failed spawn only when the process never started', () => {
