@@ -15,7 +15,7 @@ export const EXIT = {
   cancelled: 130,
   /** Killed by the OOM killer (128 + SIGKILL). */
   oomKilled: 137,
-  /** Output bound exceeded (128 + SIGPIPE: the reader stopped reading). */
+  /** Output bound exceeded, or the reader of our output went away (128 + SIGPIPE). */
   outputLimit: 141,
 } as const;
 

@@ -2,13 +2,14 @@
  * `sandbox-run`: runs a file (or stdin) in the sandbox from a terminal, with the same core and
  * profiles as the extension. See `usage()` for flags and exit codes.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
-  isSandboxError, LIMIT_RANGES, pickProfile, ProfileSchema, rangeMessage, reapOrphans, resolveProfiles, runInSandbox, workspaceLoosenings, type RunResult,
+  isSandboxError, LIMIT_RANGES, pickProfile, ProfileSchema, rangeMessage, reapOrphans, resolveProfiles, runInSandbox, workspaceLoosenings, blockingIssues, type RunResult,
 } from '../core';
 import { exitCodeFor, EXIT } from './exitCodes';
+import { TerminalOutput } from './terminalOutput';
 import { readWorkspaceSettings } from './workspaceSettings';
 
 function usage(): string {
@@ -30,6 +31,9 @@ Options:
       --reap             remove sandbox containers whose owning process is provably gone
                          (same host, boot and pid namespace, and that process has exited);
                          print what was removed and what was kept, then exit
+      --raw              pass the program's output to a terminal unfiltered (by default escape
+                         sequences, lone carriage returns and control characters are removed
+                         when stdout/stderr is a terminal)
   -q, --quiet            do not print the summary line on stderr
   -h, --help             show this help
 
@@ -44,10 +48,10 @@ function fail(message: string, code: number = EXIT.usage): never {
   process.exit(code);
 }
 
-async function readStdin(): Promise<string> {
+async function readStdin(): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 /** `--reap`: the orphan sweep, reported one container per line on stdout. */
@@ -78,6 +82,7 @@ async function main(): Promise<number> {
         'list-profiles': { type: 'boolean' },
         reap: { type: 'boolean' },
         'allow-loosening': { type: 'boolean' },
+        raw: { type: 'boolean' },
         quiet: { type: 'boolean', short: 'q' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -91,9 +96,15 @@ async function main(): Promise<number> {
     return 0;
   }
 
+  if ((values.reap || values['list-profiles']) && positionals.length > 0) {
+    fail(`--${values.reap ? 'reap' : 'list-profiles'} takes no FILE. Run "sandbox-run --help" for usage.`);
+  }
   if (values.reap) return reap();
 
   const workspace = resolve(values.workspace ?? '.');
+  if (!(await stat(workspace).catch(() => undefined))?.isDirectory()) {
+    fail(`--workspace ${workspace} is not a directory; give the folder that holds .vscode/settings.json.`);
+  }
   let settings;
   try {
     settings = await readWorkspaceSettings(workspace);
@@ -124,9 +135,19 @@ async function main(): Promise<number> {
     fail(
       values.profile
         ? `profile "${values.profile}" ${bad ? 'is invalid (see above); fix it in ' + settings.path : 'does not exist; use --list-profiles to see the profiles'}.`
-        : `no profile runs "${basename(file)}"; pass --profile NAME or add a profile with its extension to ${settings.path}.`,
+        : set.invalid.length > 0
+          ? `no valid profile runs "${basename(file)}"; the invalid profile(s) ${set.invalid.map((p) => `"${p.name}"`).join(', ')} (above) may be meant for it: fix them in ${settings.path}.`
+          : `no profile runs "${basename(file)}"; pass --profile NAME or add a profile with its extension to ${settings.path}.`,
     );
   }
+
+  // A malformed setting for the chosen profile (or for all profiles) may have meant to tighten it:
+  // never fall back to the built-in silently. Other problems are warnings.
+  const blocking = blockingIssues(set, chosen.name);
+  for (const i of set.issues) {
+    process.stderr.write(`sandbox-run: ${blocking.includes(i) ? '' : 'warning: '}${i.key}: ${i.message}\n`);
+  }
+  if (blocking.length > 0) fail(`the settings for profile "${chosen.name}" are malformed (above); fix ${settings.path} and run again.`);
 
   // A workspace's settings file may come with a cloned repository: it may tighten anything, but a
   // loosening needs the user's explicit --allow-loosening (the editor asks in a modal instead).
@@ -145,14 +166,15 @@ async function main(): Promise<number> {
     profile = parsedTimeout.data;
   }
 
-  let code: string;
+  let code: Buffer;
   try {
-    code = fromStdin ? await readStdin() : await readFile(file, 'utf8');
+    code = fromStdin ? await readStdin() : await readFile(file);
   } catch (e) {
     fail(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`);
   }
 
   const controller = new AbortController();
+  const terminal = new TerminalOutput(() => controller.abort(), values.raw === true);
   let interrupts = 0;
   const onSignal = () => {
     interrupts += 1;
@@ -169,14 +191,17 @@ async function main(): Promise<number> {
     code,
     sourceFileName: fromStdin ? undefined : file,
     signal: controller.signal,
-    onOutput: (stream, text) => (stream === 'stdout' ? process.stdout : process.stderr).write(text),
+    onOutput: (stream, text) => terminal.program(stream, text),
   });
+  terminal.end();
   if (!values.quiet) {
     const network = profile.network === 'none' ? 'off' : 'on';
-    process.stderr.write(`sandbox-run: ${result.message} [profile ${chosen.name}, image ${profile.image}, network ${network}]\n`);
+    terminal.line(`${result.message} [profile ${chosen.name}, image ${profile.image}, network ${network}]`);
   }
-  if (result.error?.detail && !values.quiet) process.stderr.write(`sandbox-run: engine said: ${result.error.detail}\n`);
-  if (result.cleanupError) process.stderr.write(`sandbox-run: cleanup failed: ${result.cleanupError}\n`);
+  if (result.error?.detail && !values.quiet) terminal.line(`engine said: ${result.error.detail}`);
+  if (result.cleanupError) terminal.line(`cleanup failed: ${result.cleanupError}`);
+  // The reader of our output went away: the run was stopped like `yes | head` stops `yes`.
+  if (terminal.closed && result.outcome === 'cancelled') return EXIT.outputLimit;
   return exitCodeFor(result);
 }
 

@@ -3,9 +3,12 @@
  * trailing commas allowed), the way VS Code does, so the CLI sees the same profiles as the editor.
  * Both spellings are read alike: `"sandboxRunner.profiles": {…}` and `"sandboxRunner": {"profiles": {…}}`.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse, printParseErrorCode, type ParseError } from 'jsonc-parser';
+
+/** Largest settings file read, in bytes. */
+export const MAX_SETTINGS_BYTES = 1024 * 1024;
 
 /** The parsed workspace settings file. */
 export interface WorkspaceSettings {
@@ -19,12 +22,20 @@ export interface WorkspaceSettings {
 
 /**
  * Loads `<workspace>/.vscode/settings.json`.
- * @throws Error with the file path, line and reason when the file is not valid JSONC
+ * @throws Error with the file path, line and reason when the file is not valid JSONC, and when it
+ *   is not a regular file or is larger than {@link MAX_SETTINGS_BYTES}
  */
 export async function readWorkspaceSettings(workspace: string): Promise<WorkspaceSettings> {
   const path = join(workspace, '.vscode', 'settings.json');
   let text: string;
   try {
+    // A cloned repository controls this path: it must be a regular file of sane size (not a FIFO,
+    // /dev/zero or /proc/self/fd/0 behind a symlink).
+    const info = await stat(path);
+    if (!info.isFile()) throw new Error(`${path} is not a regular file; replace it with a settings file and run again.`);
+    if (info.size > MAX_SETTINGS_BYTES) {
+      throw new Error(`${path} is larger than ${MAX_SETTINGS_BYTES} bytes; a settings file that large is refused.`);
+    }
     text = await readFile(path, 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { path, found: false, profiles: undefined };

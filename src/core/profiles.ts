@@ -170,3 +170,12 @@ export function pickProfile(set: ProfileSet, query: ProfileQuery): ResolvedProfi
   const ext = query.fileName ? extname(query.fileName).toLowerCase() : '';
   return ext ? set.profiles.find((p) => p.profile.extensions.includes(ext)) : undefined;
 }
+
+/**
+ * Issues that must stop a run with profile `name`: the whole `sandboxRunner.profiles` setting is
+ * malformed, or the entry for `name` is (e.g. not an object). Such a setting may have meant to
+ * tighten the profile, so falling back to the built-in of the same name would be wrong.
+ */
+export function blockingIssues(set: ProfileSet, name: string): ProfileIssue[] {
+  return set.issues.filter((i) => i.key === PROFILES_SETTING || i.key === `${PROFILES_SETTING}.${name}`);
+}

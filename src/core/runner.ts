@@ -32,8 +32,8 @@ export interface RunRequest {
   readonly profileName: string;
   /** A validated profile (see `resolveProfiles`); validated again here, an invalid one never runs. */
   readonly profile: Profile;
-  /** The code to run (UTF-8 text). */
-  readonly code: string;
+  /** The code to run: text (written as UTF-8) or a file's bytes, passed on unchanged. */
+  readonly code: string | Uint8Array;
   /** The source file name (or untitled name); only its extension is used. */
   readonly sourceFileName?: string;
   /** Receives stdout/stderr text as it arrives, and runner notices (e.g. truncation). */

@@ -27,15 +27,16 @@ export function snippetFileName(profile: Profile, sourceFileName?: string): stri
 }
 
 /**
- * Writes `code` (UTF-8) to a new directory under `root` (default the OS temp dir).
+ * Writes `code` (a string as UTF-8, bytes as they are) to a new directory under `root` (default
+ * the OS temp dir).
  * The directory is world-readable so the container's non-root user can read the file.
  */
-export async function writeSnippet(code: string, fileName: string, root = tmpdir()): Promise<SnippetFile> {
+export async function writeSnippet(code: string | Uint8Array, fileName: string, root = tmpdir()): Promise<SnippetFile> {
   const dir = await realpath(await mkdtemp(join(root, 'sandbox-runner-')));
   const dispose = () => rm(dir, { recursive: true, force: true });
   try {
     await chmod(dir, 0o755);
-    await writeFile(join(dir, fileName), code, { encoding: 'utf8', mode: 0o644 });
+    await writeFile(join(dir, fileName), code, typeof code === 'string' ? { encoding: 'utf8', mode: 0o644 } : { mode: 0o644 });
     await chmod(join(dir, fileName), 0o644);
   } catch (e) {
     await dispose();

@@ -99,12 +99,53 @@ describe('sandbox-run CLI (engine)', function () {
     assert.match(String(allowed.stderr), /network on/);
   });
 
+  it('a closed output pipe (| head -1) ends the run like SIGPIPE: exit 141, container removed, no crash', async () => {
+    const child = execa('node', [CLI, '--workspace', ws, '--profile', 'shell', '-'], { reject: false, input: 'while true; do echo line; done\n', buffer: { stdout: false } });
+    await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
+    child.stdout!.destroy();
+    const r = await child;
+    assert.equal(r.exitCode, 141, String(r.stderr));
+    assert.doesNotMatch(String(r.stderr), /EPIPE|at .*\.js/);
+    assert.deepEqual(await productContainers(child.pid!), []);
+  });
+
+  it('runs the file\'s bytes as they are (no re-encoding of non-UTF-8 text)', async () => {
+    const latin1 = Buffer.from('printf "%s" "caf\xe9" | od -An -tx1\n', 'latin1');
+    await writeFile(join(ws, 'latin1.sh'), latin1);
+    const r = await cli([join(ws, 'latin1.sh')]);
+    assert.equal(r.exitCode, 0);
+    assert.equal(String(r.stdout).trim(), '63 61 66 e9');
+  });
+
+  it('refuses to fall back to the built-in when the workspace entry for the chosen profile is malformed', async () => {
+    const other = await mkdtemp(join(tmpdir(), 'sr-cli-malformed-'));
+    try {
+      await mkdir(join(other, '.vscode'));
+      await writeFile(join(other, '.vscode', 'settings.json'), '{"sandboxRunner.profiles": {"python": "x"}}');
+      await writeFile(join(other, 'a.py'), 'print(1)\n');
+      const r = await execa('node', [CLI, '--workspace', other, join(other, 'a.py')], { reject: false, stdin: 'ignore' });
+      assert.equal(r.exitCode, 2);
+      assert.match(String(r.stderr), /sandboxRunner\.profiles\.python: must be an object/);
+      assert.match(String(r.stderr), /settings for profile "python" are malformed/);
+    } finally {
+      await rm(other, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a missing workspace folder and stray FILE arguments with exit 2', async () => {
+    const r = await execa('node', [CLI, '--workspace', '/nonexistent-sr', '-p', 'shell', '-'], { reject: false, input: 'echo x\n' });
+    assert.equal(r.exitCode, 2);
+    assert.match(String(r.stderr), /is not a directory/);
+    assert.equal((await cli(['--reap', 'a.py'])).exitCode, 2);
+    assert.equal((await cli(['--list-profiles', 'a.py'])).exitCode, 2);
+  });
+
   it('refuses unknown profiles, missing files and bad flags with exit 2', async () => {
     assert.equal((await cli(['--profile', 'nope', '-'], '')).exitCode, 2);
     assert.equal((await cli([join(ws, 'missing.py')])).exitCode, 2);
     assert.equal((await cli(['--bogus', 'x'])).exitCode, 2);
     const noProfile = await cli([join(ws, 'x.unknownext')]);
-    assert.match(String(noProfile.stderr), /no profile runs "x\.unknownext"/);
+    assert.match(String(noProfile.stderr), /no valid profile runs "x\.unknownext"; the invalid profile\(s\) "broken" \(above\) may be meant for it/);
   });
 
   it('exits 125 with a one-sentence fix when the image is missing', async () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readWorkspaceSettings } from '../../src/cli/workspaceSettings';
@@ -30,5 +30,14 @@ describe('workspace settings file (unit)', () => {
     assert.equal((await readWorkspaceSettings(dir)).found, false);
     await write('{\n "a": 1,\n "b" 2\n}');
     await assert.rejects(readWorkspaceSettings(dir), /settings\.json:3: /);
+  });
+
+  it('refuses a settings path that is not a regular file, or is too large', async () => {
+    await rm(join(dir, '.vscode', 'settings.json'), { force: true });
+    await symlink('/dev/zero', join(dir, '.vscode', 'settings.json'));
+    await assert.rejects(readWorkspaceSettings(dir), /is not a regular file/);
+    await rm(join(dir, '.vscode', 'settings.json'));
+    await write(' '.repeat(1024 * 1024 + 1));
+    await assert.rejects(readWorkspaceSettings(dir), /larger than 1048576 bytes/);
   });
 });
