@@ -3,7 +3,7 @@
  * puts every registration into `context.subscriptions`.
  */
 import * as vscode from 'vscode';
-import { pickProfile, type ResolvedProfile, type RunResult, type WarmPool } from '../core';
+import { blockingIssues, pickProfile, type ResolvedProfile, type RunResult, type WarmPool } from '../core';
 import { ensureConsent, type ConsentStore } from './consent';
 import type { TreeNode } from './profileTree';
 import { reportNoProfile, reportRunFailure } from './failures';
@@ -78,6 +78,15 @@ async function execute(deps: CommandDeps, target: Target, profileName?: string):
     } else {
       void reportNoProfile(target.languageId, settings.issues);
     }
+    return undefined;
+  }
+  // A malformed entry for this profile may have meant to tighten it: never fall back silently.
+  const blocking = blockingIssues(settings, chosen.name);
+  if (blocking.length > 0) {
+    for (const i of blocking) deps.output.line(`[sandbox-runner] ${i.key}: ${i.message}`);
+    void vscode.window
+      .showErrorMessage(`Not run: the settings for sandbox profile "${chosen.name}" are malformed (${blocking[0]!.key}: ${blocking[0]!.message}).`, 'Open Settings')
+      .then((c) => c && vscode.commands.executeCommand('workbench.action.openSettings', 'sandboxRunner.profiles'));
     return undefined;
   }
   const loosening = settings.loosenings.get(chosen.name);
