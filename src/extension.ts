@@ -2,7 +2,8 @@
  * Extension entry point. Activation is lazy (on a command, the profile view, or a document of a
  * built-in profile's language) and cheap: it creates the channels, the status bar item and the
  * tree, and registers commands; the engine is only checked when the profile view is shown, and a
- * warm container is prepared only for the language of the active editor.
+ * warm container is prepared only for the language of the active editor (never for a profile a
+ * workspace loosened without the user's consent to exactly that loosening).
  * Every disposable goes into `context.subscriptions`.
  */
 import * as vscode from 'vscode';
@@ -14,7 +15,7 @@ import { checkEngine } from './vscode/engineStatus';
 import { ProfileTree } from './vscode/profileTree';
 import { ProgramOutput } from './vscode/programOutput';
 import { RunManager } from './vscode/runManager';
-import { currentSettings, dockerPath, SECTION, warmStartSettings } from './vscode/settings';
+import { currentSettings, dockerPath, SECTION, warmStartSettings, type SettingsSnapshot } from './vscode/settings';
 import { RunStatusBar } from './vscode/statusBar';
 
 let runs: RunManager | undefined;
@@ -52,20 +53,30 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
     void pool?.dispose();
     pool = undefined;
   };
-  const warmFor = (chosen: ResolvedProfile): WarmPool | undefined => {
+  // A warm container is created and started with the profile's mounts, network and limits: a
+  // profile a workspace loosened gets one only once the user allowed exactly that loosening.
+  const consented = (chosen: ResolvedProfile, settings: SettingsSnapshot): boolean => {
+    const report = settings.loosenings.get(chosen.name);
+    return report === undefined || consents.has(report);
+  };
+  const warmFor = (chosen: ResolvedProfile, settings: SettingsSnapshot = currentSettings()): WarmPool | undefined => {
     const { mode, idleMs } = warmStartSettings();
     if (mode === 'off' || (mode === 'built-in' && chosen.source !== 'built-in')) return undefined;
+    if (!consented(chosen, settings)) return undefined;
     pool ??= new WarmPool({ docker: { dockerPath: dockerPath() }, idleMs, protectedPaths, onLog: (m) => log.info(`warm start: ${m}`) });
     return pool;
   };
   const prepareFor = (editor: vscode.TextEditor | undefined) => {
     if (!editor || editor.document.uri.scheme === 'output') return;
-    const chosen = pickProfile(currentSettings(), { languageId: editor.document.languageId, fileName: editor.document.fileName });
-    if (chosen) warmFor(chosen)?.prepare(chosen.name, chosen.profile);
+    const settings = currentSettings();
+    const chosen = pickProfile(settings, { languageId: editor.document.languageId, fileName: editor.document.fileName });
+    if (chosen) warmFor(chosen, settings)?.prepare(chosen.name, chosen.profile);
   };
   registerCommands(context, { runs, output, log, protectedPaths, warmFor, consents, refreshProfiles: refreshEngine });
 
   context.subscriptions.push(
+    // Revoked consents: warm containers of loosened profiles (prepared after a run) go too.
+    consents.onDidChange(() => consents.count === 0 && resetPool()),
     runs.onDidChange(() => tree.refresh(null)),
     view.onDidChangeVisibility((e) => e.visible && void refreshEngine()),
     vscode.workspace.onDidChangeConfiguration((e) => {

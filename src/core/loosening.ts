@@ -2,9 +2,11 @@
  * What a workspace profile loosens against its baseline (the same-named profile from built-in and
  * user settings, or the built-in defaults for a new name). A cloned repository's settings are
  * attacker-controlled: they may tighten anything, but each loosening needs the user's consent.
- * Items of the floor itself (user, capabilities, no-new-privileges, read-only root, ipc/cgroup
+ * Items of the floor itself (root user, capabilities, no-new-privileges, read-only root, ipc/cgroup
  * namespaces, pids limit presence, no host env) cannot be expressed by a profile at all.
+ * Mount sources are compared where they lead (through symlinks), as the run mounts them.
  */
+import { realpathSync } from 'node:fs';
 import { buildCreateArgv } from './argv';
 import { LIMIT_RANGES, type Limits } from './limits';
 import { ProfileSchema, type Profile } from './profile';
@@ -55,6 +57,26 @@ function flagItems(profile: Profile): string[] {
   return items.filter((x) => !x.startsWith('--name ') && !x.startsWith('--label '));
 }
 
+/** Maps a mount's host path to the path the run will mount (e.g. through symlinks). */
+export type MountSourceResolver = (source: string) => string;
+
+/** The profile with each mount source replaced by where it leads. */
+function withResolvedMounts(profile: Profile, resolve: MountSourceResolver): Profile {
+  return { ...profile, mounts: profile.mounts.map((m) => ({ ...m, source: resolve(m.source) })) };
+}
+
+/**
+ * Where a host path leads through symlinks, as `resolveMounts` will mount it; the path as
+ * written when it does not resolve (missing, unreadable): the run refuses such a mount anyway.
+ */
+export function realMountSource(source: string): string {
+  try {
+    return realpathSync(source);
+  } catch {
+    return source;
+  }
+}
+
 function multisetMinus(a: string[], b: string[]): string[] {
   const left = [...b];
   return a.filter((x) => {
@@ -66,11 +88,21 @@ function multisetMinus(a: string[], b: string[]): string[] {
 }
 
 /**
- * Compares a profile with its baseline.
- * @param key the profile's setting key prefix, e.g. `sandboxRunner.profiles.py`
+ * Compares a profile with its baseline. Pure unless `resolve` touches the file system.
+ * @param profileName the profile's name; setting keys are `sandboxRunner.profiles.NAME.…`
+ * @param resolve maps mount sources (of both profiles) to what the run mounts; mounts are
+ *   compared, described (`raw → resolved` when they differ) and turned into docker arguments
+ *   by that resolved path. Default: the path as written.
  */
-export function compareToBaseline(profileName: string, effective: Profile, baseline: Profile): LooseningReport {
+export function compareToBaseline(
+  profileName: string,
+  effective: Profile,
+  baseline: Profile,
+  resolve: MountSourceResolver = (source) => source,
+): LooseningReport {
   const key = `sandboxRunner.profiles.${profileName}`;
+  const realEffective = withResolvedMounts(effective, resolve);
+  const realBaseline = withResolvedMounts(baseline, resolve);
   const loosenings: Loosening[] = [];
   if (effective.network !== baseline.network && effective.network !== 'none') {
     loosenings.push({ key: `${key}.network`, description: `network: ${baseline.network} → ${effective.network}` });
@@ -84,18 +116,26 @@ export function compareToBaseline(profileName: string, effective: Profile, basel
     }
   }
   effective.mounts.forEach((m, i) => {
-    const same = baseline.mounts.find((b) => b.source === m.source && b.target === m.target);
+    const source = realEffective.mounts[i]!.source;
+    const shown = source === m.source ? m.source : `${m.source} → ${source}`;
+    const same = realBaseline.mounts.find((b) => b.source === source && b.target === m.target);
     if (!same) {
-      loosenings.push({ key: `${key}.mounts.${i}`, description: `new ${m.mode} bind mount of host path ${m.source} at ${m.target}` });
+      loosenings.push({ key: `${key}.mounts.${i}`, description: `new ${m.mode} bind mount of host path ${shown} at ${m.target}` });
     } else if (m.mode === 'rw' && same.mode !== 'rw') {
-      loosenings.push({ key: `${key}.mounts.${i}.mode`, description: `bind mount ${m.source} becomes writable (ro → rw)` });
+      loosenings.push({ key: `${key}.mounts.${i}.mode`, description: `bind mount ${shown} becomes writable (ro → rw)` });
     }
   });
+  // With bind mounts, another UID reads and writes the host files that UID owns (e.g. a
+  // repository's .git/hooks owned by the user): any change of user is a loosening then.
+  if (effective.mounts.length > 0 && effective.user !== baseline.user) {
+    loosenings.push({ key: `${key}.user`, description: `user: ${baseline.user} → ${effective.user} with bind mounts` });
+  }
   if (baseline.runtime !== undefined && effective.runtime !== baseline.runtime) {
     loosenings.push({ key: `${key}.runtime`, description: `runtime: ${baseline.runtime} → ${effective.runtime ?? 'engine default'}` });
   }
-  const e = flagItems(effective);
-  const b = flagItems(baseline);
+  // Resolved sources: retargeting a symlink changes the arguments, hence the consent fingerprint.
+  const e = flagItems(realEffective);
+  const b = flagItems(realBaseline);
   return {
     profileName,
     loosenings,
@@ -107,7 +147,8 @@ export function compareToBaseline(profileName: string, effective: Profile, basel
 }
 
 /**
- * The loosening reports of every valid profile that workspace settings changed.
+ * The loosening reports of every valid profile that workspace settings changed. Mount sources
+ * are resolved through symlinks ({@link realMountSource}) before they are compared and reported.
  * @param layers the same layers given to `resolveProfiles` (user, then workspace)
  * @param effectiveOptions the options used for the run (global defaults including workspace values)
  * @param baselineOptions the same options from user settings only
@@ -125,7 +166,7 @@ export function workspaceLoosenings(
     const baseline =
       base.profiles.find((b) => b.name === p.name)?.profile ??
       ProfileSchema.parse({ image: p.profile.image, command: p.profile.command, limits: baselineOptions.limitDefaults ?? {} });
-    const report = compareToBaseline(p.name, p.profile, baseline);
+    const report = compareToBaseline(p.name, p.profile, baseline, realMountSource);
     if (report.loosenings.length > 0) out.set(p.name, report);
   }
   return out;

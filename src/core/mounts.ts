@@ -18,6 +18,16 @@ export const PROTECTED_HOST_PATHS = [
   '/run/podman', '/var/run/crio', '/run/crio',
 ] as const;
 
+/**
+ * Credential files and folders under the home directory a mount may not be or sit inside (a
+ * fixed list: credentials stored elsewhere are not known to the sandbox). `.config` holds the
+ * tokens of gh, gcloud, docker helpers and more; `.netrc`, `.git-credentials`, `.npmrc` and
+ * `.pypirc` hold passwords and registry tokens.
+ */
+const HOME_CREDENTIALS = [
+  '.ssh', '.docker', '.aws', '.kube', '.gnupg', '.config', '.netrc', '.git-credentials', '.npmrc', '.pypirc',
+] as const;
+
 function isInside(path: string, root: string): boolean {
   return path === root || path.startsWith(root === '/' ? '/' : root + '/');
 }
@@ -27,7 +37,7 @@ export function protectedReason(hostPath: string, extraProtected: readonly strin
   if (hostPath === '/') return 'it is the root directory';
   const home = homedir();
   if (home && hostPath === home) return 'it is your home directory itself';
-  if (home && ['.ssh', '.docker', '.aws', '.kube', '.gnupg'].some((d) => isInside(hostPath, posix.join(home, d)))) {
+  if (home && HOME_CREDENTIALS.some((d) => isInside(hostPath, posix.join(home, d)))) {
     return 'it holds credentials in your home directory';
   }
   for (const root of [...PROTECTED_HOST_PATHS, ...extraProtected]) {

@@ -1,8 +1,8 @@
 /**
  * Reads Sandbox Runner settings from VS Code as separate layers (user, then workspace), so the
  * core merges and validates them. In an untrusted workspace the workspace layer is ignored: a
- * cloned repository's `.vscode/settings.json` must not choose what runs. `dockerPath` is read
- * from user settings only (it names an executable).
+ * cloned repository's `.vscode/settings.json` must not choose what runs. `dockerPath` (it names an
+ * executable), `warmStart` and `warmIdleSeconds` are read from user settings only.
  */
 import * as vscode from 'vscode';
 import {
@@ -75,10 +75,15 @@ export function currentSettings(): SettingsSnapshot {
   };
 }
 
-/** Which profiles use warm start (`sandboxRunner.warmStart`), and the idle expiry in ms. */
+/**
+ * Which profiles use warm start (`sandboxRunner.warmStart`), and the idle expiry in ms. Both are
+ * user settings only (application-scoped): a workspace may not choose to keep containers of its
+ * profiles started, nor for how long.
+ */
 export function warmStartSettings(): { mode: 'built-in' | 'all' | 'off'; idleMs: number } {
-  const mode = effective<string>('warmStart');
-  const idle = effective<number>('warmIdleSeconds');
+  const config = vscode.workspace.getConfiguration(SECTION);
+  const mode = config.inspect<string>('warmStart')?.globalValue;
+  const idle = config.inspect<number>('warmIdleSeconds')?.globalValue;
   return {
     mode: mode === 'all' || mode === 'off' ? mode : 'built-in',
     idleMs: (typeof idle === 'number' && idle >= 10 && idle <= 86400 ? idle : 300) * 1000,

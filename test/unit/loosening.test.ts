@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { compareToBaseline, looseningFingerprint, ProfileSchema, workspaceLoosenings } from '../../src/core';
 
 const base = ProfileSchema.parse({ image: 'img', command: ['${file}'] });
@@ -55,5 +58,82 @@ describe('workspace loosening (unit)', () => {
     const b = compareToBaseline('p', ProfileSchema.parse({ image: 'img', command: ['${file}'], network: 'bridge', limits: { cpus: 4 } }), base);
     assert.notEqual(looseningFingerprint(a), looseningFingerprint(b));
     assert.equal(looseningFingerprint(a), looseningFingerprint(compareToBaseline('p', ProfileSchema.parse({ image: 'img', command: ['${file}'], network: 'bridge' }), base)));
+  });
+
+  it('a different user is a loosening when the profile has bind mounts, and only then', () => {
+    const mount = { source: '/home/u/proj', target: '/proj' };
+    const withMount = ProfileSchema.parse({ image: 'img', command: ['${file}'], mounts: [mount] });
+    const asUser = (user: string, mounts: unknown[] = [mount]) =>
+      compareToBaseline('p', ProfileSchema.parse({ image: 'img', command: ['${file}'], mounts, user }), withMount);
+    const r = asUser('1000:1000');
+    assert.deepEqual(r.loosenings, [{ key: 'sandboxRunner.profiles.p.user', description: 'user: 65534:65534 → 1000:1000 with bind mounts' }]);
+    assert.equal(r.addedArgs[0], '--user 1000:1000');
+    assert.deepEqual(asUser('65534:65534').loosenings, [], 'the same user with the same mount loosens nothing');
+    assert.deepEqual(asUser('1000:1000', []).loosenings, [], 'without a mount a UID reaches no host file');
+    // Through the workspace layer: the user's own profile mounts a directory, the workspace only changes user.
+    const reports = workspaceLoosenings([
+      { source: 'user', value: { proj: { image: 'img', command: ['${file}'], mounts: [mount] } } },
+      { source: 'workspace', value: { proj: { user: '1000:1000' } } },
+    ]);
+    assert.deepEqual(reports.get('proj')?.loosenings.map((l) => l.key), ['sandboxRunner.profiles.proj.user']);
+  });
+
+  describe('mount sources through symlinks', () => {
+    let dir: string;
+    let link: string;
+    before(() => {
+      dir = realpathSync(mkdtempSync(join(tmpdir(), 'sr-loosening-')));
+      for (const d of ['a', 'b']) mkdirSync(join(dir, d));
+      link = join(dir, 'link');
+      symlinkSync(join(dir, 'a'), link);
+    });
+    after(() => rmSync(dir, { recursive: true, force: true }));
+
+    const layers = (source: string, mode = 'ro', user?: Record<string, unknown>) => [
+      { source: 'user' as const, value: user ?? {} },
+      { source: 'workspace' as const, value: { proj: { image: 'img', command: ['${file}'], mounts: [{ source, target: '/data', mode }] } } },
+    ];
+
+    it('reports raw → resolved and builds the docker arguments from the resolved path', () => {
+      const r = workspaceLoosenings(layers(link)).get('proj')!;
+      assert.deepEqual(r.loosenings.map((l) => l.description), [`new ro bind mount of host path ${link} → ${join(dir, 'a')} at /data`]);
+      assert.deepEqual(r.addedArgs, [`--mount type=bind,src=${join(dir, 'a')},dst=/data,readonly`]);
+      const direct = workspaceLoosenings(layers(join(dir, 'b'))).get('proj')!;
+      assert.deepEqual(direct.loosenings.map((l) => l.description), [`new ro bind mount of host path ${join(dir, 'b')} at /data`], 'no arrow without a symlink');
+    });
+
+    it('retargeting the symlink changes the fingerprint, so consent is asked again', () => {
+      const before = looseningFingerprint(workspaceLoosenings(layers(link)).get('proj')!);
+      unlinkSync(link);
+      symlinkSync(join(dir, 'b'), link);
+      try {
+        const after = workspaceLoosenings(layers(link)).get('proj')!;
+        assert.notEqual(looseningFingerprint(after), before);
+        assert.ok(after.addedArgs.some((a) => a.includes(`src=${join(dir, 'b')},`)), after.addedArgs.join(' '));
+      } finally {
+        unlinkSync(link);
+        symlinkSync(join(dir, 'a'), link);
+      }
+    });
+
+    it('compares where mounts lead: a link to the user\'s own mount is no new mount, but making it writable is', () => {
+      const own = { proj: { image: 'img', command: ['${file}'], mounts: [{ source: join(dir, 'a'), target: '/data', mode: 'ro' }] } };
+      assert.equal(workspaceLoosenings(layers(link, 'ro', own)).get('proj'), undefined);
+      const rw = workspaceLoosenings(layers(link, 'rw', own)).get('proj')!;
+      assert.deepEqual(rw.loosenings.map((l) => l.description), [`bind mount ${link} → ${join(dir, 'a')} becomes writable (ro → rw)`]);
+    });
+
+    it('keeps the path as written when it does not exist (the run refuses it)', () => {
+      const missing = join(dir, 'missing');
+      const r = workspaceLoosenings(layers(missing)).get('proj')!;
+      assert.deepEqual(r.loosenings.map((l) => l.description), [`new ro bind mount of host path ${missing} at /data`]);
+      assert.deepEqual(r.addedArgs, [`--mount type=bind,src=${missing},dst=/data,readonly`]);
+    });
+
+    it('compareToBaseline stays pure: without a resolver it compares the paths as written', () => {
+      const p = ProfileSchema.parse({ image: 'img', command: ['${file}'], mounts: [{ source: link, target: '/data' }] });
+      assert.deepEqual(compareToBaseline('p', p, base).addedArgs, [`--mount type=bind,src=${link},dst=/data,readonly`]);
+      assert.deepEqual(compareToBaseline('p', p, base, () => '/x').addedArgs, ['--mount type=bind,src=/x,dst=/data,readonly']);
+    });
   });
 });

@@ -29,6 +29,24 @@ describe('mount validation (unit)', () => {
     assert.equal(protectedReason(join(dir, 'project')), undefined);
   });
 
+  it('refuses credential files and folders in the home directory, not their look-alikes', () => {
+    // A home outside /root (itself protected), as on a workstation; homedir() reads $HOME.
+    const saved = process.env.HOME;
+    process.env.HOME = '/home/tester';
+    try {
+      assert.equal(homedir(), '/home/tester');
+      for (const p of ['.config', '.config/gh', '.config/gh/hosts.yml', '.netrc', '.git-credentials', '.npmrc', '.pypirc', '.docker/config.json', '.ssh']) {
+        assert.match(protectedReason(join('/home/tester', p)) ?? 'allowed', /credentials in your home directory/, p);
+      }
+      for (const p of ['.netrc-notes', '.configs', 'project', 'project/.npmrc', 'src/.config']) {
+        assert.equal(protectedReason(join('/home/tester', p)), undefined, p);
+      }
+    } finally {
+      if (saved === undefined) delete process.env.HOME;
+      else process.env.HOME = saved;
+    }
+  });
+
   it('resolves symlinks before checking, so a link to /etc is refused', async () => {
     await assert.rejects(
       resolveMounts('p', profileWith([{ source: join(dir, 'etc-link'), target: '/data' }])),

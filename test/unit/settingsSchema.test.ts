@@ -13,6 +13,9 @@ describe('settings schema (unit)', () => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- walking generated JSON
     const c = settingsContribution() as { properties: Record<string, any> };
     assert.equal(c.properties['sandboxRunner.dockerPath'].scope, 'machine');
+    // A workspace can set neither the warm-start mode nor its expiry.
+    assert.equal(c.properties['sandboxRunner.warmStart'].scope, 'application');
+    assert.equal(c.properties['sandboxRunner.warmIdleSeconds'].scope, 'application');
     const limits = c.properties['sandboxRunner.profiles'].additionalProperties.properties.limits.properties;
     assert.deepEqual([limits.pids.minimum, limits.pids.maximum, limits.pids.type], [8, 4096, 'integer']);
     assert.deepEqual(c.properties['sandboxRunner.profiles'].additionalProperties.properties.network.enum, ['none', 'bridge']);
