@@ -32,6 +32,19 @@ describe('sandbox-run CLI (engine)', function () {
   });
   after(() => rm(ws, { recursive: true, force: true }));
 
+  /** Runs `print(1)` as a.py with the CLI in a fresh workspace whose settings file is `settings`. */
+  const runInOtherWorkspace = async (settings: string) => {
+    const other = await mkdtemp(join(tmpdir(), 'sr-cli-other-'));
+    try {
+      await mkdir(join(other, '.vscode'));
+      await writeFile(join(other, '.vscode', 'settings.json'), settings);
+      await writeFile(join(other, 'a.py'), 'print(1)\n');
+      return await execa('node', [CLI, '--workspace', other, join(other, 'a.py')], { reject: false, stdin: 'ignore' });
+    } finally {
+      await rm(other, { recursive: true, force: true });
+    }
+  };
+
   /** Runs the CLI to completion and checks it left no container behind. */
   const cli = async (args: string[], input?: string) => {
     const child = execa('node', [CLI, '--workspace', ws, ...args], { reject: false, cwd: ws, ...(input !== undefined ? { input } : { stdin: 'ignore' as const }) });
@@ -118,18 +131,10 @@ describe('sandbox-run CLI (engine)', function () {
   });
 
   it('refuses to fall back to the built-in when the workspace entry for the chosen profile is malformed', async () => {
-    const other = await mkdtemp(join(tmpdir(), 'sr-cli-malformed-'));
-    try {
-      await mkdir(join(other, '.vscode'));
-      await writeFile(join(other, '.vscode', 'settings.json'), '{"sandboxRunner.profiles": {"python": "x"}}');
-      await writeFile(join(other, 'a.py'), 'print(1)\n');
-      const r = await execa('node', [CLI, '--workspace', other, join(other, 'a.py')], { reject: false, stdin: 'ignore' });
-      assert.equal(r.exitCode, 2);
-      assert.match(String(r.stderr), /sandboxRunner\.profiles\.python: must be an object/);
-      assert.match(String(r.stderr), /settings for profile "python" are malformed/);
-    } finally {
-      await rm(other, { recursive: true, force: true });
-    }
+    const r = await runInOtherWorkspace('{"sandboxRunner.profiles": {"python": "x"}}');
+    assert.equal(r.exitCode, 2);
+    assert.match(String(r.stderr), /sandboxRunner\.profiles\.python: must be an object/);
+    assert.match(String(r.stderr), /settings for profile "python" are malformed/);
   });
 
   it('refuses a missing workspace folder and stray FILE arguments with exit 2', async () => {
@@ -149,16 +154,8 @@ describe('sandbox-run CLI (engine)', function () {
   });
 
   it('exits 125 with a one-sentence fix when the image is missing', async () => {
-    const other = await mkdtemp(join(tmpdir(), 'sr-cli-missing-'));
-    try {
-      await mkdir(join(other, '.vscode'));
-      await writeFile(join(other, '.vscode', 'settings.json'), '{"sandboxRunner.profiles":{"python":{"image":"sandbox-runner-test/absent:1"}}}');
-      await writeFile(join(other, 'a.py'), 'print(1)\n');
-      const r = await execa('node', [CLI, '--workspace', other, join(other, 'a.py')], { reject: false, stdin: 'ignore' });
-      assert.equal(r.exitCode, 125);
-      assert.match(String(r.stderr), /The image "sandbox-runner-test\/absent:1" is not present locally, and runs never pull implicitly\. Pull it once with "docker pull sandbox-runner-test\/absent:1"/);
-    } finally {
-      await rm(other, { recursive: true, force: true });
-    }
+    const r = await runInOtherWorkspace('{"sandboxRunner.profiles":{"python":{"image":"sandbox-runner-test/absent:1"}}}');
+    assert.equal(r.exitCode, 125);
+    assert.match(String(r.stderr), /The image "sandbox-runner-test\/absent:1" is not present locally, and runs never pull implicitly\. Pull it once with "docker pull sandbox-runner-test\/absent:1"/);
   });
 });
