@@ -28,17 +28,19 @@ export class HostSession {
 
   /**
    * Creates the run's folders (`prefix`-… under TMPDIR) and its environment, and seeds the user
-   * settings (`trust`: Workspace Trust on).
+   * settings (`trust`: Workspace Trust on; `userSettings`: more user settings, e.g. the
+   * extension's application-scoped ones, which workspace settings cannot set).
    */
   constructor(
     prefix: string,
     private readonly trust: boolean,
+    userSettings: Record<string, unknown> = {},
   ) {
     this.dirs = makeRunDirs(prefix);
     this.env = hermeticEnv(this.dirs);
     // This process's own temp files (playwright's, npx's) go into the run folder too.
     process.env.TMPDIR = this.dirs.tmp;
-    seedUserSettings(this.dirs, { trust });
+    seedUserSettings(this.dirs, { trust, extra: userSettings });
   }
 
   /** Starts code-server, or rejects with `hard` (the run's deadline) first. */

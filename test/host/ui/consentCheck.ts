@@ -12,6 +12,11 @@
  *   4. run again: no modal, a second run's output;
  *   5. "Revoke Loosening Consents for This Workspace": the count goes; run again: the modal is back;
  *      decline it: "Not run: …" in the output, nothing ran (.artifacts/consent-check-declined.png).
+ * Warm start, with the user setting sandboxRunner.warmStart "all" seeded: opening and focusing net.py
+ * creates no warm container for the loosened python profile before "Allow" (nor while the modal is
+ * open); after Allow and the run one appears, with the allowed loosening (network bridge), which
+ * shows the first check is not vacuous; revoking removes it within seconds. The window's containers
+ * are those whose `sandbox-runner.owner-pid` label is a process of code-server's process group.
  * Every check is reported (PASS/FAIL); screenshots are taken even when a check fails; the exit
  * status is non-zero when any check failed or the workbench could not be driven.
  *
@@ -20,10 +25,11 @@
  * (seconds, default 300), SANDBOX_RUNNER_UI_STEPS=1 (a screenshot per step in
  * .artifacts/consent-check-steps/), and those of ../lib/codeServer.ts.
  */
+import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { containersOwnedBy, groupPids, workbenchUrl, type CodeServer, type RunDirs } from '../lib/codeServer';
+import { containersOwnedBy, groupPids, workbenchUrl, type CodeServer, type OwnedContainer, type RunDirs } from '../lib/codeServer';
 import { HostSession } from '../lib/session';
 import { CheckReport, RUN_TITLE, artifacts, clean, installVsix, outputPanelText, packageExtension, quickPick, repo, startWorkbench } from './harness';
 
@@ -34,6 +40,11 @@ const CONSENT_MESSAGE = 'The workspace profile "python" loosens the sandbox.';
 const UNTRUSTED_NOTE = 'Workspace profiles ignored (untrusted workspace)';
 const CONSENTS_NOTE = /Loosened profiles allowed in this workspace: (\d+)/;
 const steps = process.env.SANDBOX_RUNNER_UI_STEPS === '1';
+/** User settings of the run: warm start for every profile (application scope: user settings only). */
+const USER_SETTINGS = { 'sandboxRunner.warmStart': 'all' };
+/** How long a warm container may take to appear or go, and how long "none appears" is watched, ms. */
+const WARM_WAIT_MS = 8_000;
+const WARM_WATCH_MS = 3_000;
 
 const report = new CheckReport('consent-check');
 const { check, step } = report;
@@ -135,6 +146,31 @@ function waitForFooters(dirs: RunDirs, n: number, ms = 30_000): Promise<string> 
   return waitForLog(dirs, (text) => footers(text) >= n, ms);
 }
 
+/** This window's warm containers (label `sandbox-runner.warm=1`) for the python profile, any state. */
+async function warmPython(server: CodeServer): Promise<OwnedContainer[]> {
+  return (await containersOwnedBy(new Set(groupPids(server.pid)))).filter((c) => c.warm && c.profile === 'python');
+}
+
+/**
+ * Polls this window's warm python containers until `done` holds for them (or `ms` passed).
+ * Returns the last list, how long it took, and every container name seen meanwhile.
+ */
+async function waitForWarm(server: CodeServer, done: (list: OwnedContainer[]) => boolean, ms = WARM_WAIT_MS): Promise<{ list: OwnedContainer[]; tookMs: number; seen: string[] }> {
+  const t0 = Date.now();
+  const seen = new Set<string>();
+  for (;;) {
+    const list = await warmPython(server);
+    list.forEach((c) => seen.add(`${c.name} (${c.status})`));
+    if (done(list) || Date.now() - t0 >= ms) return { list, tookMs: Date.now() - t0, seen: [...seen] };
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** `docker container inspect --format FORMAT NAME`, trimmed ('' when it fails). */
+function inspect(name: string, format: string): Promise<string> {
+  return new Promise((resolve) => execFile('docker', ['container', 'inspect', '--format', format, name], { timeout: 15_000 }, (err, out) => resolve(err ? '' : String(out).trim())));
+}
+
 async function runInSandbox(page: Page): Promise<void> {
   // Focus the editor first so the palette command targets it.
   await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
@@ -193,6 +229,16 @@ async function drive(page: Page, server: CodeServer, dirs: RunDirs): Promise<voi
   // 3. Run: the consent modal.
   await quickPick(page, 'Control+P', 'net.py', 'net.py', 'click');
   await page.locator('.editor-instance .monaco-editor .view-lines', { hasText: 'HOST-LOOSENED-NET' }).waitFor({ timeout: 15_000 });
+  // Warm start "all" prepares a container for the active editor's profile: never for a loosened
+  // profile not yet allowed. Focus the editor and watch for one (any state) for a few seconds.
+  await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
+  const unconsented = await waitForWarm(server, (list) => list.length > 0, WARM_WATCH_MS);
+  step(`warm python containers before consent, watched ${unconsented.tookMs} ms: ${JSON.stringify(unconsented.seen)}`);
+  check(
+    `warmStart "all": opening and focusing net.py before consent creates no warm container for python (watched ${WARM_WATCH_MS / 1000} s)`,
+    unconsented.seen.length === 0,
+    unconsented.seen.join(', '),
+  );
   await runInSandbox(page);
   await dialog(page).waitFor({ state: 'visible', timeout: 15_000 });
   const modal = await dialogText(page);
@@ -204,6 +250,8 @@ async function drive(page: Page, server: CodeServer, dirs: RunDirs): Promise<voi
   check(`the modal offers "${ALLOW}"`, modal.buttons.includes(ALLOW), JSON.stringify(modal.buttons));
   const beforeAllow = channelLog(dirs);
   check('nothing runs while the modal is open', !/HOST-LOOSENED/.test(beforeAllow), JSON.stringify(beforeAllow.slice(-300)));
+  const whileAsking = await warmPython(server);
+  check('no warm container for python while the consent modal is open', whileAsking.length === 0, whileAsking.map((c) => `${c.name} (${c.status})`).join(', '));
   await clickDialogButton(page, ALLOW);
   step(`clicked "${ALLOW}"`);
 
@@ -218,6 +266,17 @@ async function drive(page: Page, server: CodeServer, dirs: RunDirs): Promise<voi
   check('the tree counts the consent: "Loosened profiles allowed in this workspace: 1"', rows.some((r) => r.startsWith('Loosened profiles allowed in this workspace: 1')), JSON.stringify(rows));
   check('the tree marks python "loosened (allowed)"', rows.some((r) => /^python — .*loosened \(allowed\)/.test(r)), JSON.stringify(rows));
   await page.screenshot({ path: join(artifacts, 'consent-check-allowed.png') });
+  // Once allowed, the run's replacement warm container for python is made (and not before: the
+  // checks above are not vacuous), with exactly the allowed loosening.
+  const allowed = await waitForWarm(server, (list) => list.some((c) => /^Up /.test(c.status)));
+  const ready = allowed.list.find((c) => /^Up /.test(c.status));
+  const warmConfig = ready ? await inspect(ready.name, '{{.HostConfig.NetworkMode}} {{.Config.Image}}') : '';
+  step(`warm python container after Allow (${allowed.tookMs} ms): ${ready ? `${ready.name}: ${warmConfig}` : 'none'}`);
+  check(
+    `after Allow and the run, a warm container for python appears within ${WARM_WAIT_MS / 1000} s, with the allowed loosening (network bridge)`,
+    ready !== undefined && warmConfig === 'bridge sandbox-runner-test/python:1',
+    ready ? `${ready.name}: ${warmConfig} after ${allowed.tookMs} ms` : `none after ${allowed.tookMs} ms; seen ${JSON.stringify(allowed.seen)}`,
+  );
 
   // 4. Run again: no modal.
   await runInSandbox(page);
@@ -236,8 +295,18 @@ async function drive(page: Page, server: CodeServer, dirs: RunDirs): Promise<voi
   if (modalAgain) await page.keyboard.press('Escape');
   check('the second run ran', (log.match(/^■ exited with code 0/gm) ?? []).length >= 2, JSON.stringify(log.slice(-300)));
 
-  // 5. Revoke, run, decline.
+  // 5. Revoke, run, decline. The second run took the warm container; wait for its replacement,
+  // which revoking must remove.
+  const beforeRevoke = await waitForWarm(server, (list) => list.some((c) => /^Up /.test(c.status)));
+  step(`warm python containers before revoking (${beforeRevoke.tookMs} ms): ${JSON.stringify(beforeRevoke.list.map((c) => `${c.name} (${c.status})`))}`);
   await quickPick(page, 'F1', REVOKE_TITLE, REVOKE_TITLE, 'click');
+  const revoked = await waitForWarm(server, (list) => list.length === 0);
+  step(`warm python containers after revoking (${revoked.tookMs} ms): ${JSON.stringify(revoked.list.map((c) => `${c.name} (${c.status})`))}`);
+  check(
+    `revoking removes the warm container for python within ${WARM_WAIT_MS / 1000} s`,
+    beforeRevoke.list.length > 0 && revoked.list.length === 0,
+    `before: ${beforeRevoke.list.map((c) => c.name).join(', ') || 'none (nothing to remove: vacuous)'}; after ${revoked.tookMs} ms: ${revoked.list.map((c) => `${c.name} (${c.status})`).join(', ') || 'none'}`,
+  );
   rows = await waitForRows(page, (r) => !r.some((x) => CONSENTS_NOTE.test(x)) && r.some((x) => /loosened \(needs consent\)/.test(x)));
   step(`tree after revoking: ${JSON.stringify(rows)}`);
   check('revoking removes the consent row and python needs consent again', !rows.some((r) => CONSENTS_NOTE.test(r)) && rows.some((r) => /^python — .*loosened \(needs consent\)/.test(r)), JSON.stringify(rows));
@@ -281,8 +350,8 @@ async function drive(page: Page, server: CodeServer, dirs: RunDirs): Promise<voi
 async function main(): Promise<number> {
   mkdirSync(artifacts, { recursive: true });
   if (!report.prerequisites()) return 1;
-  // Workspace Trust ON: the folder starts untrusted (Restricted Mode).
-  const session = new HostSession('sandbox-runner-consent', true);
+  // Workspace Trust ON: the folder starts untrusted (Restricted Mode); warm start for every profile.
+  const session = new HostSession('sandbox-runner-consent', true, USER_SETTINGS);
   const failed = (err: unknown) => report.driveFailed(err, session, 'consent-check-failure.png');
   return report.runSession(session, 'the consent check', failed, async (hard) => {
     // The .vsix goes into the run's folder. A base URL for README's relative links: without a
