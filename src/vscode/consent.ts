@@ -9,6 +9,7 @@ import { looseningFingerprint, type LooseningReport } from '../core';
 
 const KEY = 'sandboxRunner.looseningConsents';
 const ALLOW = 'Allow for This Workspace';
+const REVIEW = 'Review Workspace Settings';
 
 export class ConsentStore {
   private readonly emitter = new vscode.EventEmitter<void>();
@@ -66,11 +67,14 @@ export function consentDetail(report: LooseningReport): string {
  */
 export async function ensureConsent(store: ConsentStore, report: LooseningReport): Promise<boolean> {
   if (store.has(report)) return true;
+  // The first item is the modal's default button: make Enter open the settings, never grant.
   const choice = await vscode.window.showWarningMessage(
     `The workspace profile "${report.profileName}" loosens the sandbox.`,
     { modal: true, detail: consentDetail(report) },
+    REVIEW,
     ALLOW,
   );
+  if (choice === REVIEW) await vscode.commands.executeCommand('workbench.action.openWorkspaceSettingsFile');
   if (choice !== ALLOW) return false;
   await store.grant(report);
   return true;

@@ -248,6 +248,9 @@ async function drive(page: Page, server: CodeServer, dirs: RunDirs): Promise<voi
   check('the modal lists the loosening "network: none → bridge"', modal.detail.includes('network: none → bridge'), JSON.stringify(modal.detail));
   check('the modal lists the differing docker argument "+ --network bridge"', modal.detail.split('\n').some((l) => l.trim() === '+ --network bridge'), JSON.stringify(modal.detail));
   check(`the modal offers "${ALLOW}"`, modal.buttons.includes(ALLOW), JSON.stringify(modal.buttons));
+  // Enter presses the primary button: it must not be the one that grants consent.
+  const allowClass = (await dialog(page).locator('.dialog-buttons .monaco-button', { hasText: ALLOW }).first().getAttribute('class')) ?? '';
+  check(`"${ALLOW}" is not the default button (Enter does not grant consent)`, /\bsecondary\b/.test(allowClass), allowClass);
   const beforeAllow = channelLog(dirs);
   check('nothing runs while the modal is open', !/HOST-LOOSENED/.test(beforeAllow), JSON.stringify(beforeAllow.slice(-300)));
   const whileAsking = await warmPython(server);
