@@ -1,5 +1,6 @@
 /** Public API of the core runner (no `vscode` import anywhere under src/core). */
 export * from './argv';
+export * from './create';
 export * from './defaults';
 export * from './docker';
 export * from './engineFlags';

@@ -11,11 +11,10 @@ import { constants } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { execa } from 'execa';
 import { buildCreateArgv } from './argv';
+import { createContainer } from './create';
 import {
-  classifyEngineFailure, docker, dockerBinary, dockerMissing, imageVolumes, inspectState,
-  removeContainer, spawnErrno, spawnOptions, tail, type DockerOptions,
+  dockerBinary, dockerMissing, inspectState, removeContainer, spawnErrno, spawnOptions, tail, type DockerOptions,
 } from './docker';
-import { discardedLimits, limitsDiscardedError } from './engineFlags';
 import { isSandboxError, SandboxError, type SandboxErrorInfo } from './errors';
 import { ownerLabels } from './labels';
 import { resolveMounts } from './mounts';
@@ -219,25 +218,9 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
 
       // Stopped while the mounts were checked or the snippet written: create nothing.
       if (stopReason) return await finish(stopReason, null);
-      const createP = docker(opts, argv);
-      createP.then((r) => settleCreated(r.exitCode === 0), () => settleCreated(false));
-      const [create, volumes] = await Promise.allSettled([createP, imageVolumes(opts, profile.image)]);
-      if (create.status === 'rejected') throw create.reason;
-      if (create.value.exitCode !== 0) {
-        if (stopReason) return await finish(stopReason, null);
-        throw classifyEngineFailure(create.value.stderr, 'create the container', profile.image);
-      }
-      // A limit the engine dropped is a run without its floor: refuse it (the container is removed).
-      const dropped = discardedLimits(create.value.stderr);
-      if (dropped.length > 0) throw limitsDiscardedError(dropped);
-      if (volumes.status === 'rejected') throw volumes.reason;
-      if (volumes.value.length > 0) {
-        throw new SandboxError(
-          'image-has-volumes',
-          `The image "${profile.image}" declares volumes (${volumes.value.join(', ')}), which would be writable and outlive the run.`,
-          'Use an image without VOLUME instructions for this profile.',
-        );
-      }
+      // A failed create or check while stopped ends as the stop (see the catch below); the
+      // container, if it exists, is removed by `finish`.
+      await createContainer(opts, argv, profile.image, settleCreated);
       if (stopReason) return await finish(stopReason, null);
 
       attachArgs = ['start', '--attach', name];

@@ -9,8 +9,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { buildCreateArgv, SNIPPET_DIR } from './argv';
-import { docker, imageVolumes, inspectState, removeContainer, type DockerOptions } from './docker';
-import { discardedLimits } from './engineFlags';
+import { createContainer } from './create';
+import { docker, inspectState, removeContainer, type DockerOptions } from './docker';
+import { isSandboxError } from './errors';
 import { LABELS, ownerLabels } from './labels';
 import { resolveMounts } from './mounts';
 import type { Profile } from './profile';
@@ -177,18 +178,17 @@ export class WarmPool {
       labels: { ...ownerLabels(runId, profileName), [WARM_LABEL]: '1' },
       delivery: 'stdin',
     });
-    const [create, volumes] = await Promise.allSettled([docker(opts, argv), imageVolumes(opts, profile.image)]);
-    const created = create.status === 'fulfilled' && create.value.exitCode === 0;
+    let created = false;
     const fail = async (why: string) => {
       if (created) await removeContainer(opts, name).catch(() => undefined);
       throw new Error(why);
     };
-    if (!created) return fail(create.status === 'rejected' ? String(create.reason) : create.value.stderr.trim());
-    // Never keep a container whose limits the engine dropped (the cold path refuses the run; so do we).
-    const dropped = discardedLimits(create.value.stderr);
-    if (dropped.length > 0) return fail(`the engine dropped limits: ${dropped.map((d) => d.limit).join(', ')}`);
-    // Images with volumes are refused by the cold path with a clear message; never warm them.
-    if (volumes.status === 'rejected' || volumes.value.length > 0) return fail('image missing or declares volumes');
+    // The same checks as the cold path (image VOLUMEs, limits the engine dropped).
+    try {
+      await createContainer(opts, argv, profile.image, (exists) => (created = exists));
+    } catch (e) {
+      return fail(isSandboxError(e) ? e.message : String(e));
+    }
     const start = await docker(opts, ['start', name]);
     if (start.exitCode !== 0) return fail(start.stderr.trim());
     // The launcher blocks on stdin; a container that already stopped could not run it (no sh/cat).

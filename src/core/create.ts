@@ -1,0 +1,40 @@
+/**
+ * `docker create` with the checks every container of the product must pass before it may start,
+ * shared by the cold path (runner.ts) and the warm pool (warm.ts): the image's VOLUME check runs
+ * alongside the create, and a create whose limits the engine discarded is refused
+ * (isolation.md: "refuse it before running anything"; "a run never proceeds without its limits").
+ */
+import { classifyEngineFailure, docker, imageVolumes, type DockerOptions } from './docker';
+import { discardedLimits, limitsDiscardedError } from './engineFlags';
+import { SandboxError } from './errors';
+
+/**
+ * Creates a container from `argv` (from `buildCreateArgv`) and checks it.
+ * @param onSettled called once as soon as it is known whether the container exists (true as soon
+ *   as `docker create` succeeded, also when a check then refuses it: the caller removes it)
+ * @throws SandboxError `image-missing`, `daemon-unreachable`, … when the create fails;
+ *   `limits-unsupported` when the engine dropped a limit; `image-has-volumes` when the image
+ *   declares VOLUMEs; `docker-missing` when the CLI cannot be spawned
+ */
+export async function createContainer(
+  opts: DockerOptions,
+  argv: readonly string[],
+  image: string,
+  onSettled: (exists: boolean) => void,
+): Promise<void> {
+  const createP = docker(opts, argv);
+  createP.then((r) => onSettled(r.exitCode === 0), () => onSettled(false));
+  const [create, volumes] = await Promise.allSettled([createP, imageVolumes(opts, image)]);
+  if (create.status === 'rejected') throw create.reason;
+  if (create.value.exitCode !== 0) throw classifyEngineFailure(create.value.stderr, 'create the container', image);
+  const dropped = discardedLimits(create.value.stderr);
+  if (dropped.length > 0) throw limitsDiscardedError(dropped);
+  if (volumes.status === 'rejected') throw volumes.reason;
+  if (volumes.value.length > 0) {
+    throw new SandboxError(
+      'image-has-volumes',
+      `The image "${image}" declares volumes (${volumes.value.join(', ')}), which would be writable and outlive the run.`,
+      'Use an image without VOLUME instructions for this profile.',
+    );
+  }
+}
