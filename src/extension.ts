@@ -15,7 +15,7 @@ import { checkEngine } from './vscode/engineStatus';
 import { ProfileTree } from './vscode/profileTree';
 import { ProgramOutput } from './vscode/programOutput';
 import { RunManager } from './vscode/runManager';
-import { currentSettings, dockerPath, SECTION, warmStartSettings, type SettingsSnapshot } from './vscode/settings';
+import { currentSettings, dockerPath, SECTION, SettingsCache, warmStartSettings, type SettingsSnapshot } from './vscode/settings';
 import { RunStatusBar } from './vscode/statusBar';
 
 let runs: RunManager | undefined;
@@ -26,8 +26,8 @@ let logChannel: vscode.LogOutputChannel | undefined;
 const REAP_INTERVAL_MS = 10 * 60_000;
 
 /** Publishes which languages/extensions have a valid profile, for menu when-clauses. */
-async function publishContext(): Promise<void> {
-  const { profiles } = currentSettings();
+async function publishContext(settings: SettingsCache): Promise<void> {
+  const { profiles } = settings.get();
   await vscode.commands.executeCommand('setContext', 'sandboxRunner.languages', [...new Set(profiles.flatMap((p) => p.profile.languages))]);
   await vscode.commands.executeCommand('setContext', 'sandboxRunner.extensions', [...new Set(profiles.flatMap((p) => p.profile.extensions))]);
   await vscode.commands.executeCommand('setContext', 'sandboxRunner.activated', true);
@@ -41,9 +41,10 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
   runs = new RunManager();
   const statusBar = new RunStatusBar(runs);
   const consents = new ConsentStore(context.workspaceState);
-  const tree = new ProfileTree(currentSettings, runs, consents);
+  const settings = new SettingsCache();
+  const tree = new ProfileTree(() => settings.get(), runs, consents);
   const view = vscode.window.createTreeView('sandboxRunner.profiles', { treeDataProvider: tree, showCollapseAll: false });
-  context.subscriptions.push(channel, log, runs, statusBar, consents, tree, view, consents.onDidChange(() => tree.refresh(null)));
+  context.subscriptions.push(channel, log, runs, statusBar, consents, settings, tree, view, consents.onDidChange(() => tree.refresh(null)));
 
   const refreshEngine = async () => tree.refresh(await checkEngine({ dockerPath: dockerPath() }));
   const protectedPaths = [context.globalStorageUri.fsPath, context.logUri.fsPath, ...(context.storageUri ? [context.storageUri.fsPath] : [])];
@@ -59,18 +60,24 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
     const report = settings.loosenings.get(chosen.name);
     return report === undefined || consents.has(report);
   };
-  const warmFor = (chosen: ResolvedProfile, settings: SettingsSnapshot = currentSettings()): WarmPool | undefined => {
-    const { mode, idleMs } = warmStartSettings();
-    if (mode === 'off' || (mode === 'built-in' && chosen.source !== 'built-in')) return undefined;
-    if (!consented(chosen, settings)) return undefined;
-    pool ??= new WarmPool({ docker: { dockerPath: dockerPath() }, idleMs, protectedPaths, onLog: (m) => log.info(`warm start: ${m}`) });
+  const warmMode = (chosen: ResolvedProfile) => {
+    const { mode } = warmStartSettings();
+    return mode === 'all' || (mode === 'built-in' && chosen.source === 'built-in');
+  };
+  const warmFor = (chosen: ResolvedProfile, snapshot: SettingsSnapshot): WarmPool | undefined => {
+    if (!warmMode(chosen) || !consented(chosen, snapshot)) return undefined;
+    pool ??= new WarmPool({ docker: { dockerPath: dockerPath() }, idleMs: warmStartSettings().idleMs, protectedPaths, onLog: (m) => log.info(`warm start: ${m}`) });
     return pool;
   };
+  // Runs on every editor switch: cheap checks and the cached snapshot first; fresh settings (which
+  // resolve mount paths on disk) only for a profile that a workspace loosened.
   const prepareFor = (editor: vscode.TextEditor | undefined) => {
-    if (!editor || editor.document.uri.scheme === 'output') return;
-    const settings = currentSettings();
-    const chosen = pickProfile(settings, { languageId: editor.document.languageId, fileName: editor.document.fileName });
-    if (chosen) warmFor(chosen, settings)?.prepare(chosen.name, chosen.profile);
+    if (!editor || editor.document.uri.scheme === 'output' || warmStartSettings().mode === 'off') return;
+    const cached = settings.get();
+    const chosen = pickProfile(cached, { languageId: editor.document.languageId, fileName: editor.document.fileName });
+    if (!chosen || !warmMode(chosen)) return;
+    const snapshot = cached.loosenings.has(chosen.name) ? currentSettings() : cached;
+    warmFor(chosen, snapshot)?.prepare(chosen.name, chosen.profile);
   };
   registerCommands(context, { runs, output, log, protectedPaths, warmFor, consents, refreshProfiles: refreshEngine });
 
@@ -80,20 +87,17 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
     runs.onDidChange(() => tree.refresh(null)),
     view.onDidChangeVisibility((e) => e.visible && void refreshEngine()),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (!e.affectsConfiguration(SECTION)) return;
       if (['warmStart', 'warmIdleSeconds', 'dockerPath'].some((k) => e.affectsConfiguration(`${SECTION}.${k}`))) resetPool();
-      void publishContext();
+    }),
+    settings.onDidChange(() => {
+      void publishContext(settings);
       tree.refresh(null);
     }),
     vscode.window.onDidChangeActiveTextEditor(prepareFor),
     { dispose: resetPool },
-    vscode.workspace.onDidGrantWorkspaceTrust(() => {
-      void publishContext();
-      tree.refresh(null);
-    }),
   );
   // Validating profiles for the menus' context keys is off the activation path.
-  setImmediate(() => void publishContext());
+  setImmediate(() => void publishContext(settings));
   if (view.visible) void refreshEngine();
 
   // Orphans of dead windows (crashed extension hosts, killed CLIs): swept soon after activation,

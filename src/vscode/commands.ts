@@ -9,7 +9,7 @@ import type { TreeNode } from './profileTree';
 import { reportNoProfile, reportRunFailure } from './failures';
 import type { ProgramOutput } from './programOutput';
 import type { RunManager } from './runManager';
-import { currentSettings, dockerPath } from './settings';
+import { currentSettings, dockerPath, type SettingsSnapshot } from './settings';
 
 /** What the extension's commands need. */
 export interface CommandDeps {
@@ -21,8 +21,11 @@ export interface CommandDeps {
   readonly protectedPaths: readonly string[];
   /** Consent for workspace profiles that loosen the sandbox. */
   readonly consents: ConsentStore;
-  /** The warm pool for a profile, or undefined when warm start is off for it. */
-  readonly warmFor: (profile: ResolvedProfile) => WarmPool | undefined;
+  /**
+   * The warm pool for a profile, or undefined when warm start is off for it (or a loosening of
+   * it lacks consent in `settings`).
+   */
+  readonly warmFor: (profile: ResolvedProfile, settings: SettingsSnapshot) => WarmPool | undefined;
 }
 
 /** The code to run and where it came from. */
@@ -108,7 +111,7 @@ async function execute(deps: CommandDeps, target: Target, profileName?: string):
     sourceFileName: target.fileName,
     docker: { dockerPath: docker },
     protectedPaths: deps.protectedPaths,
-    warm: deps.warmFor(chosen),
+    warm: deps.warmFor(chosen, settings),
     onOutput: frame.sink,
     onArgv: (argv) => deps.log.debug(`docker ${argv.map((a) => JSON.stringify(a)).join(' ')}`),
   });

@@ -94,3 +94,38 @@ export function warmStartSettings(): { mode: 'built-in' | 'all' | 'off'; idleMs:
 export function dockerPath(): string {
   return vscode.workspace.getConfiguration(SECTION).inspect<string>('dockerPath')?.globalValue || 'docker';
 }
+
+/**
+ * The last settings snapshot for readers that run often (the profile tree, menu context keys,
+ * warm-start preparation on every editor switch): recomputed only after `sandboxRunner` settings
+ * or workspace trust change. A run itself reads fresh settings (`currentSettings`), since consent
+ * must match what resolves on disk at that moment.
+ */
+export class SettingsCache implements vscode.Disposable {
+  private snapshot: SettingsSnapshot | undefined;
+  private readonly emitter = new vscode.EventEmitter<void>();
+  /** Fires after the settings (or trust) changed; `get()` then returns a new snapshot. */
+  readonly onDidChange = this.emitter.event;
+  private readonly subscriptions: vscode.Disposable[];
+
+  constructor() {
+    this.subscriptions = [
+      vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration(SECTION) && this.invalidate()),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => this.invalidate()),
+    ];
+  }
+
+  get(): SettingsSnapshot {
+    return (this.snapshot ??= currentSettings());
+  }
+
+  private invalidate(): void {
+    this.snapshot = undefined;
+    this.emitter.fire();
+  }
+
+  dispose(): void {
+    for (const s of this.subscriptions) s.dispose();
+    this.emitter.dispose();
+  }
+}
