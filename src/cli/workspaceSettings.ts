@@ -6,6 +6,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse, printParseErrorCode, type ParseError } from 'jsonc-parser';
+import { isPlainObject } from '../core';
 
 /** Largest settings file read, in bytes. */
 export const MAX_SETTINGS_BYTES = 1024 * 1024;
@@ -54,8 +55,7 @@ export async function readWorkspaceSettings(workspace: string): Promise<Workspac
   const nestedProfiles =
     typeof nested === 'object' && nested !== null ? (nested as Record<string, unknown>)['profiles'] : undefined;
   const dotted = obj['sandboxRunner.profiles'];
-  const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
   // Both spellings present: merged, the dotted one winning per profile name.
-  const profiles = isObj(dotted) && isObj(nestedProfiles) ? { ...nestedProfiles, ...dotted } : (dotted ?? nestedProfiles);
+  const profiles = isPlainObject(dotted) && isPlainObject(nestedProfiles) ? { ...nestedProfiles, ...dotted } : (dotted ?? nestedProfiles);
   return { path, found: true, profiles };
 }

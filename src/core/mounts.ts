@@ -9,7 +9,7 @@ import { posix } from 'node:path';
 import type { ResolvedMount } from './argv';
 import { SANDBOX_HOME, SNIPPET_DIR } from './argv';
 import { SandboxError } from './errors';
-import type { Profile } from './profile';
+import { isPathInside, type Profile } from './profile';
 
 /** Host paths a mount may not be, contain, or sit inside. */
 export const PROTECTED_HOST_PATHS = [
@@ -28,23 +28,19 @@ const HOME_CREDENTIALS = [
   '.ssh', '.docker', '.aws', '.kube', '.gnupg', '.config', '.netrc', '.git-credentials', '.npmrc', '.pypirc',
 ] as const;
 
-function isInside(path: string, root: string): boolean {
-  return path === root || path.startsWith(root === '/' ? '/' : root + '/');
-}
-
 /** Why `hostPath` (absolute, symlink-free) is refused, or undefined when allowed. */
 export function protectedReason(hostPath: string, extraProtected: readonly string[] = []): string | undefined {
   if (hostPath === '/') return 'it is the root directory';
   const home = homedir();
   if (home && hostPath === home) return 'it is your home directory itself';
-  if (home && HOME_CREDENTIALS.some((d) => isInside(hostPath, posix.join(home, d)))) {
+  if (home && HOME_CREDENTIALS.some((d) => isPathInside(hostPath, posix.join(home, d)))) {
     return 'it holds credentials in your home directory';
   }
   for (const root of [...PROTECTED_HOST_PATHS, ...extraProtected]) {
-    if (isInside(hostPath, root)) return `it is or sits inside ${root}`;
-    if (isInside(root, hostPath)) return `it contains ${root}`;
+    if (isPathInside(hostPath, root)) return `it is or sits inside ${root}`;
+    if (isPathInside(root, hostPath)) return `it contains ${root}`;
   }
-  if (home && isInside(home, hostPath)) return 'it contains your home directory';
+  if (home && isPathInside(home, hostPath)) return 'it contains your home directory';
   return undefined;
 }
 
@@ -69,7 +65,7 @@ export async function resolveMounts(
         `The bind mount ${key} (${m.source}) is refused because ${why}.`,
         'Mount a project directory or file instead, or remove the mount from the profile.',
       );
-    if (RESERVED_TARGETS.some((t) => isInside(m.target, t))) {
+    if (RESERVED_TARGETS.some((t) => isPathInside(m.target, t))) {
       throw fail(`its target ${m.target} is reserved by the sandbox (${RESERVED_TARGETS.join(', ')})`);
     }
     let resolved: string;

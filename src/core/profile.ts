@@ -29,8 +29,9 @@ export const RESERVED_CONTAINER_PATHS = ['/sandbox', '/home/sandbox', '/tmp'] as
 /** Characters refused in any path handed to docker: `,` and `"` would split or quote a `--mount` field. */
 const UNSAFE_PATH_CHARS = /[,"\n\r\0]/;
 
-function isUnder(path: string, root: string): boolean {
-  return path === root || path.startsWith(root + '/');
+/** True when absolute `path` is `root` or lies below it (any path lies below `/`). */
+export function isPathInside(path: string, root: string): boolean {
+  return path === root || path.startsWith(root === '/' ? '/' : root + '/');
 }
 
 const containerPathError =
@@ -47,7 +48,7 @@ export const ContainerPathSchema = z.string({ error: containerPathError }).check
       !p.split('/').includes('..') &&
       !UNSAFE_PATH_CHARS.test(p) &&
       posix.normalize(p).replace(/\/$/, '') !== '' &&
-      !FORBIDDEN_CONTAINER_ROOTS.some((root) => isUnder(posix.normalize(p), root)),
+      !FORBIDDEN_CONTAINER_ROOTS.some((root) => isPathInside(posix.normalize(p), root)),
     { error: containerPathError },
   ),
 );
@@ -56,7 +57,7 @@ export const ContainerPathSchema = z.string({ error: containerPathError }).check
 const OwnContainerPathSchema = ContainerPathSchema.check(
   z.refine(
     (p) =>
-      typeof p !== 'string' || !RESERVED_CONTAINER_PATHS.some((root) => isUnder(posix.normalize(p).replace(/\/$/, ''), root)),
+      typeof p !== 'string' || !RESERVED_CONTAINER_PATHS.some((root) => isPathInside(posix.normalize(p).replace(/\/$/, ''), root)),
     { error: `must not be ${RESERVED_CONTAINER_PATHS.join(', ')} or inside them: the sandbox mounts its own file systems there` },
   ),
 );

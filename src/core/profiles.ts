@@ -52,7 +52,8 @@ export interface ProfileSet {
 
 const RANK: Record<ProfileSource, number> = { workspace: 0, user: 1, 'built-in': 2 };
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+/** True for a JSON object (not null, not an array). */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
