@@ -174,12 +174,19 @@ async function main(): Promise<number> {
   }
 
   const controller = new AbortController();
-  const terminal = new TerminalOutput(() => controller.abort(), values.raw === true);
+  const force = new AbortController();
+  // The reader went away: nobody sees a graceful ending, so remove at once.
+  const terminal = new TerminalOutput(() => force.abort(), values.raw === true);
+  // First Ctrl-C: interrupt the program (SIGINT), removal after limits.interruptGraceSeconds;
+  // the second removes the container at once.
   let interrupts = 0;
   const onSignal = () => {
     interrupts += 1;
     if (interrupts === 1) controller.abort();
-    else process.stderr.write('sandbox-run: still removing the container…\n');
+    else if (interrupts === 2) {
+      process.stderr.write('sandbox-run: removing the container now…\n');
+      force.abort();
+    }
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
@@ -191,6 +198,7 @@ async function main(): Promise<number> {
     code,
     sourceFileName: fromStdin ? undefined : file,
     signal: controller.signal,
+    forceSignal: force.signal,
     onOutput: (stream, text) => terminal.program(stream, text),
   });
   terminal.end();

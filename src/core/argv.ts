@@ -3,6 +3,7 @@
  * floor (`../shared/design/isolation.md`) is emitted here and nowhere else; profiles only choose
  * values inside the floor.
  */
+import { COLD_LAUNCHER, WARM_LAUNCHER } from './launcher';
 import { FILE_PLACEHOLDER, type Profile } from './profile';
 
 /** In-container directory where the snippet file is bind-mounted read-only. */
@@ -31,11 +32,17 @@ export interface ContainerSpec {
   readonly snippetHostDir: string;
   /**
    * How the code reaches the container. `bind` (default): the read-only bind mount above.
-   * `stdin` (warm start): the container is created with `--interactive`, {@link SNIPPET_DIR} is a
-   * tmpfs, and a fixed launcher (`sh -c` {@link WARM_LAUNCHER}) copies standard input into the
-   * snippet file, then execs the profile's command with standard input from /dev/null.
+   * `stdin` (warm start): the container is created with `--interactive`, {@link SNIPPET_DIR} is an
+   * exec tmpfs, and a fixed launcher (`sh -c` WARM_LAUNCHER, see launcher.ts) copies standard
+   * input into the snippet file, then execs the profile's command with standard input from /dev/null.
    */
   readonly delivery?: 'bind' | 'stdin';
+  /**
+   * `bind` delivery only: start the program through the cold launcher (`sh -c` COLD_LAUNCHER, see
+   * launcher.ts), which reports on stderr whether the command was found before it execs it.
+   * Default true; false runs the command directly (images without `sh`).
+   */
+  readonly launcher?: boolean;
   /** File name of the snippet inside that directory, e.g. `main.py`. */
   readonly snippetFileName: string;
   /** The profile's mounts after validation. */
@@ -57,17 +64,6 @@ function bindMount(source: string, target: string, readOnly: boolean): string {
   return `type=bind,src=${source},dst=${target}` + (readOnly ? ',readonly' : '');
 }
 
-/**
- * The warm-start launcher: a constant script (no profile or user text inside it) run by the
- * image's `sh`. It writes all of standard input to the snippet file, then replaces itself with
- * the program argv passed as positional parameters; the program's stdin is /dev/null (EOF).
- * A command missing from the image is reported like docker-init reports it on the cold path.
- */
-export const WARM_LAUNCHER =
-  'cat > "$0" || exit 125; ' +
-  'command -v "$1" >/dev/null 2>&1 || { printf \'[FATAL sandbox-runner] exec %s failed: No such file or directory\\n\' "$1" >&2; exit 127; }; ' +
-  'exec "$@" </dev/null';
-
 /** The in-container path of the snippet file. */
 export function snippetPath(spec: Pick<ContainerSpec, 'snippetFileName'>): string {
   return `${SNIPPET_DIR}/${spec.snippetFileName}`;
@@ -83,10 +79,12 @@ export function programArgv(profile: Profile, inContainerFile: string): string[]
  * Flags and their source, all from isolation.md: one container per run (`--name`, `--pull never`,
  * `--init`, `--restart no`, `--no-healthcheck`, `--log-driver none`); privileges (`--user`,
  * `--cap-drop ALL`, `--security-opt no-new-privileges`, `--ipc private`, `--cgroupns private`);
- * resources (`--memory` = `--memory-swap`, `--cpus`, `--pids-limit`, `--ulimit nofile/core/fsize`);
+ * resources (`--memory` = `--memory-swap`, `--cpus`, `--pids-limit`, `--ulimit nofile/core/fsize`,
+ * `--shm-size`);
  * filesystem (`--read-only`, tmpfs for /tmp, HOME and the workdir, read-only bind of the snippet);
  * network (`--network none` unless the profile opts into `bridge`); environment (only the
- * profile's variables, as `--env NAME=VALUE`); and labels.
+ * profile's variables, as `--env NAME=VALUE`, plus HOME, XDG_CACHE_HOME, TMPDIR and
+ * TINI_KILL_PROCESS_GROUP for the init process); labels; and the launcher (see launcher.ts).
  * @returns a new argv array; never contains a shell string.
  */
 export function buildCreateArgv(spec: ContainerSpec): readonly string[] {
@@ -118,13 +116,15 @@ export function buildCreateArgv(spec: ContainerSpec): readonly string[] {
     '--ulimit', 'nofile=1024:1024',
     '--ulimit', 'core=0:0',
     '--ulimit', `fsize=${fileSizeBytes}:${fileSizeBytes}`,
+    '--shm-size', `${limits.shmMiB}m`,
     '--read-only',
     '--tmpfs', tmpfs('/tmp', limits.tmpfsMiB, { exec: false }),
     '--tmpfs', tmpfs(SANDBOX_HOME, limits.tmpfsMiB, { exec: false, uid, gid }),
   ];
   if (!workdirMounted) argv.push('--tmpfs', tmpfs(p.workdir, limits.tmpfsMiB, { exec: true, uid, gid }));
   const warm = spec.delivery === 'stdin';
-  if (warm) argv.push('--interactive', '--tmpfs', tmpfs(SNIPPET_DIR, limits.tmpfsMiB, { exec: false, uid, gid }));
+  // Exec like the workdir: a snippet with a shebang may be the command itself (`["${file}"]`).
+  if (warm) argv.push('--interactive', '--tmpfs', tmpfs(SNIPPET_DIR, limits.tmpfsMiB, { exec: true, uid, gid }));
   else argv.push('--mount', bindMount(spec.snippetHostDir, SNIPPET_DIR, true));
   for (const m of spec.mounts) argv.push('--mount', bindMount(m.source, m.target, m.readOnly));
   argv.push('--workdir', p.workdir);
@@ -134,6 +134,9 @@ export function buildCreateArgv(spec: ContainerSpec): readonly string[] {
     XDG_CACHE_HOME: `${SANDBOX_HOME}/.cache`,
     TMPDIR: '/tmp',
     ...p.env,
+    // docker-init (tini) forwards a signal to the program's whole process group, as a terminal's
+    // Ctrl-C does, instead of to its direct child only (`sh -c 'python3 …'` would never see it).
+    TINI_KILL_PROCESS_GROUP: '1',
   };
   for (const [name, value] of Object.entries(env)) argv.push('--env', `${name}=${value}`);
   for (const [key, value] of Object.entries(spec.labels)) argv.push('--label', `${key}=${value}`);
@@ -141,6 +144,7 @@ export function buildCreateArgv(spec: ContainerSpec): readonly string[] {
 
   const program = programArgv(p, snippetPath(spec));
   if (warm) argv.push('--', p.image, 'sh', '-c', WARM_LAUNCHER, snippetPath(spec), ...program);
+  else if (spec.launcher !== false) argv.push('--', p.image, 'sh', '-c', COLD_LAUNCHER, snippetPath(spec), ...program);
   else argv.push('--', p.image, ...program);
   return argv;
 }

@@ -183,6 +183,27 @@ export async function inspectState(opts: DockerOptions, name: string): Promise<C
 }
 
 /**
+ * The host pid of a running container's init process (`.State.Pid`), or 0 when it is not running.
+ * @throws SandboxError when the container does not exist or the engine fails
+ */
+export async function inspectPid(opts: DockerOptions, name: string): Promise<number> {
+  const r = await docker(opts, ['container', 'inspect', '--format', '{{.State.Pid}}', name]);
+  if (r.exitCode !== 0) throw classifyEngineFailure(r.stderr, `inspect container ${name}`);
+  const pid = Number(r.stdout.trim());
+  return Number.isInteger(pid) && pid > 0 ? pid : 0;
+}
+
+/**
+ * Sends a signal to a container's init process (`docker kill --signal`), which docker-init
+ * forwards to the program's process group (TINI_KILL_PROCESS_GROUP, see argv.ts).
+ * @returns true when the engine delivered it (false: not running, gone, or the engine failed)
+ */
+export async function signalContainer(opts: DockerOptions, name: string, signal: NodeJS.Signals): Promise<boolean> {
+  const r = await docker(opts, ['kill', '--signal', signal, name]).catch(() => undefined);
+  return r?.exitCode === 0;
+}
+
+/**
  * The VOLUMEs an image declares (they would be writable and outlive the run).
  * @throws SandboxError `image-missing` when the image is not present locally, or an engine error
  */

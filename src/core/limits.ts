@@ -18,7 +18,7 @@ interface Range {
 
 const MiB = 1024 * 1024;
 
-/** Allowed ranges. Zero, negative, non-finite and "unlimited" values are always refused. */
+/** Allowed ranges. Negative, non-finite and "unlimited" values are always refused; zero only where `min` is 0 (the interrupt grace). */
 export const LIMIT_RANGES = {
   memoryMiB: { min: 16, max: 65536, unit: 'MiB', integer: true },
   cpus: { min: 0.01, max: 64, unit: 'CPUs', integer: false },
@@ -27,6 +27,8 @@ export const LIMIT_RANGES = {
   outputBytes: { min: 1024, max: 256 * MiB, unit: 'bytes per stream', integer: true },
   fileSizeMiB: { min: 1, max: 16384, unit: 'MiB', integer: true },
   tmpfsMiB: { min: 1, max: 16384, unit: 'MiB', integer: true },
+  shmMiB: { min: 1, max: 16384, unit: 'MiB', integer: true },
+  interruptGraceSeconds: { min: 0, max: 60, unit: 'seconds', integer: false },
 } as const satisfies Record<string, Range>;
 
 /** Built-in defaults, used for every limit a profile leaves out. */
@@ -38,6 +40,8 @@ export const DEFAULT_LIMITS = {
   outputBytes: MiB,
   fileSizeMiB: 16,
   tmpfsMiB: 64,
+  shmMiB: 64,
+  interruptGraceSeconds: 2,
 } as const;
 
 /** The message for a limit: says what is allowed, so a bad value is fixable from the message. */
@@ -78,6 +82,14 @@ export const LimitsSchema = withDescription(
     ),
     fileSizeMiB: limit('fileSizeMiB', 'Largest file the program may write, in MiB (`--ulimit fsize`).'),
     tmpfsMiB: limit('tmpfsMiB', 'Size of each writable tmpfs (/tmp, the working directory, HOME), in MiB.'),
+    shmMiB: limit(
+      'shmMiB',
+      'Size of /dev/shm (POSIX shared memory, multiprocessing) in MiB (`--shm-size` with `--ipc private`); counted against the memory limit like any tmpfs. A single shared-memory block is also capped by fileSizeMiB.',
+    ),
+    interruptGraceSeconds: limit(
+      'interruptGraceSeconds',
+      'On cancel (SIGINT) or timeout (SIGTERM) the program\'s process group gets the signal first and the container is removed this many seconds later; 0 removes it at once.',
+    ),
   }, { error: 'must be an object of limits such as {"memoryMiB": 256, "timeoutSeconds": 10}' }),
   'Resource limits; every field is optional and defaults to the built-in value.',
 );

@@ -2,6 +2,7 @@
  * The typed result of a run. UIs switch on `outcome`; nothing parses `message`.
  */
 import type { SandboxErrorInfo } from './errors';
+import type { RuleNote } from './rules';
 
 /**
  * How a run ended.
@@ -33,13 +34,20 @@ export interface StreamStats {
 /** Everything known about a finished run. */
 export interface RunResult {
   readonly outcome: RunOutcome;
-  /** The container's exit status (`State.ExitCode`), or null when it never ran or was removed. */
+  /**
+   * The program's exit status (`State.ExitCode`), or null when it never ran or was removed while
+   * running. For `cancelled` and `timed-out`: set when the program exited by itself within the
+   * interrupt grace period (`limits.interruptGraceSeconds`).
+   */
   readonly exitCode: number | null;
   /**
-   * The signal that ended the program, inferred from the 128+N status that the init process
-   * (`--init`, tini) reports for a child killed by signal N; null otherwise.
+   * The signal the 128+N status names (the init process, `--init`, reports a child killed by
+   * signal N that way); null otherwise. A program can exit with such a status itself, so this is
+   * what the status says, not proof.
    */
   readonly signal: NodeJS.Signals | null;
+  /** The sandbox rule that ended or broke the run and the profile key that changes it, when there is one. */
+  readonly rule?: RuleNote;
   /** Wall-clock milliseconds from the call to the result (container removal included). */
   readonly durationMs: number;
   readonly stdout: StreamStats;

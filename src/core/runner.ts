@@ -1,27 +1,31 @@
 /**
  * The core runner: one snippet, one fresh container, streamed bounded output, a timeout and
  * cancel, and a typed result. Flow: validate mounts → write snippet → `docker create` (with the
- * image's VOLUME check in parallel) → `docker start -a` (streamed) → `docker inspect` (exit code,
- * OOMKilled; skipped when the program exited 0) → `docker rm -f -v`. Timeout, cancel and output
- * overflow all take the same path: `docker rm -f -v`, which ends every process in the container.
- * No `vscode` import here.
+ * image's VOLUME check in parallel) → `docker start -a` (streamed; the launcher's preamble is read
+ * off stderr, see launcher.ts) → `docker inspect` (exit code, OOMKilled; skipped when the program
+ * exited 0) → `docker rm -f -v`. Cancel and timeout first interrupt the program's process group
+ * (SIGINT, SIGTERM) and remove the container after `limits.interruptGraceSeconds`; a forced
+ * cancel and an output overflow remove it at once. Removal (`docker rm -f -v`) ends every process
+ * in the container. No `vscode` import here.
  */
 import { randomUUID } from 'node:crypto';
-import { constants } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { execa } from 'execa';
 import { buildCreateArgv } from './argv';
 import { createContainer } from './create';
 import {
-  dockerBinary, dockerMissing, inspectState, removeContainer, spawnErrno, spawnOptions, tail, type DockerOptions,
+  dockerBinary, dockerMissing, inspectState, removeContainer, signalContainer, spawnErrno, spawnOptions, tail, type DockerOptions,
 } from './docker';
 import { isSandboxError, SandboxError, type SandboxErrorInfo } from './errors';
 import { ownerLabels } from './labels';
+import { PreambleReader } from './launcher';
 import { resolveMounts } from './mounts';
 import { BoundedStream, type OutputSink } from './output';
+import { PidsWatch } from './pidsEvidence';
 import { ProfileSchema, type Profile } from './profile';
 import { PROFILES_SETTING, toProfileIssues } from './profiles';
 import type { RunOutcome, RunResult } from './result';
+import { sandboxRule, signalFromExitCode, type RuleNote } from './rules';
 import { snippetFileName, writeSnippet, type SnippetFile } from './snippet';
 import type { WarmPool } from './warm';
 
@@ -37,8 +41,14 @@ export interface RunRequest {
   readonly sourceFileName?: string;
   /** Receives stdout/stderr text as it arrives, and runner notices (e.g. truncation). */
   readonly onOutput?: OutputSink;
-  /** Cancels the run: the container is removed and the outcome is `cancelled`. */
+  /**
+   * Cancels the run (outcome `cancelled`): the program's process group gets SIGINT, as from a
+   * terminal's Ctrl-C, and the container is removed `limits.interruptGraceSeconds` later (at
+   * once when that is 0 or the program is not running yet).
+   */
   readonly signal?: AbortSignal;
+  /** Removes the container at once, skipping the grace period (a second Ctrl-C or Cancel). */
+  readonly forceSignal?: AbortSignal;
   readonly docker?: DockerOptions;
   /** Extra host paths no mount may touch (e.g. the extension's state directory). */
   readonly protectedPaths?: readonly string[];
@@ -59,37 +69,40 @@ type StopReason = 'timed-out' | 'cancelled' | 'output-limit';
 const OOM_RECHECKS = 4;
 const OOM_RECHECK_MS = 50;
 
-/** How long the warm path holds stderr back before the attach is known to be good, ms. */
-const HOLD_STDERR_MS = 250;
-
 /** Grace for `docker start -a` to exit after its container was removed, ms. */
 const ATTACH_EXIT_GRACE_MS = 5000;
 
-/** Name of the signal N for a 128+N exit status, or null. */
-export function signalFromExitCode(code: number | null): NodeJS.Signals | null {
-  if (code === null || code <= 128 || code > 128 + 64) return null;
-  const n = code - 128;
-  const entry = Object.entries(constants.signals).find(([, v]) => v === n);
-  return entry ? (entry[0] as NodeJS.Signals) : null;
-}
+/**
+ * Images whose cold launcher could not start (no `sh`): their cold runs exec the command directly,
+ * where an exit 127 is the program's own. Process-wide, keyed by image reference.
+ */
+const imagesWithoutShell = new Set<string>();
 
-/** The one-sentence summary of a result. */
+/**
+ * The summary of a result: one sentence on how it ended, then the sandbox rule behind it when
+ * there is one (a fact, or a hint worded as such; see rules.ts).
+ * @param facts.exitCode for `cancelled`/`timed-out`: the program's own status when it exited
+ *   within the interrupt grace period, else null
+ */
 export function describeOutcome(
   outcome: RunOutcome,
-  facts: { exitCode: number | null; durationMs: number; profile: Profile; overflowStream?: string; error?: SandboxErrorInfo },
+  facts: { exitCode: number | null; durationMs: number; profile: Profile; overflowStream?: string; error?: SandboxErrorInfo; rule?: RuleNote },
 ): string {
   const ms = Math.round(facts.durationMs);
+  const own = (signal: string) =>
+    facts.exitCode === null ? '' : `the program exited with code ${facts.exitCode} after ${signal}; `;
+  const withRule = (text: string) => (facts.rule && (outcome === 'exited' || facts.rule.key === 'limits.pids') ? `${text} ${facts.rule.text}` : text);
   switch (outcome) {
     case 'exited':
-      return `Exited with code ${facts.exitCode} in ${ms} ms.`;
+      return withRule(`Exited with code ${facts.exitCode} in ${ms} ms.`);
     case 'timed-out':
-      return `Timed out after ${facts.profile.limits.timeoutSeconds} s; the container was removed.`;
+      return withRule(`Timed out after ${facts.profile.limits.timeoutSeconds} s (limits.timeoutSeconds); ${own('SIGTERM')}the container was removed.`);
     case 'cancelled':
-      return `Cancelled after ${ms} ms; the container was removed.`;
+      return withRule(`Cancelled after ${ms} ms; ${own('SIGINT')}the container was removed.`);
     case 'output-limit':
-      return `Stopped because ${facts.overflowStream ?? 'output'} passed its limit of ${facts.profile.limits.outputBytes} bytes; the container was removed.`;
+      return withRule(`Stopped because ${facts.overflowStream ?? 'output'} passed its limit of ${facts.profile.limits.outputBytes} bytes (limits.outputBytes); the container was removed.`);
     case 'oom-killed':
-      return `Killed by the out-of-memory killer at the ${facts.profile.limits.memoryMiB} MiB memory limit.`;
+      return withRule(`Killed by the out-of-memory killer at the ${facts.profile.limits.memoryMiB} MiB memory limit (limits.memoryMiB).`);
     case 'failed-to-start':
     case 'engine-error':
       return facts.error ? `${facts.error.message} ${facts.error.fix}` : 'The run failed.';
@@ -141,8 +154,11 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
   let settleCreated: (exists: boolean) => void = () => undefined;
   const created = new Promise<boolean>((resolve) => (settleCreated = resolve));
   let removal: Promise<void> | undefined;
+  let removing = false;
+  let running = false;
   let cleanupError: string | undefined;
   let snippet: SnippetFile | undefined;
+  const pids = new PidsWatch();
 
   const remove = () => {
     removal ??= created.then(async (exists) => {
@@ -152,9 +168,11 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
   };
   let attachProc: { kill(signal: NodeJS.Signals): boolean } | undefined;
   let killTimer: NodeJS.Timeout | undefined;
-  const stop = (reason: StopReason) => {
-    if (stopReason || programEnded) return;
-    stopReason = reason;
+  let graceTimer: NodeJS.Timeout | undefined;
+  const removeNow = () => {
+    clearTimeout(graceTimer);
+    if (removing) return;
+    removing = true;
     remove()
       .catch(() => undefined) // the error is collected again by `finish`
       .finally(() => {
@@ -162,18 +180,31 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
         if (attachProc) killTimer = setTimeout(() => attachProc?.kill('SIGKILL'), ATTACH_EXIT_GRACE_MS);
       });
   };
+  // Cancel and timeout interrupt first, as a terminal would (the program may clean up), then
+  // remove; an output overflow, a program not running yet, or a zero grace remove at once.
+  const stop = (reason: StopReason) => {
+    if (stopReason || programEnded) return;
+    stopReason = reason;
+    const graceMs = reason === 'output-limit' || !running ? 0 : profile.limits.interruptGraceSeconds * 1000;
+    if (graceMs === 0) return removeNow();
+    graceTimer = setTimeout(removeNow, graceMs);
+    void signalContainer(opts, name, reason === 'timed-out' ? 'SIGTERM' : 'SIGINT').then((delivered) => delivered || removeNow());
+  };
 
   const result = (outcome: RunOutcome, exitCode: number | null, error?: SandboxErrorInfo): RunResult => {
     const durationMs = performance.now() - t0;
+    const ran = outcome !== 'failed-to-start' && outcome !== 'engine-error';
+    const rule = ran ? sandboxRule(outcome, exitCode, profile, { refusedForks: pids.refusedForks }) : undefined;
     return {
       outcome,
       exitCode,
-      signal: outcome === 'exited' || outcome === 'oom-killed' ? signalFromExitCode(exitCode) : null,
+      signal: ran ? signalFromExitCode(exitCode) : null,
       durationMs,
       stdout: { bytesKept: streams.stdout.bytesKept, truncated: streams.stdout.truncated },
       stderr: { bytesKept: streams.stderr.bytesKept, truncated: streams.stderr.truncated },
-      message: describeOutcome(outcome, { exitCode, durationMs, profile, overflowStream, error }),
+      message: describeOutcome(outcome, { exitCode, durationMs, profile, overflowStream, error, rule }),
       containerName: name,
+      ...(rule ? { rule } : {}),
       ...(error ? { error } : {}),
       ...(cleanupError ? { cleanupError } : {}),
     };
@@ -181,8 +212,23 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
 
   if (req.signal?.aborted) return result('cancelled', null);
   const onAbort = () => stop('cancelled');
+  const onForce = () => {
+    stop('cancelled');
+    removeNow();
+  };
   req.signal?.addEventListener('abort', onAbort, { once: true });
+  req.forceSignal?.addEventListener('abort', onForce, { once: true });
   const timer = setTimeout(() => stop('timed-out'), profile.limits.timeoutSeconds * 1000);
+  // A retry runs the same request again (its own timer and listeners): this attempt lets go first.
+  const retry = async (next: RunRequest) => {
+    programEnded = true;
+    clearTimeout(timer);
+    req.signal?.removeEventListener('abort', onAbort);
+    req.forceSignal?.removeEventListener('abort', onForce);
+    settleCreated(false);
+    await remove().catch(() => undefined);
+    return runInSandbox(next);
+  };
 
   const finish = async (outcome: RunOutcome, exitCode: number | null, error?: SandboxErrorInfo) => {
     // Every path reaches here after `docker create` settled, or without ever starting it.
@@ -197,6 +243,8 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
 
   try {
     const warm = req.warm?.take(req.profileName, profile, req.sourceFileName);
+    // The launcher's preamble tells whether the program started; images without `sh` run direct.
+    const preamble = warm || !imagesWithoutShell.has(profile.image) ? new PreambleReader() : undefined;
     let attachArgs: string[];
     if (warm) {
       // Warm path: the container is running, blocked in the launcher until its stdin closes.
@@ -213,6 +261,7 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
         snippetFileName: snippet.fileName,
         mounts,
         labels: ownerLabels(runId, req.profileName),
+        launcher: preamble !== undefined,
       });
       req.onArgv?.(argv);
 
@@ -226,6 +275,7 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
       attachArgs = ['start', '--attach', name];
     }
     const attach = execa(dockerBinary(opts), attachArgs, { ...spawnOptions(opts), stdin: warm ? 'pipe' : 'ignore', buffer: false });
+    running = true;
     if (warm) {
       attach.stdin?.on('error', () => undefined); // EPIPE when the container was removed meanwhile
       attach.stdin?.end(req.code);
@@ -238,38 +288,58 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
         stop('output-limit');
       }
     };
-    // Warm path: a warm container removed behind our back (docker rm, engine restart) makes the
-    // CLI print "No such container", which is not program output. Hold stderr until stdout flows,
-    // HOLD_STDERR_MS pass, or the CLI exits; then either deliver it or retry on the cold path.
-    let held: Buffer[] | undefined = warm ? [] : undefined;
-    const release = () => {
-      const chunks = held;
-      held = undefined;
-      for (const c of chunks ?? []) onChunk('stderr')(c);
-    };
-    const holdTimer = warm ? setTimeout(release, HOLD_STDERR_MS) : undefined;
-    attach.stdout?.on('data', (chunk: Buffer) => {
-      release();
-      onChunk('stdout')(chunk);
+    attach.stdout?.on('data', onChunk('stdout'));
+    attach.stderr?.on('data', (chunk: Buffer) => {
+      if (!preamble) return onChunk('stderr')(chunk);
+      const before = preamble.verdict;
+      const program = preamble.push(chunk);
+      // The program is starting: watch its pids cgroup while it lives (evidence for limits.pids).
+      if (before === 'pending' && preamble.verdict === 'ready') void pids.start(opts, name);
+      if (program.length > 0) onChunk('stderr')(program);
     });
-    attach.stderr?.on('data', (chunk: Buffer) => (held ? held.push(chunk) : onChunk('stderr')(chunk)));
     attachProc = attach;
     const attached = await attach;
     attachProc = undefined;
     clearTimeout(killTimer);
-    clearTimeout(holdTimer);
-    if (held && !stopReason && attached.exitCode !== 0 && /no such container/i.test(Buffer.concat(held).toString('utf8'))) {
-      held = undefined;
-      return await runInSandbox({ ...req, warm: undefined });
-    }
-    release();
+    preamble?.end();
+    await pids.stop();
+    // Stopped, but the program ended within the grace period: its own status is worth showing.
+    const ownStatus = stopReason && !removing && typeof attached.exitCode === 'number' ? attached.exitCode : null;
     if (!stopReason) programEnded = true;
     streams.stdout.end();
     streams.stderr.end();
 
-    if (stopReason) return await finish(stopReason, null);
+    if (stopReason) return await finish(stopReason, ownStatus);
     const errno = spawnErrno(attached);
     if (errno) throw dockerMissing(opts, errno);
+    const launcherText = tail(preamble?.heldText() ?? '');
+    if (preamble?.verdict === 'no-command') {
+      throw new SandboxError(
+        'start-failed',
+        `The profile's command "${profile.command[0]}" was not found in the image "${profile.image}", so nothing ran.`,
+        'Check that the command exists in the image (e.g. python3 in a Python image), or fix the profile\'s "command".',
+        launcherText,
+      );
+    }
+    if (preamble?.verdict === 'absent') {
+      // The launcher never said "ready": no code ran, whatever the streams held (the init
+      // process's or the CLI's own words, e.g. a warm container removed behind the pool's back).
+      if (warm) return await retry({ ...req, warm: undefined });
+      const state = await inspectState(opts, name);
+      if (state.started && state.status === 'exited' && (state.exitCode === 126 || state.exitCode === 127)) {
+        // docker-init could not exec `sh`: run this image's command directly from now on.
+        imagesWithoutShell.add(profile.image);
+        return await retry(req);
+      }
+      if (state.started) {
+        throw new SandboxError(
+          'start-failed',
+          `The sandbox launcher stopped before the program started (container ${state.status}, exit code ${state.exitCode}).`,
+          'Check the image (it needs a working "sh", or none at all) and the engine (docker info), then run again.',
+          launcherText,
+        );
+      }
+    }
     // The attached CLI exits with the container's own status; 0 means the program started and
     // exited 0, so `docker inspect` (start failure, OOM kill) has nothing to add: skip it (~15 ms).
     if (attached.exitCode === 0 && !attached.failed) return await finish('exited', 0);
@@ -291,24 +361,7 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
         'start-failed',
         `The container could not start (state "${state.status}"): ${state.error || 'no reason given by the engine'}.`,
         'Check that the profile\'s command exists in the image and that the image runs as a non-root user.',
-        tail(stderrTail),
-      );
-    }
-    // With --init, a command missing from the image is reported by docker-init (tini), or on the
-    // warm path by the launcher in the same words, not by the engine.
-    const execFailure = /^\[FATAL (?:tini \(\d+\)|sandbox-runner)\] exec (.*) failed: (.*)$/m.exec(stderrTail);
-    if (warm && execFailure && execFailure[1] === 'sh') {
-      // The image cannot run the warm launcher: remember that, and run this code on the cold path.
-      await remove().catch(() => undefined);
-      req.warm?.markColdOnly(profile.image, `docker-init could not exec sh: ${execFailure[2]}`);
-      return await runInSandbox({ ...req, warm: undefined });
-    }
-    if (execFailure && (state.exitCode === 126 || state.exitCode === 127)) {
-      throw new SandboxError(
-        'start-failed',
-        `The container started but could not run the profile's command "${execFailure[1]}": ${execFailure[2]}.`,
-        'Check that the profile\'s command exists in the image (e.g. python3 in a Python image).',
-        `state: ${state.status}, exit code ${state.exitCode}; ${tail(stderrTail)}`,
+        preamble ? launcherText : tail(stderrTail),
       );
     }
     if (state.status !== 'exited') {
@@ -319,7 +372,7 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
         code: 'engine-error',
         message: `The connection to the program was lost: "docker ${attachArgs.slice(0, 2).join(' ')}" ${how} while the container was ${state.status}.`,
         fix: 'Check the Docker engine (docker info) and run again; the container was removed.',
-        detail: tail(stderrTail),
+        detail: '',
       });
     }
     // The engine learns of an OOM kill from a separate event that can land just after the exit:
@@ -338,7 +391,9 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
     return await finish('failed-to-start', null, error);
   } finally {
     clearTimeout(timer);
+    clearTimeout(graceTimer);
     req.signal?.removeEventListener('abort', onAbort);
+    req.forceSignal?.removeEventListener('abort', onForce);
     await snippet?.dispose().catch(() => undefined);
   }
 }

@@ -12,7 +12,7 @@ import type { Profile } from './profile';
 export interface SnippetFile {
   /** Absolute, symlink-free host directory (mode 0755) holding only the file. */
   readonly dir: string;
-  /** File name inside `dir` (mode 0644), e.g. `main.py`. */
+  /** File name inside `dir` (mode 0755: a shebang script may be the command itself), e.g. `main.py`. */
   readonly fileName: string;
   dispose(): Promise<void>;
 }
@@ -36,8 +36,8 @@ export async function writeSnippet(code: string | Uint8Array, fileName: string, 
   const dispose = () => rm(dir, { recursive: true, force: true });
   try {
     await chmod(dir, 0o755);
-    await writeFile(join(dir, fileName), code, typeof code === 'string' ? { encoding: 'utf8', mode: 0o644 } : { mode: 0o644 });
-    await chmod(join(dir, fileName), 0o644);
+    await writeFile(join(dir, fileName), code, typeof code === 'string' ? { encoding: 'utf8', mode: 0o755 } : { mode: 0o755 });
+    await chmod(join(dir, fileName), 0o755);
   } catch (e) {
     await dispose();
     throw e;

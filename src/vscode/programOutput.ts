@@ -132,16 +132,21 @@ export class ProgramOutput {
   }
 }
 
-/** The footer text for a result: outcome first, then duration. */
+/**
+ * The footer text for a result: outcome first, then duration, then the sandbox rule behind it
+ * (a fact, or a hint from the exit status; see core rules.ts).
+ */
 export function footer(result: RunResult): string {
   const ms = `${Math.round(result.durationMs)} ms`;
+  const rule = result.rule ? ` · ${result.rule.text}` : '';
+  const own = result.exitCode === null ? '' : ` · the program exited with code ${result.exitCode}${result.signal ? ` (${result.signal})` : ''}`;
   switch (result.outcome) {
     case 'exited':
-      return `exited with code ${result.exitCode}${result.signal ? ` (${result.signal})` : ''} · ${ms}`;
+      return `exited with code ${result.exitCode}${result.signal ? ` (${result.signal})` : ''} · ${ms}${rule}`;
     case 'timed-out':
       return `timed out · ${ms} · ${result.message}`;
     case 'cancelled':
-      return `cancelled · ${ms}`;
+      return `cancelled · ${ms}${own}${rule}`;
     case 'output-limit':
       return `output limit exceeded · ${ms} · ${result.message}`;
     case 'oom-killed':

@@ -24,6 +24,7 @@ describe('sandbox-run CLI (engine)', function () {
           "shell": { "image": "${IMAGES.busybox}", "limits": { "timeoutSeconds": 20 } },
           "broken": { "image": "x", "command": ["run"], "limits": { "pids": 0 } },
           "open": { "image": "${IMAGES.busybox}", "command": ["sh", "\${file}"], "network": "bridge" },
+          "patient": { "image": "${IMAGES.python}", "command": ["python3", "\${file}"], "limits": { "interruptGraceSeconds": 60 } },
         },
       }`,
     );
@@ -79,7 +80,7 @@ describe('sandbox-run CLI (engine)', function () {
     assert.match(String(r.stderr), /Timed out after 1 s/);
   });
 
-  it('Ctrl-C (SIGINT) removes the container and exits 130', async () => {
+  it('Ctrl-C (SIGINT) interrupts the program, removes the container and exits 130', async () => {
     const child = execa('node', [CLI, '--workspace', ws, '--profile', 'shell', '-'], { reject: false, input: 'echo ready; sleep 60\n' });
     let out = '';
     child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
@@ -88,6 +89,23 @@ describe('sandbox-run CLI (engine)', function () {
     const r = await child;
     assert.deepEqual(await productContainers(child.pid!), []);
     assert.equal(r.exitCode, 130);
+    assert.match(String(r.stderr), /Cancelled after \d+ ms; the program exited with code 130 after SIGINT; the container was removed/);
+  });
+
+  it('a second Ctrl-C removes the container at once, even when the program ignores SIGINT', async () => {
+    const code = 'import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint("ready", flush=True)\ntime.sleep(60)\n';
+    // A 60 s grace (a loosening, hence --allow-loosening): only the forced removal ends it in time.
+    const child = execa('node', [CLI, '--workspace', ws, '--profile', 'patient', '--allow-loosening', '-'], { reject: false, input: code });
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+    await waitFor(() => out.includes('ready'), 20_000, 'the program to start');
+    child.kill('SIGINT');
+    await new Promise((r) => setTimeout(r, 300));
+    child.kill('SIGINT');
+    const r = await child;
+    assert.deepEqual(await productContainers(child.pid!), []);
+    assert.equal(r.exitCode, 130);
+    assert.match(String(r.stderr), /removing the container now/);
     assert.match(String(r.stderr), /Cancelled after \d+ ms; the container was removed/);
   });
 

@@ -47,7 +47,7 @@ describe('runner on a real engine (engine)', function () {
   it('ends a `while True` loop at the timeout and removes its container', async () => {
     const r = await run(pythonProfile({ limits: { timeoutSeconds: 1.5 } }), 'while True:\n    pass\n');
     assert.equal(r.result.outcome, 'timed-out');
-    assert.equal(r.result.exitCode, null);
+    assert.equal(r.result.exitCode, 143, 'SIGTERM first ended the loop within the grace period');
     assert.ok(r.result.durationMs >= 1500 && r.result.durationMs < 10_000, `duration ${r.result.durationMs}`);
     assert.equal(await containerExists(r.result.containerName), false);
   });
@@ -120,13 +120,6 @@ describe('runner on a real engine (engine)', function () {
     assert.equal(r.result.error?.code, 'image-has-volumes');
     assert.match(r.result.message, /\/data/);
     assert.equal(r.stdout, '');
-  });
-
-  it('a command missing from the image fails to start with the engine reason', async () => {
-    const r = await run(shellProfile({ command: ['/no/such/interpreter', '${file}'] }), 'echo x\n');
-    assert.equal(r.result.outcome, 'failed-to-start');
-    assert.equal(r.result.error?.code, 'start-failed');
-    assert.match(r.result.message, /could not run the profile's command "\/no\/such\/interpreter": No such file or directory/);
   });
 
   it('a missing docker binary gives the clear error', async () => {

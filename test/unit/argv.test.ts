@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { buildCreateArgv, ProfileSchema, programArgv, WARM_LAUNCHER, type ContainerSpec } from '../../src/core';
+import { buildCreateArgv, COLD_LAUNCHER, ProfileSchema, programArgv, WARM_LAUNCHER, type ContainerSpec } from '../../src/core';
 
 const labels = { 'sandbox-runner': '1', 'sandbox-runner.run-id': 'r1' };
 
@@ -39,6 +39,7 @@ describe('argv builder (unit)', () => {
       '--ulimit', 'nofile=1024:1024',
       '--ulimit', 'core=0:0',
       '--ulimit', 'fsize=16777216:16777216',
+      '--shm-size', '64m',
       '--read-only',
       '--tmpfs', '/tmp:rw,noexec,nosuid,nodev,size=64m',
       '--tmpfs', '/home/sandbox:rw,noexec,nosuid,nodev,size=64m,uid=65534,gid=65534,mode=0700',
@@ -49,12 +50,19 @@ describe('argv builder (unit)', () => {
       '--env', 'XDG_CACHE_HOME=/home/sandbox/.cache',
       '--env', 'TMPDIR=/tmp',
       '--env', 'PYTHONUNBUFFERED=1',
+      '--env', 'TINI_KILL_PROCESS_GROUP=1',
       '--label', 'sandbox-runner=1',
       '--label', 'sandbox-runner.run-id=r1',
       '--',
       'python:3.12-slim',
+      'sh', '-c', COLD_LAUNCHER, '/sandbox/main.py',
       'python3', '/sandbox/main.py',
     ]);
+  });
+
+  it('runs the command directly, without the launcher, for images without sh', () => {
+    const argv = buildCreateArgv(spec({ image: 'img', command: ['python3', '${file}'] }, { launcher: false }));
+    assert.deepEqual(argv.slice(argv.indexOf('--')), ['--', 'img', 'python3', '/sandbox/main.py']);
   });
 
   it('maps tightened limits, bridge network, mounts, user and runtime to their flags', () => {
@@ -81,7 +89,7 @@ describe('argv builder (unit)', () => {
     // A bind mount on the workdir replaces its tmpfs, and is writable only because mode is rw.
     assert.doesNotMatch(joined, /--tmpfs \/src/);
     assert.match(joined, /--mount type=bind,src=\/home\/u\/project,dst=\/src --workdir \/src /);
-    assert.match(joined, /--runtime runsc -- img sh -c cat "\$1" sh \/sandbox\/main.sh$/);
+    assert.ok(joined.endsWith(`--runtime runsc -- img sh -c ${COLD_LAUNCHER} /sandbox/main.sh sh -c cat "$1" sh /sandbox/main.sh`));
   });
 
   it('never lets profile values become flags: the image follows "--" and env is one NAME=VALUE item', () => {
@@ -90,7 +98,7 @@ describe('argv builder (unit)', () => {
     );
     const sep = argv.indexOf('--');
     assert.equal(argv[sep + 1], 'img');
-    assert.deepEqual(argv.slice(sep + 2), ['/sandbox/main.py', '--privileged']);
+    assert.deepEqual(argv.slice(sep + 2), ['sh', '-c', COLD_LAUNCHER, '/sandbox/main.py', '/sandbox/main.py', '--privileged']);
     assert.ok(argv.includes('X=--network=host; rm -rf /'));
     assert.equal(argv.filter((a) => a === '--privileged').length, 1);
   });
@@ -107,9 +115,10 @@ describe('argv builder, warm delivery (unit)', () => {
     const warm = buildCreateArgv(spec({ image: 'img', command: ['python3', '${file}'] }, { delivery: 'stdin' }));
     const sep = warm.indexOf('--');
     assert.deepEqual(warm.slice(sep), ['--', 'img', 'sh', '-c', WARM_LAUNCHER, '/sandbox/main.py', 'python3', '/sandbox/main.py']);
-    assert.doesNotMatch(WARM_LAUNCHER, /python|main/, 'the launcher is constant: no profile text inside');
+    for (const launcher of [WARM_LAUNCHER, COLD_LAUNCHER]) assert.doesNotMatch(launcher, /python|main/, 'the launcher is constant: no profile text inside');
     assert.ok(warm.includes('--interactive'));
-    assert.ok(warm.includes('/sandbox:rw,noexec,nosuid,nodev,size=64m,uid=65534,gid=65534,mode=0700'));
+    // exec: a shebang snippet may be the command itself, as on the cold path's bind mount.
+    assert.ok(warm.includes('/sandbox:rw,exec,nosuid,nodev,size=64m,uid=65534,gid=65534,mode=0700'));
     assert.equal(warm.some((a) => a.startsWith('type=bind')), false);
     // Everything else of the floor is identical to the cold path.
     const floor = (argv: readonly string[]) => argv.slice(0, argv.indexOf('--')).filter((a) => !a.includes('/sandbox') && a !== '--interactive' && a !== '--mount' && a !== '--tmpfs');

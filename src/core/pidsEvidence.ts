@@ -1,0 +1,99 @@
+/**
+ * Evidence that the pids limit (`--pids-limit`, profile key `limits.pids`) refused a fork or a
+ * thread during a run, read from the kernel and never from program output: the container's pids
+ * cgroup counts refused forks in `pids.events` ("max N", cgroup v1 and v2; kernel
+ * Documentation/admin-guide/cgroup-v2.rst, "PID"). The cgroup disappears with the container's
+ * last process and the file raises no inotify event on cgroup v1, so it is polled while the
+ * container lives. Only for an engine on this host (its /proc and /sys are ours); elsewhere, and
+ * whenever a path cannot be read, there is simply no evidence.
+ */
+import { readFile } from 'node:fs/promises';
+import { inspectPid, type DockerOptions } from './docker';
+
+/** How often `pids.events` is read while the program runs, ms. */
+const POLL_MS = 25;
+
+/** The `max` count of a `pids.events` text, or undefined when malformed. */
+export function parsePidsEvents(text: string): number | undefined {
+  const m = /^max (\d+)$/m.exec(text);
+  return m ? Number(m[1]) : undefined;
+}
+
+/**
+ * The host path of the pids cgroup's `pids.events` for a process, from its `/proc/<pid>/cgroup`
+ * text (cgroup(7)): the `pids` controller line on v1, the unified `0::` line on v2.
+ * @param unified true when /sys/fs/cgroup is the v2 hierarchy
+ */
+export function pidsEventsPath(procCgroup: string, unified: boolean): string | undefined {
+  for (const line of procCgroup.split('\n')) {
+    const [, controllers, path] = /^\d+:([^:]*):(\/.*)$/.exec(line.trim()) ?? [];
+    if (path === undefined || path.includes('..')) continue;
+    if (unified && controllers === '') return `/sys/fs/cgroup${path === '/' ? '' : path}/pids.events`;
+    if (!unified && controllers!.split(',').includes('pids')) return `/sys/fs/cgroup/pids${path === '/' ? '' : path}/pids.events`;
+  }
+  return undefined;
+}
+
+/** True when an engine reached through `opts` runs on this host (a local unix socket, no context override). */
+export function engineIsLocal(opts: DockerOptions): boolean {
+  if (process.platform !== 'linux') return false;
+  const env = { ...process.env, ...opts.env };
+  if (env.DOCKER_CONTEXT && env.DOCKER_CONTEXT !== 'default') return false;
+  return !env.DOCKER_HOST || env.DOCKER_HOST.startsWith('unix://');
+}
+
+/** Watches one running container's pids cgroup for refused forks. */
+export class PidsWatch {
+  private refused = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private path: string | undefined;
+  private stopped = false;
+
+  /** Refused forks or threads counted so far (0 when no evidence could be read). */
+  get refusedForks(): number {
+    return this.refused;
+  }
+
+  /**
+   * Finds the container's cgroup and starts polling; never throws (no evidence on failure).
+   * @param name the container, which must be running
+   */
+  async start(opts: DockerOptions, name: string): Promise<void> {
+    if (!engineIsLocal(opts)) return;
+    try {
+      const pid = await inspectPid(opts, name);
+      if (!pid || this.stopped) return;
+      const [procCgroup, unified] = await Promise.all([
+        readFile(`/proc/${pid}/cgroup`, 'utf8'),
+        readFile('/sys/fs/cgroup/cgroup.controllers', 'utf8').then(() => true, () => false),
+      ]);
+      this.path = pidsEventsPath(procCgroup, unified);
+    } catch {
+      return;
+    }
+    if (!this.path || this.stopped) return;
+    await this.read();
+    const tick = () => {
+      if (this.stopped) return;
+      void this.read().then(() => {
+        if (!this.stopped) this.timer = setTimeout(tick, POLL_MS);
+      });
+    };
+    this.timer = setTimeout(tick, POLL_MS);
+    this.timer.unref?.();
+  }
+
+  /** Reads once more (the cgroup may be gone already) and stops polling. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    await this.read();
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+
+  private async read(): Promise<void> {
+    if (!this.path) return;
+    const count = parsePidsEvents(await readFile(this.path, 'utf8').catch(() => ''));
+    if (count !== undefined && count > this.refused) this.refused = count;
+  }
+}
