@@ -130,7 +130,7 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
  * promise, so no container of this window is left behind.
  */
 export async function deactivate(): Promise<void> {
-  await Promise.allSettled([runs?.cancelAll(), pool?.dispose()]);
+  await Promise.allSettled([runs?.cancelAll(true), pool?.dispose()]);
   pool = undefined;
   // Anything of this window still there (e.g. a run whose cancel raced the shutdown) goes too.
   try {

@@ -11,12 +11,15 @@ import type { ActiveRunInfo, FinishedRun } from './api';
 
 interface Entry {
   readonly info: ActiveRunInfo;
+  /** First cancel: interrupt (SIGINT), removal after the profile's grace period. */
   readonly controller: AbortController;
+  /** Second cancel, or the window closing: removal at once. */
+  readonly force: AbortController;
   readonly done: Promise<RunResult>;
 }
 
-/** What a caller supplies to start a run (the signal is the manager's). */
-export type StartRequest = Omit<RunRequest, 'signal'> & { readonly label: string };
+/** What a caller supplies to start a run (the signals are the manager's). */
+export type StartRequest = Omit<RunRequest, 'signal' | 'forceSignal'> & { readonly label: string };
 
 export class RunManager implements vscode.Disposable {
   private readonly entries = new Map<string, Entry>();
@@ -34,8 +37,9 @@ export class RunManager implements vscode.Disposable {
   start(request: StartRequest): { info: ActiveRunInfo; done: Promise<RunResult> } {
     const info: ActiveRunInfo = { id: randomUUID(), profileName: request.profileName, label: request.label, startedAt: Date.now() };
     const controller = new AbortController();
-    const done = runInSandbox({ ...request, signal: controller.signal });
-    this.entries.set(info.id, { info, controller, done });
+    const force = new AbortController();
+    const done = runInSandbox({ ...request, signal: controller.signal, forceSignal: force.signal });
+    this.entries.set(info.id, { info, controller, force, done });
     void vscode.commands.executeCommand('setContext', 'sandboxRunner.runActive', true);
     this.startEmitter.fire(info);
     this.changeEmitter.fire();
@@ -58,22 +62,29 @@ export class RunManager implements vscode.Disposable {
     return [...this.entries.values()].map((e) => e.info).sort((a, b) => a.startedAt - b.startedAt);
   }
 
-  /** Cancels one run; false when no run has this id. */
+  /**
+   * Cancels one run: the first call interrupts the program (SIGINT) and removes its container
+   * after the profile's `limits.interruptGraceSeconds`; a second call removes it at once.
+   * @returns false when no run has this id
+   */
   cancel(id: string): boolean {
     const entry = this.entries.get(id);
-    entry?.controller.abort();
+    if (entry) (entry.controller.signal.aborted ? entry.force : entry.controller).abort();
     return !!entry;
   }
 
-  /** Cancels every run and resolves once their containers are removed. */
-  async cancelAll(): Promise<void> {
+  /**
+   * Cancels every run (as {@link cancel}; `force` removes at once, as on window close) and
+   * resolves once their containers are removed.
+   */
+  async cancelAll(force = false): Promise<void> {
     const entries = [...this.entries.values()];
-    for (const e of entries) e.controller.abort();
+    for (const e of entries) (force || e.controller.signal.aborted ? e.force : e.controller).abort();
     await Promise.allSettled(entries.map((e) => e.done));
   }
 
   dispose(): void {
-    for (const e of this.entries.values()) e.controller.abort();
+    for (const e of this.entries.values()) e.force.abort();
     this.startEmitter.dispose();
     this.finishEmitter.dispose();
     this.changeEmitter.dispose();
