@@ -248,7 +248,8 @@ describe('fault injection (engine)', function () {
           assert.equal(r.stdout, 'hi\n');
         } else {
           assert.equal(r.result.outcome, 'cancelled', `${r.result.outcome}: ${r.result.message}`);
-          assert.equal(r.result.exitCode, null);
+          // Removed (null), or the program's own status when it ended within the interrupt grace.
+          assert.ok(r.result.exitCode === null || r.result.exitCode === 0 || r.result.exitCode === 130, `exit code ${r.result.exitCode}`);
         }
         assert.equal(r.result.cleanupError, undefined);
       }));
