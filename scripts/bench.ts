@@ -44,7 +44,9 @@
  *   runs really took a warm container (the result's container name was an idle pool container).
  *   Without a WarmPool export, warm_ratio is the cold core's ratio, marked "(no warm path yet)".
  * - cancel: a running `echo started; sleep 600` snippet; after "started" arrives on stdout,
- *   time from AbortController.abort() to the runInSandbox promise resolving (outcome cancelled),
+ *   time from a forced cancel (`forceSignal`, the second Ctrl-C: removal without the interrupt
+ *   grace, which a program may use as long as it likes) to the runInSandbox promise resolving
+ *   (outcome cancelled),
  *   vs, for the identical container created and started with `start --attach` the same way,
  *   the time of `docker rm -f -v NAME` from spawn to exit. Both are then verified gone with
  *   `docker ps -a --filter name=^/NAME$` (untimed); a leftover is a MISS.
@@ -290,6 +292,7 @@ async function benchCancel(a: Args, rows: Row[]): Promise<number> {
           profile,
           code: CANCEL_CODE,
           signal: controller.signal,
+          forceSignal: controller.signal,
           onOutput: (stream, text) => {
             if (stream === 'stdout') started.seen(text);
           },
