@@ -191,7 +191,7 @@ async function main(): Promise<number> {
     code,
     sourceFileName: fromStdin ? undefined : file,
     signal: controller.signal,
-    onOutput: (stream, text) => terminal.program(stream, text),
+    onOutput: terminal.program,
   });
   terminal.end();
   if (!values.quiet) {

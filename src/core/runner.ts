@@ -35,7 +35,10 @@ export interface RunRequest {
   readonly code: string | Uint8Array;
   /** The source file name (or untitled name); only its extension is used. */
   readonly sourceFileName?: string;
-  /** Receives stdout/stderr text as it arrives, and runner notices (e.g. truncation). */
+  /**
+   * Receives the program's stdout/stderr bytes as they arrive (bounded, unchanged; decode for
+   * display with `decodingSink` or `Utf8Decoder`), and runner notices as text (e.g. truncation).
+   */
   readonly onOutput?: OutputSink;
   /** Cancels the run: the container is removed and the outcome is `cancelled`. */
   readonly signal?: AbortSignal;
@@ -264,8 +267,6 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
     }
     release();
     if (!stopReason) programEnded = true;
-    streams.stdout.end();
-    streams.stderr.end();
 
     if (stopReason) return await finish(stopReason, null);
     const errno = spawnErrno(attached);
