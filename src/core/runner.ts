@@ -22,7 +22,7 @@ import { BoundedStream, type OutputSink } from './output';
 import { ProfileSchema, type Profile } from './profile';
 import { PROFILES_SETTING, toProfileIssues } from './profiles';
 import type { RunOutcome, RunResult } from './result';
-import { snippetFileName, writeSnippet, type SnippetFile } from './snippet';
+import { snippetCode, snippetFileName, writeSnippet, type SnippetFile } from './snippet';
 import type { WarmPool } from './warm';
 
 /** One run's input. */
@@ -31,7 +31,10 @@ export interface RunRequest {
   readonly profileName: string;
   /** A validated profile (see `resolveProfiles`); validated again here, an invalid one never runs. */
   readonly profile: Profile;
-  /** The code to run: text (written as UTF-8) or a file's bytes, passed on unchanged. */
+  /**
+   * The code to run: text (written as UTF-8) or a file's bytes, passed on unchanged except that
+   * CRLF line endings become LF unless the profile's `lineEndings` is "keep" (see `snippetCode`).
+   */
   readonly code: string | Uint8Array;
   /** The source file name (or untitled name); only its extension is used. */
   readonly sourceFileName?: string;
@@ -127,6 +130,7 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
     };
   }
   const profile: Profile = checked.data;
+  const code = snippetCode(req.code, profile.lineEndings);
   const opts = req.docker ?? {};
   const sink: OutputSink = req.onOutput ?? (() => undefined);
   const streams = {
@@ -208,7 +212,7 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
       attachArgs = ['attach', '--sig-proxy=false', name];
     } else {
       const mounts = await resolveMounts(req.profileName, profile, req.protectedPaths);
-      snippet = await writeSnippet(req.code, snippetFileName(profile, req.sourceFileName), req.tempRoot);
+      snippet = await writeSnippet(code, snippetFileName(profile, req.sourceFileName), req.tempRoot);
       const argv = buildCreateArgv({
         name,
         profile,
@@ -231,7 +235,7 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
     const attach = execa(dockerBinary(opts), attachArgs, { ...spawnOptions(opts), stdin: warm ? 'pipe' : 'ignore', buffer: false });
     if (warm) {
       attach.stdin?.on('error', () => undefined); // EPIPE when the container was removed meanwhile
-      attach.stdin?.end(req.code);
+      attach.stdin?.end(code);
     }
     const onChunk = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
       if (stream === 'stderr') stderrTail = (stderrTail + chunk.toString('utf8')).slice(-4000);

@@ -164,6 +164,13 @@ describe('sandbox-run CLI (engine)', function () {
     });
   });
 
+  it('runs a CRLF file with LF line endings, changing no other byte', async () => {
+    await writeFile(join(ws, 'crlf.sh'), Buffer.from('cd /tmp\r\npwd\r\nprintf "%s" "caf\xe9" | od -An -tx1\r\n', 'latin1'));
+    const r = await cli([join(ws, 'crlf.sh')]);
+    assert.equal(r.exitCode, 0, String(r.stderr));
+    assert.equal(String(r.stdout), '/tmp\n 63 61 66 e9');
+  });
+
   it('refuses to fall back to the built-in when the workspace entry for the chosen profile is malformed', async () => {
     const r = await runInOtherWorkspace('{"sandboxRunner.profiles": {"python": "x"}}');
     assert.equal(r.exitCode, 2);
