@@ -9,6 +9,23 @@ import type * as vscode from 'vscode';
 import { TerminalTextFilter, Utf8Decoder, type OutputSink, type Profile, type RunResult } from '../core';
 import { OutputWriter } from './outputWriter';
 
+/**
+ * Environment for runs shown in the output channel: the channel is plain text and strips colour
+ * codes anyway, so `NO_COLOR=1` (no-color.org) and `TERM=dumb` ask tools not to write them.
+ * Not used by the CLI, whose output may go to a real terminal.
+ */
+export const CHANNEL_ENV: Readonly<Record<string, string>> = { NO_COLOR: '1', TERM: 'dumb' };
+
+/**
+ * The profile an output-channel run uses: `profile` with {@link CHANNEL_ENV} added to its `env`;
+ * a variable the profile sets itself keeps the profile's value. A warm container is created with
+ * its environment fixed, so the extension prepares warm containers with this same profile (the
+ * pool matches containers to runs by the whole profile, see `warmKey`). Pure.
+ */
+export function channelRunProfile(profile: Profile): Profile {
+  return { ...profile, env: { ...CHANNEL_ENV, ...profile.env } };
+}
+
 /** Marker put before each stderr line, so stderr stays distinguishable in a plain-text channel. */
 export const STDERR_PREFIX = '[stderr] ';
 /** Longest line shown, in characters; the rest of the line is replaced by a marker. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { ProfileSchema, type RunResult } from '../../src/core';
+import { ProfileSchema, warmKey, type RunResult } from '../../src/core';
 import { OutputWriter } from '../../src/vscode/outputWriter';
-import { footer, MAX_LINE_CHARS, ProgramOutput, STDERR_PREFIX } from '../../src/vscode/programOutput';
+import { channelRunProfile, footer, MAX_LINE_CHARS, ProgramOutput, STDERR_PREFIX } from '../../src/vscode/programOutput';
 
 /** A stand-in for the output channel that records appends (structural: only `append` and `show` are used). */
 function fakeChannel() {
@@ -88,5 +88,27 @@ describe('output batching (unit)', () => {
     w.write('z');
     w.flush();
     assert.equal(appends.join(''), 'x'.repeat(500) + 'y'.repeat(1500) + 'z');
+  });
+});
+
+describe('output-channel run environment (unit)', () => {
+  it('adds NO_COLOR=1 and TERM=dumb to the profile\'s env, keeping its other variables', () => {
+    const p = ProfileSchema.parse({ image: 'img', command: ['${file}'], env: { PYTHONUNBUFFERED: '1' } });
+    const run = channelRunProfile(p);
+    assert.deepEqual(run.env, { NO_COLOR: '1', TERM: 'dumb', PYTHONUNBUFFERED: '1' });
+    assert.deepEqual(p.env, { PYTHONUNBUFFERED: '1' }, 'the settings\' profile changed');
+    assert.deepEqual({ ...run, env: p.env }, p, 'something other than env changed');
+    assert.deepEqual(ProfileSchema.parse(run), run, 'the run profile is not a valid profile');
+  });
+
+  it('a variable the profile sets keeps the profile\'s value', () => {
+    const p = ProfileSchema.parse({ image: 'img', command: ['${file}'], env: { TERM: 'xterm-256color', NO_COLOR: '' } });
+    assert.deepEqual(channelRunProfile(p).env, { NO_COLOR: '', TERM: 'xterm-256color' });
+  });
+
+  it('gives the warm pool the same key for the preparation and the run, and a different one than the bare profile', () => {
+    const p = ProfileSchema.parse({ image: 'img', command: ['${file}'] });
+    assert.equal(warmKey('python', channelRunProfile(p)), warmKey('python', channelRunProfile(ProfileSchema.parse({ image: 'img', command: ['${file}'] }))));
+    assert.notEqual(warmKey('python', channelRunProfile(p)), warmKey('python', p));
   });
 });
