@@ -54,7 +54,7 @@
  *   1 MiB bound; flood_stop_s = median seconds from the overflow notice to the promise resolving;
  *   flood_rss_ratio = median (peak RSS during the run − RSS after gc before it) / bound.
  * - throughput: 5 MiB of output (`head -c 5242880 /dev/zero | tr '\0' y`) with an 8 MiB bound,
- *   core (sink counts the text) vs raw `run --rm` with stdout drained by a no-op data listener.
+ *   core (the sink counts the program's bytes, as the CLI writes them to a pipe) vs raw `run --rm` with stdout drained by a no-op data listener.
  *   Throughput is measured over the streaming window: (bytes after the first chunk) / (time of the
  *   last chunk − time of the first chunk) as seen by this process; throughput_ratio = core / raw
  *   (higher is better). End-to-end (call to exit) time is shown as an INFO row.
@@ -293,8 +293,8 @@ async function benchCancel(a: Args, rows: Row[]): Promise<number> {
           code: CANCEL_CODE,
           signal: controller.signal,
           forceSignal: controller.signal,
-          onOutput: (stream, text) => {
-            if (stream === 'stdout') started.seen(text);
+          onOutput: (stream, data) => {
+            if (stream === 'stdout') started.seen(Buffer.from(data).toString('utf8')); // ASCII: chunks decode alone
           },
         });
         await started.promise;
@@ -402,8 +402,8 @@ async function benchThroughput(a: Args, rows: Row[]): Promise<number> {
           profileName: 'bench-throughput',
           profile,
           code: THROUGHPUT_CODE,
-          onOutput: (stream, text) => {
-            if (stream === 'stdout') w.add(text.length); // ASCII: characters = bytes
+          onOutput: (stream, data) => {
+            if (stream === 'stdout') w.add(data.byteLength);
           },
         });
         const t = performance.now() - t0;

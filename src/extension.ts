@@ -13,7 +13,7 @@ import { registerCommands } from './vscode/commands';
 import { ConsentStore } from './vscode/consent';
 import { checkEngine } from './vscode/engineStatus';
 import { ProfileTree } from './vscode/profileTree';
-import { ProgramOutput } from './vscode/programOutput';
+import { channelRunProfile, ProgramOutput } from './vscode/programOutput';
 import { RunManager } from './vscode/runManager';
 import { currentSettings, dockerPath, SECTION, SettingsCache, warmStartSettings, type SettingsSnapshot } from './vscode/settings';
 import { RunStatusBar } from './vscode/statusBar';
@@ -77,7 +77,7 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
     const chosen = pickProfile(cached, { languageId: editor.document.languageId, fileName: editor.document.fileName });
     if (!chosen || !warmMode(chosen)) return;
     const snapshot = cached.loosenings.has(chosen.name) ? currentSettings() : cached;
-    warmFor(chosen, snapshot)?.prepare(chosen.name, chosen.profile);
+    warmFor(chosen, snapshot)?.prepare(chosen.name, channelRunProfile(chosen.profile));
   };
   registerCommands(context, { runs, output, log, protectedPaths, warmFor, consents, refreshProfiles: refreshEngine });
 

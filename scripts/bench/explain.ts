@@ -115,8 +115,8 @@ async function tracedCancel(runs: number): Promise<string[]> {
         profile,
         code: 'echo started; sleep 600\n',
         signal: controller.signal,
-        onOutput: (stream, text) => {
-          if (stream === 'stdout' && text.includes('started')) seen();
+        onOutput: (stream, data) => {
+          if (stream === 'stdout' && Buffer.from(data).includes('started')) seen();
         },
       });
       await started;

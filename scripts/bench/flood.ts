@@ -54,15 +54,15 @@ export async function floodChildMain(): Promise<void> {
       if (rss > peak) peak = rss;
     };
     const ticker = setInterval(sample, 2);
-    const kept: string[] = [];
+    const kept: Uint8Array[] = [];
     let tBound = NaN;
     const result = await runInSandbox({
       profileName: 'bench-flood',
       profile,
       code: FLOOD_CODE,
-      onOutput: (stream, text) => {
+      onOutput: (stream, data) => {
         if (stream === 'notice') tBound = performance.now();
-        else kept.push(text);
+        else kept.push(data);
         sample();
       },
     });

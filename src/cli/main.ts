@@ -199,7 +199,7 @@ async function main(): Promise<number> {
     sourceFileName: fromStdin ? undefined : file,
     signal: controller.signal,
     forceSignal: force.signal,
-    onOutput: (stream, text) => terminal.program(stream, text),
+    onOutput: terminal.program,
   });
   terminal.end();
   if (!values.quiet) {

@@ -1,20 +1,28 @@
 /**
- * Where `sandbox-run` writes: the program's stdout and stderr go to ours, filtered for a terminal
- * (escape sequences, lone CRs and control characters removed, see TerminalTextFilter) unless
- * `--raw` is given or the stream is not a TTY; runner notices and our own lines go to stderr.
- * A closed pipe (`sandbox-run x.py | head -1`) is not a crash: it ends the run like a cancel.
+ * Where `sandbox-run` writes: the program's stdout and stderr go to ours. To a terminal they are
+ * decoded as UTF-8 and filtered (escape sequences, lone CRs and control characters removed, see
+ * TerminalTextFilter); to a pipe or a file, or with `--raw`, the program's bytes are written
+ * unchanged (up to the output bound), as `docker run` passes them. Runner notices and our own
+ * lines go to stderr. A closed pipe (`sandbox-run x.py | head -1`) is not a crash: it ends the
+ * run like a cancel.
  */
-import { TerminalTextFilter, type OutputStream } from '../core';
+import { TerminalTextFilter, Utf8Decoder, type OutputSink, type ProgramStream } from '../core';
 
 type Writable = NodeJS.WriteStream;
 
+/** Display state of one stream written to a terminal: decoding, then filtering. */
+interface Display {
+  readonly decoder: Utf8Decoder;
+  readonly filter: TerminalTextFilter;
+}
+
 export class TerminalOutput {
   private pipeClosed = false;
-  private readonly filters: Partial<Record<'stdout' | 'stderr', TerminalTextFilter>> = {};
+  private readonly displays: Partial<Record<ProgramStream, Display>> = {};
 
   /**
    * @param onPipeClosed called once when stdout or stderr reports EPIPE (the reader went away)
-   * @param raw pass program output through unfiltered even to a terminal
+   * @param raw pass the program's bytes through unchanged even to a terminal
    */
   constructor(
     private readonly onPipeClosed: () => void,
@@ -23,7 +31,7 @@ export class TerminalOutput {
     private readonly err: Writable = process.stderr,
   ) {
     for (const [name, stream] of [['stdout', out], ['stderr', err]] as const) {
-      if (!raw && stream.isTTY) this.filters[name] = new TerminalTextFilter();
+      if (!raw && stream.isTTY) this.displays[name] = { decoder: new Utf8Decoder(), filter: new TerminalTextFilter() };
       stream.on('error', (e: NodeJS.ErrnoException) => {
         if (e.code !== 'EPIPE') throw e;
         if (this.pipeClosed) return;
@@ -38,17 +46,26 @@ export class TerminalOutput {
     return this.pipeClosed;
   }
 
-  /** Writes program output (or a runner notice, to stderr). */
-  program(stream: OutputStream, text: string): void {
-    const target = stream === 'stdout' ? 'stdout' : 'stderr';
-    const filter = this.filters[target];
-    this.write(target === 'stdout' ? this.out : this.err, filter ? filter.push(text) : text);
-  }
+  /**
+   * The run's output sink: program bytes to our stdout/stderr (decoded and filtered for a
+   * terminal, else unchanged), runner notices (text) to stderr.
+   */
+  readonly program: OutputSink = (stream, data) => {
+    if (stream === 'notice') {
+      const display = this.displays.stderr;
+      this.write(this.err, display ? display.filter.push(data) : data);
+      return;
+    }
+    const display = this.displays[stream];
+    this.write(this.streamFor(stream), display ? display.filter.push(display.decoder.push(data)) : data);
+  };
 
-  /** Flushes held-back partial sequences at the end of the run. */
+  /** Flushes held-back partial characters and sequences at the end of the run. */
   end(): void {
-    this.write(this.out, this.filters.stdout?.end() ?? '');
-    this.write(this.err, this.filters.stderr?.end() ?? '');
+    for (const target of ['stdout', 'stderr'] as const) {
+      const display = this.displays[target];
+      if (display) this.write(this.streamFor(target), display.filter.push(display.decoder.end()) + display.filter.end());
+    }
   }
 
   /** Writes one of our own lines to stderr. */
@@ -56,7 +73,11 @@ export class TerminalOutput {
     this.write(this.err, `sandbox-run: ${text}\n`);
   }
 
-  private write(stream: Writable, text: string): void {
-    if (text && !this.pipeClosed && !stream.destroyed) stream.write(text);
+  private streamFor(target: ProgramStream): Writable {
+    return target === 'stdout' ? this.out : this.err;
+  }
+
+  private write(stream: Writable, data: string | Uint8Array): void {
+    if (data.length > 0 && !this.pipeClosed && !stream.destroyed) stream.write(data);
   }
 }

@@ -177,6 +177,10 @@ export const ProfileSchema = withDescription(
       'Numeric non-root "UID:GID" (`--user`).',
     ),
     workdir: withDescription(z._default(OwnContainerPathSchema, DEFAULT_WORKDIR), 'Working directory (a tmpfs owned by the user).'),
+    lineEndings: withDescription(
+      z._default(z.enum(['lf', 'keep'], { error: 'must be "lf" (the default: CRLF line endings become LF) or "keep"' }), 'lf'),
+      '"lf" (default): CRLF line endings in the code become LF before it runs, so a script saved with Windows line endings runs as it reads. "keep": the code runs byte for byte.',
+    ),
     runtime: withDescription(
       z.optional(z.enum(['runsc'], { error: 'must be "runsc" (gVisor) or left out for the engine default' })),
       'Optional stronger OCI runtime (`--runtime`), e.g. gVisor "runsc".',

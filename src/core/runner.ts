@@ -26,7 +26,7 @@ import { ProfileSchema, type Profile } from './profile';
 import { PROFILES_SETTING, toProfileIssues } from './profiles';
 import type { RunOutcome, RunResult } from './result';
 import { sandboxRule, signalFromExitCode, type RuleNote } from './rules';
-import { snippetFileName, writeSnippet, type SnippetFile } from './snippet';
+import { snippetCode, snippetFileName, writeSnippet, type SnippetFile } from './snippet';
 import type { WarmPool } from './warm';
 
 /** One run's input. */
@@ -35,11 +35,17 @@ export interface RunRequest {
   readonly profileName: string;
   /** A validated profile (see `resolveProfiles`); validated again here, an invalid one never runs. */
   readonly profile: Profile;
-  /** The code to run: text (written as UTF-8) or a file's bytes, passed on unchanged. */
+  /**
+   * The code to run: text (written as UTF-8) or a file's bytes, passed on unchanged except that
+   * CRLF line endings become LF unless the profile's `lineEndings` is "keep" (see `snippetCode`).
+   */
   readonly code: string | Uint8Array;
   /** The source file name (or untitled name); only its extension is used. */
   readonly sourceFileName?: string;
-  /** Receives stdout/stderr text as it arrives, and runner notices (e.g. truncation). */
+  /**
+   * Receives the program's stdout/stderr bytes as they arrive (bounded, unchanged; decode for
+   * display with `decodingSink` or `Utf8Decoder`), and runner notices as text (e.g. truncation).
+   */
   readonly onOutput?: OutputSink;
   /**
    * Cancels the run (outcome `cancelled`): the program's process group gets SIGINT, as from a
@@ -137,6 +143,7 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
     };
   }
   const profile: Profile = checked.data;
+  const code = snippetCode(req.code, profile.lineEndings);
   const opts = req.docker ?? {};
   const sink: OutputSink = req.onOutput ?? (() => undefined);
   const streams = {
@@ -253,7 +260,7 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
       attachArgs = ['attach', '--sig-proxy=false', name];
     } else {
       const mounts = await resolveMounts(req.profileName, profile, req.protectedPaths);
-      snippet = await writeSnippet(req.code, snippetFileName(profile, req.sourceFileName), req.tempRoot);
+      snippet = await writeSnippet(code, snippetFileName(profile, req.sourceFileName), req.tempRoot);
       const argv = buildCreateArgv({
         name,
         profile,
@@ -278,7 +285,7 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
     running = true;
     if (warm) {
       attach.stdin?.on('error', () => undefined); // EPIPE when the container was removed meanwhile
-      attach.stdin?.end(req.code);
+      attach.stdin?.end(code);
     }
     const onChunk = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
       if (stream === 'stderr') stderrTail = (stderrTail + chunk.toString('utf8')).slice(-4000);
@@ -306,8 +313,6 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
     // Stopped, but the program ended within the grace period: its own status is worth showing.
     const ownStatus = stopReason && !removing && typeof attached.exitCode === 'number' ? attached.exitCode : null;
     if (!stopReason) programEnded = true;
-    streams.stdout.end();
-    streams.stderr.end();
 
     if (stopReason) return await finish(stopReason, ownStatus);
     const errno = spawnErrno(attached);

@@ -1,7 +1,8 @@
 /**
  * Snippet delivery: the code is written to a fresh per-run host directory that holds nothing
  * else, which the container sees read-only at `/sandbox`. The code never travels as argv or
- * shell text; the host file name never reaches docker.
+ * shell text; the host file name never reaches docker. The only change made to the code is the
+ * profile's line-ending conversion (`snippetCode`), done once before either path delivers it.
  */
 import { chmod, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -24,6 +25,45 @@ export interface SnippetFile {
 export function snippetFileName(profile: Profile, sourceFileName?: string): string {
   const ext = sourceFileName ? extname(sourceFileName).toLowerCase() : '';
   return 'main' + (ext && profile.extensions.includes(ext) ? ext : (profile.extensions[0] ?? ''));
+}
+
+/** A profile's `lineEndings`: "lf" converts CRLF to LF in the snippet, "keep" leaves it as written. */
+export type LineEndings = Profile['lineEndings'];
+
+/**
+ * `code` with every CRLF pair replaced by LF. Bytes are converted without decoding: only the
+ * byte 0x0D directly before 0x0A is dropped, so a file in any ASCII-compatible encoding (UTF-8,
+ * Latin-1, …) stays byte-exact otherwise. A lone CR is kept. Returns the input itself when it
+ * holds no CRLF (no copy).
+ */
+export function crlfToLf(code: string): string;
+export function crlfToLf(code: Uint8Array): Uint8Array;
+export function crlfToLf(code: string | Uint8Array): string | Uint8Array;
+export function crlfToLf(code: string | Uint8Array): string | Uint8Array {
+  if (typeof code === 'string') return code.includes('\r\n') ? code.replace(/\r\n/g, '\n') : code;
+  const bytes = Buffer.from(code.buffer, code.byteOffset, code.byteLength);
+  let at = bytes.indexOf('\r\n');
+  if (at < 0) return code;
+  const out = Buffer.allocUnsafe(bytes.byteLength);
+  let length = 0;
+  let from = 0;
+  while (at >= 0) {
+    length += bytes.copy(out, length, from, at); // up to the CR
+    from = at + 1; // the LF starts the next piece
+    at = bytes.indexOf('\r\n', from);
+  }
+  length += bytes.copy(out, length, from);
+  return out.subarray(0, length);
+}
+
+/**
+ * The snippet as it is delivered to the container (written to the snippet file on the cold path,
+ * sent over stdin on the warm path): CRLF becomes LF unless `lineEndings` is "keep", so a script
+ * saved with Windows line endings runs as it reads in the editor (a shell would otherwise see a
+ * `\r` at the end of every line).
+ */
+export function snippetCode(code: string | Uint8Array, lineEndings: LineEndings): string | Uint8Array {
+  return lineEndings === 'keep' ? code : crlfToLf(code);
 }
 
 /**

@@ -7,7 +7,7 @@ import { blockingIssues, pickProfile, type ResolvedProfile, type RunResult, type
 import { ensureConsent, type ConsentStore } from './consent';
 import type { TreeNode } from './profileTree';
 import { reportNoProfile, reportRunFailure } from './failures';
-import type { ProgramOutput } from './programOutput';
+import { channelRunProfile, type ProgramOutput } from './programOutput';
 import type { RunManager } from './runManager';
 import { currentSettings, dockerPath, type SettingsSnapshot } from './settings';
 
@@ -99,7 +99,7 @@ async function execute(deps: CommandDeps, target: Target, profileName?: string):
     void vscode.window.showWarningMessage(msg);
     return undefined;
   }
-  const { profile } = chosen;
+  const profile = channelRunProfile(chosen.profile);
   const docker = dockerPath();
   deps.output.show();
   const frame = deps.output.begin(target.label, chosen.name, chosen.source, profile);

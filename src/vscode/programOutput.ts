@@ -1,12 +1,30 @@
 /**
  * The "Sandbox Runner" output channel: each run framed by a header (what, profile, image, limits,
- * network) and a footer (outcome and duration); program output streamed in between with ANSI
- * escape sequences stripped, stderr lines marked, and very long lines cut with a marker.
+ * network) and a footer (outcome and duration); program output streamed in between, decoded as
+ * UTF-8 (invalid bytes shown as U+FFFD), with ANSI escape sequences stripped, stderr lines marked,
+ * and very long lines cut with a marker.
  * Appends are batched (see OutputWriter). A copy of the last 1 MiB is kept for the exported API.
  */
 import type * as vscode from 'vscode';
-import { TerminalTextFilter, type OutputStream, type Profile, type RunResult } from '../core';
+import { TerminalTextFilter, Utf8Decoder, type OutputSink, type Profile, type RunResult } from '../core';
 import { OutputWriter } from './outputWriter';
+
+/**
+ * Environment for runs shown in the output channel: the channel is plain text and strips colour
+ * codes anyway, so `NO_COLOR=1` (no-color.org) and `TERM=dumb` ask tools not to write them.
+ * Not used by the CLI, whose output may go to a real terminal.
+ */
+export const CHANNEL_ENV: Readonly<Record<string, string>> = { NO_COLOR: '1', TERM: 'dumb' };
+
+/**
+ * The profile an output-channel run uses: `profile` with {@link CHANNEL_ENV} added to its `env`;
+ * a variable the profile sets itself keeps the profile's value. A warm container is created with
+ * its environment fixed, so the extension prepares warm containers with this same profile (the
+ * pool matches containers to runs by the whole profile, see `warmKey`). Pure.
+ */
+export function channelRunProfile(profile: Profile): Profile {
+  return { ...profile, env: { ...CHANNEL_ENV, ...profile.env } };
+}
 
 /** Marker put before each stderr line, so stderr stays distinguishable in a plain-text channel. */
 export const STDERR_PREFIX = '[stderr] ';
@@ -15,17 +33,21 @@ export const MAX_LINE_CHARS = 4000;
 /** Characters of channel text kept for `outputText()`. */
 const MIRROR_CHARS = 1024 * 1024;
 
-/** Per-stream line state: where the current line is; escape sequences go through the filter. */
+/**
+ * Per-stream line state: the stream's bytes are decoded (a character split across chunks waits
+ * for its last byte), escape sequences go through the filter, and the current line is tracked.
+ */
 class LineShaper {
   private column = 0;
   private cut = 0;
+  private readonly decoder = new Utf8Decoder();
   private readonly filter = new TerminalTextFilter();
 
   constructor(private readonly prefix: string) {}
 
-  /** Shapes `text` (a piece of one stream) for the channel. */
-  shape(text: string): string {
-    return this.lines(this.filter.push(text));
+  /** Shapes `bytes` (a piece of one stream) for the channel. */
+  shape(bytes: Uint8Array): string {
+    return this.lines(this.filter.push(this.decoder.push(bytes)));
   }
 
   /** Prefixes, counts and cuts lines of already filtered text. */
@@ -63,9 +85,9 @@ class LineShaper {
     return out;
   }
 
-  /** Ends the stream: closes an unterminated line. */
+  /** Ends the stream: flushes a partial character (as U+FFFD) and closes an unterminated line. */
   end(): string {
-    let out = this.lines(this.filter.end());
+    let out = this.lines(this.filter.push(this.decoder.end()) + this.filter.end());
     if (this.cut > 0) out += ` … [${this.cut} more characters cut]`;
     if (this.column > 0) out += '\n';
     this.column = 0;
@@ -110,14 +132,14 @@ export class ProgramOutput {
         `  limits ${l.memoryMiB} MiB memory, ${l.cpus} CPU, ${l.pids} processes, ${l.timeoutSeconds} s, ${l.outputBytes} bytes per stream\n`,
     );
     const shapers = { stdout: new LineShaper(''), stderr: new LineShaper(STDERR_PREFIX) };
-    const sink = (stream: OutputStream, text: string) => {
+    const sink: OutputSink = (stream, data) => {
       if (stream === 'notice') {
-        this.writer.write(`${shapers.stdout.end()}${shapers.stderr.end()}${text.trim()}\n`);
+        this.writer.write(`${shapers.stdout.end()}${shapers.stderr.end()}${data.trim()}\n`);
         return;
       }
       // Lines of the two streams never share a line: an open line of the other stream is broken first.
       const other = shapers[stream === 'stdout' ? 'stderr' : 'stdout'];
-      this.writer.write((other.open ? other.interrupt() : '') + shapers[stream].shape(text));
+      this.writer.write((other.open ? other.interrupt() : '') + shapers[stream].shape(data));
     };
     const end = (result: RunResult) => {
       this.writer.write(shapers.stdout.end() + shapers.stderr.end() + `■ ${footer(result)}\n`);

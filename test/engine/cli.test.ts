@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { execa } from 'execa';
 import { IMAGES, productContainers, requireEngine, waitFor } from './helpers';
 
@@ -21,6 +22,7 @@ describe('sandbox-run CLI (engine)', function () {
         // JSONC, as VS Code writes it
         "sandboxRunner.profiles": {
           "python": { "image": "${IMAGES.python}" },
+          "bounded": { "image": "${IMAGES.python}", "command": ["python3", "\${file}"], "limits": { "outputBytes": 1024 } },
           "shell": { "image": "${IMAGES.busybox}", "limits": { "timeoutSeconds": 20 } },
           "broken": { "image": "x", "command": ["run"], "limits": { "pids": 0 } },
           "open": { "image": "${IMAGES.busybox}", "command": ["sh", "\${file}"], "network": "bridge" },
@@ -47,8 +49,8 @@ describe('sandbox-run CLI (engine)', function () {
   };
 
   /** Runs the CLI to completion and checks it left no container behind. */
-  const cli = async (args: string[], input?: string) => {
-    const child = execa('node', [CLI, '--workspace', ws, ...args], { reject: false, cwd: ws, ...(input !== undefined ? { input } : { stdin: 'ignore' as const }) });
+  const cli = async (args: string[], input?: string, options: { encoding?: 'buffer' } = {}) => {
+    const child = execa('node', [CLI, '--workspace', ws, ...args], { reject: false, cwd: ws, ...options, ...(input !== undefined ? { input } : { stdin: 'ignore' as const }) });
     const r = await child;
     assert.deepEqual(await productContainers(child.pid!), [], 'the CLI left a container behind');
     return r;
@@ -146,6 +148,45 @@ describe('sandbox-run CLI (engine)', function () {
     const r = await cli([join(ws, 'latin1.sh')]);
     assert.equal(r.exitCode, 0);
     assert.equal(String(r.stdout).trim(), '63 61 66 e9');
+  });
+
+  describe('piped output is the program\'s bytes', () => {
+    const ALL_BYTES = Buffer.concat(Array.from({ length: 4 }, () => Buffer.from(Array.from({ length: 256 }, (_, i) => i))));
+
+    it('`sandbox-run x.py > file` writes bytes(range(256))*4 byte for byte (1024 bytes)', async () => {
+      await writeFile(join(ws, 'allbytes.py'), 'import sys\nfor _ in range(4):\n    sys.stdout.buffer.write(bytes(range(256)))\n');
+      const outFile = join(ws, 'allbytes.bin');
+      const child = execa('node', [CLI, '--workspace', ws, join(ws, 'allbytes.py')], { reject: false, cwd: ws, stdin: 'ignore', stdout: { file: outFile } });
+      const r = await child;
+      assert.deepEqual(await productContainers(child.pid!), []);
+      assert.equal(r.exitCode, 0, String(r.stderr));
+      const got = await readFile(outFile);
+      assert.equal(got.length, 1024);
+      assert.ok(got.equals(ALL_BYTES), 'the file differs from bytes(range(256))*4');
+    });
+
+    it('gzip data through a pipe decompresses to what the program compressed', async () => {
+      const r = await cli(['--profile', 'shell', '-'], 'seq 1 50000 | gzip -c\n', { encoding: 'buffer' });
+      assert.equal(r.exitCode, 0, Buffer.from(r.stderr as Uint8Array).toString());
+      const expected = Array.from({ length: 50000 }, (_, i) => `${i + 1}\n`).join('');
+      assert.equal(gunzipSync(r.stdout as Uint8Array).toString('latin1'), expected);
+    });
+
+    it('an output bound cuts the piped bytes at exactly N bytes, even inside a UTF-8 character', async () => {
+      // 'a' then 2-byte characters: the 1024-byte bound falls after the first byte of one.
+      const r = await cli(['--profile', 'bounded', '-'], 'import sys\nsys.stdout.buffer.write(b"a" + "\u00e9".encode() * 2000)\n', { encoding: 'buffer' });
+      assert.equal(r.exitCode, 141, Buffer.from(r.stderr as Uint8Array).toString());
+      const expected = Buffer.concat([Buffer.from('a'), Buffer.from('\u00e9'.repeat(2000))]).subarray(0, 1024);
+      assert.equal((r.stdout as Uint8Array).length, 1024);
+      assert.ok(Buffer.from(r.stdout as Uint8Array).equals(expected), 'the piped output is not the first 1024 bytes');
+    });
+  });
+
+  it('runs a CRLF file with LF line endings, changing no other byte', async () => {
+    await writeFile(join(ws, 'crlf.sh'), Buffer.from('cd /tmp\r\npwd\r\nprintf "%s" "caf\xe9" | od -An -tx1\r\n', 'latin1'));
+    const r = await cli([join(ws, 'crlf.sh')]);
+    assert.equal(r.exitCode, 0, String(r.stderr));
+    assert.equal(String(r.stdout), '/tmp\n 63 61 66 e9');
   });
 
   it('refuses to fall back to the built-in when the workspace entry for the chosen profile is malformed', async () => {

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { resolveProfiles, runInSandbox, type Profile } from '../../src/core';
-import { hostProcesses, IMAGES, productContainers, pythonProfile, requireEngine, run, shellProfile } from './helpers';
+import { chunkText, hostProcesses, IMAGES, productContainers, pythonProfile, requireEngine, run, shellProfile } from './helpers';
 
 const CLI = resolve(__dirname, '../../../dist/cli.js');
 /** A variant of the python test image with a setuid-root copy of python (built here, never pulled). */
@@ -472,7 +472,7 @@ describe('escape attempts (engine)', function () {
     const pending = run(shellProfile(), `trap "" TERM HUP INT\n(setsid sh -c 'trap "" TERM HUP INT; exec sleep ${m}' &)\necho started\nsleep 600\n`, {
       signal: controller.signal,
       onOutput: (_s, text) => {
-        if (text.includes('started')) controller.abort();
+        if (chunkText(text).includes('started')) controller.abort();
       },
     });
     const r = await pending;

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { runInSandbox, type RunRequest, type RunResult } from '../../src/core';
-import { containerExists, IMAGES, productContainers, requireEngine, shellProfile, waitFor } from './helpers';
+import { chunkText, containerExists, IMAGES, productContainers, requireEngine, shellProfile, waitFor } from './helpers';
 
 const CLI = resolve(__dirname, '../../../dist/cli.js');
 
@@ -64,8 +64,8 @@ function start(code: string, extra: Partial<RunRequest> & { profile?: RunRequest
     code,
     tempRoot: snippets,
     onOutput: (s, t) => {
-      if (s === 'stdout') stdout += t;
-      else if (s === 'stderr') stderr += t;
+      if (s === 'stdout') stdout += chunkText(t);
+      else if (s === 'stderr') stderr += chunkText(t);
     },
     onArgv: (argv) => (name = argv[argv.indexOf('--name') + 1]),
     ...extra,

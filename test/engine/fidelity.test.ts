@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { execa } from 'execa';
-import { IMAGES, productContainers, pythonProfile, requireEngine, run, shellProfile, TEST_PATH, waitFor } from './helpers';
+import { chunkText, IMAGES, productContainers, pythonProfile, requireEngine, run, shellProfile, TEST_PATH, waitFor } from './helpers';
 
 /** A copy of the busybox test image without `/bin/sh` (built here, never pulled). */
 const NO_SHELL_IMAGE = 'sandbox-runner-test/no-shell:1';
@@ -86,7 +86,7 @@ describe(`run fidelity on the ${TEST_PATH} path (engine)`, function () {
     it('cancel delivers SIGINT first: the program\'s except and finally run, then the container goes', async () => {
       const controller = new AbortController();
       let out = '';
-      const pending = run(pythonProfile(), loop, { signal: controller.signal, onOutput: (s, t) => { if (s === 'stdout') out += t; } });
+      const pending = run(pythonProfile(), loop, { signal: controller.signal, onOutput: (s, t) => { if (s === 'stdout') out += chunkText(t); } });
       await cancelWhen(() => out, 'loop', controller);
       const r = await pending;
       assert.equal(r.result.outcome, 'cancelled');
@@ -102,7 +102,7 @@ describe(`run fidelity on the ${TEST_PATH} path (engine)`, function () {
       const script = `cat > /tmp/inner.py <<'EOF'\n${inner}EOF\nsh -c 'python3 /tmp/inner.py'\n`;
       const pending = run(shellProfile({ image: IMAGES.python }), script, {
         signal: controller.signal,
-        onOutput: (s, t) => { if (s === 'stdout') out += t; },
+        onOutput: (s, t) => { if (s === 'stdout') out += chunkText(t); },
       });
       await cancelWhen(() => out, 'inner up', controller);
       const r = await pending;
@@ -116,7 +116,7 @@ describe(`run fidelity on the ${TEST_PATH} path (engine)`, function () {
       const code = 'import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint("ignoring", flush=True)\ntime.sleep(100)\n';
       const pending = run(pythonProfile({ limits: { interruptGraceSeconds: 0.5 } }), code, {
         signal: controller.signal,
-        onOutput: (s, t) => { if (s === 'stdout') out += t; },
+        onOutput: (s, t) => { if (s === 'stdout') out += chunkText(t); },
       });
       await cancelWhen(() => out, 'ignoring', controller);
       const r = await pending;
@@ -132,7 +132,7 @@ describe(`run fidelity on the ${TEST_PATH} path (engine)`, function () {
       const pending = run(pythonProfile({ limits: { interruptGraceSeconds: 60 } }), code, {
         signal: controller.signal,
         forceSignal: force.signal,
-        onOutput: (s, t) => { if (s === 'stdout') out += t; },
+        onOutput: (s, t) => { if (s === 'stdout') out += chunkText(t); },
       });
       await cancelWhen(() => out, 'ignoring', controller);
       const t0 = Date.now();

@@ -1,6 +1,6 @@
 /** Shared helpers for the engine suites: real Docker engine, locally built test images. */
 import { execa } from 'execa';
-import { LABELS, PRODUCT_FILTER, ProfileSchema, runInSandbox, WarmPool, type OutputStream, type Profile, type RunRequest, type RunResult } from '../../src/core';
+import { LABELS, PRODUCT_FILTER, ProfileSchema, runInSandbox, WarmPool, type Profile, type RunRequest, type RunResult } from '../../src/core';
 
 /** Images built by scripts/build-test-images.sh (never pulled). */
 export const IMAGES = {
@@ -40,9 +40,18 @@ export function shellProfile(overrides: Record<string, unknown> = {}): Profile {
 /** A finished run with its output collected per stream. */
 export interface Collected {
   readonly result: RunResult;
+  /** The program's stdout and stderr decoded as UTF-8 (invalid bytes as U+FFFD). */
   readonly stdout: string;
   readonly stderr: string;
+  /** Runner notices. */
   readonly notice: string;
+  /** The program's bytes exactly as the sink received them. */
+  readonly bytes: { readonly stdout: Buffer; readonly stderr: Buffer };
+}
+
+/** A sink chunk as text (program bytes decoded as UTF-8, a notice as it is), for quick checks. */
+export function chunkText(data: string | Uint8Array): string {
+  return typeof data === 'string' ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8');
 }
 
 /**
@@ -63,7 +72,8 @@ const pool: WarmPool | undefined = shared[POOL_KEY];
 
 /** Runs `code` with `profile`, collecting the output (on the warm path when TEST_PATH is warm). */
 export async function run(profile: Profile, code: string, extra: Partial<RunRequest> = {}): Promise<Collected> {
-  const out: Record<OutputStream, string> = { stdout: '', stderr: '', notice: '' };
+  const chunks: Record<'stdout' | 'stderr', Uint8Array[]> = { stdout: [], stderr: [] };
+  let notice = '';
   // A run with its own docker options (e.g. a missing binary) cannot use the pool's containers.
   const warm = extra.docker ? undefined : pool;
   if (warm && extra.warm === undefined) {
@@ -75,12 +85,14 @@ export async function run(profile: Profile, code: string, extra: Partial<RunRequ
     profileName: 'test',
     profile,
     code,
-    onOutput: (stream, text) => {
-      out[stream] += text;
+    onOutput: (stream, data) => {
+      if (stream === 'notice') notice += data;
+      else chunks[stream].push(data);
     },
     ...extra,
   });
-  return { result, ...out };
+  const bytes = { stdout: Buffer.concat(chunks.stdout), stderr: Buffer.concat(chunks.stderr) };
+  return { result, stdout: bytes.stdout.toString('utf8'), stderr: bytes.stderr.toString('utf8'), notice, bytes };
 }
 
 /** Names of containers (any state) matching a docker ps filter. */

@@ -13,7 +13,7 @@ import {
   currentBootId, currentPidNamespace, currentStartTime, isSandboxError, LABELS, PRODUCT_LABEL, reapOrphans,
   removeOwnContainers, runInSandbox, statStartTime,
 } from '../../src/core';
-import { containerExists, IMAGES, requireEngine, shellProfile, waitFor } from './helpers';
+import { chunkText, containerExists, IMAGES, requireEngine, shellProfile, waitFor } from './helpers';
 
 const CLI = resolve(__dirname, '../../../dist/cli.js');
 const PREFIX = `sandbox-runner-reaptest-${randomUUID().slice(0, 8)}`;
@@ -117,7 +117,7 @@ describe('orphan sweep (engine)', function () {
       profile: shellProfile(),
       code: 'echo started; sleep 30\n',
       signal: controller.signal,
-      onOutput: (_s, t) => (out += t),
+      onOutput: (_s, t) => (out += chunkText(t)),
     });
     try {
       await waitFor(() => out.includes('started'), 20_000, 'the run to start');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { WarmPool } from '../../src/core';
 import { execa } from 'execa';
-import { containerExists, hostProcesses, IMAGES, TEST_PATH, productContainers, pythonProfile, requireEngine, run, shellProfile, waitFor } from './helpers';
+import { chunkText, containerExists, hostProcesses, IMAGES, TEST_PATH, productContainers, pythonProfile, requireEngine, run, shellProfile, waitFor } from './helpers';
 
 describe('runner on a real engine (engine)', function () {
   this.timeout(60_000);
@@ -59,7 +59,7 @@ describe('runner on a real engine (engine)', function () {
     const pending = run(shellProfile(), `(setsid sleep ${marker} &) ; echo started; sleep 600\n`, {
       signal: controller.signal,
       onOutput: (_s, text) => {
-        if (text.includes('started')) started = true;
+        if (chunkText(text).includes('started')) started = true;
       },
     });
     await waitFor(() => started, 20_000, 'the snippet to start');

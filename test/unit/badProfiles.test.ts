@@ -32,6 +32,7 @@ const ENV_VALUE = /must be a string without NUL characters/;
 const USER = /must be a numeric, non-root "UID:GID" such as "65534:65534"/;
 const RUNTIME = /must be "runsc" \(gVisor\) or left out/;
 const UNKNOWN = /^is not a known setting; remove it/;
+const LINE_ENDINGS = /^must be "lf" \(the default: CRLF line endings become LF\) or "keep"$/;
 const range = (kind: 'a whole number' | 'a number', min: number, max: number, unit: string) =>
   new RegExp(`^must be ${kind} from ${min} to ${max} \\(${unit.replace(/[()]/g, '\\$&')}\\)$`);
 const MEMORY = range('a whole number', 16, 65536, 'MiB');
@@ -169,6 +170,11 @@ const CASES: readonly BadCase[] = [
   { what: 'workdir HOME (would make HOME executable)', profile: { workdir: '/home/sandbox' }, key: 'workdir', says: RESERVED },
   { what: 'workdir over the snippet', profile: { workdir: '/sandbox' }, key: 'workdir', says: RESERVED },
   { what: 'workdir as a number', profile: { workdir: 42 }, key: 'workdir', says: CONTAINER_PATH },
+  // lineEndings: one of two words
+  { what: 'lineEndings crlf', profile: { lineEndings: 'crlf' }, key: 'lineEndings', says: LINE_ENDINGS },
+  { what: 'lineEndings in other case', profile: { lineEndings: 'LF' }, key: 'lineEndings', says: LINE_ENDINGS },
+  { what: 'lineEndings as a boolean', profile: { lineEndings: false }, key: 'lineEndings', says: LINE_ENDINGS },
+  { what: 'lineEndings null', profile: { lineEndings: null }, key: 'lineEndings', says: LINE_ENDINGS },
   // runtime: only a stronger one
   { what: 'runtime runc', profile: { runtime: 'runc' }, key: 'runtime', says: RUNTIME },
   { what: 'runtime empty', profile: { runtime: '' }, key: 'runtime', says: RUNTIME },

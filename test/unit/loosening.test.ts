@@ -14,6 +14,13 @@ describe('workspace loosening (unit)', () => {
     assert.ok(r.addedArgs.includes('--memory 64m'));
   });
 
+  it('lineEndings "keep" is no loosening and changes no docker argument', () => {
+    const keep = ProfileSchema.parse({ image: 'img', command: ['${file}'], lineEndings: 'keep' });
+    const r = compareToBaseline('p', keep, base);
+    assert.deepEqual(r.loosenings, []);
+    assert.deepEqual([r.addedArgs, r.removedArgs], [[], []]);
+  });
+
   it('lists each loosening by key, with the docker arguments that differ', () => {
     const looser = ProfileSchema.parse({
       image: 'img', command: ['${file}'], network: 'bridge', limits: { memoryMiB: 4096, outputBytes: 1e8 },

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { ProfileSchema, type RunResult } from '../../src/core';
+import { ProfileSchema, warmKey, type RunResult } from '../../src/core';
 import { OutputWriter } from '../../src/vscode/outputWriter';
-import { footer, MAX_LINE_CHARS, ProgramOutput, STDERR_PREFIX } from '../../src/vscode/programOutput';
+import { channelRunProfile, footer, MAX_LINE_CHARS, ProgramOutput, STDERR_PREFIX } from '../../src/vscode/programOutput';
 
 /** A stand-in for the output channel that records appends (structural: only `append` and `show` are used). */
 function fakeChannel() {
@@ -9,6 +9,7 @@ function fakeChannel() {
   return { appends, channel: { append: (t: string) => appends.push(t), show: () => undefined } as never };
 }
 
+const b = (text: string) => Buffer.from(text, 'utf8');
 const profile = ProfileSchema.parse({ image: 'img', command: ['${file}'] });
 const result = (r: Partial<RunResult>): RunResult => ({
   outcome: 'exited', exitCode: 0, signal: null, durationMs: 12.3, message: 'm', containerName: 'c',
@@ -20,9 +21,9 @@ describe('program output framing (unit)', () => {
     const { channel } = fakeChannel();
     const out = new ProgramOutput(channel);
     const frame = out.begin('a.py', 'python', 'workspace', profile);
-    frame.sink('stdout', '\x1b[31mred\x1b[0m line\npart');
-    frame.sink('stderr', 'oops\nsecond');
-    frame.sink('stdout', 'ial\n');
+    frame.sink('stdout', b('\x1b[31mred\x1b[0m line\npart'));
+    frame.sink('stderr', b('oops\nsecond'));
+    frame.sink('stdout', b('ial\n'));
     frame.end(result({ exitCode: 3 }));
     const text = out.text();
     assert.match(text, /▶ a\.py\n  profile python \(workspace\) · image img · network off\n  limits 512 MiB memory, 1 CPU, 128 processes, 30 s, 1048576 bytes per stream\n/);
@@ -35,18 +36,30 @@ describe('program output framing (unit)', () => {
     const { channel } = fakeChannel();
     const out = new ProgramOutput(channel);
     const frame = out.begin('x', 'p', 'user', profile);
-    frame.sink('stdout', 'a\x1b[3');
-    frame.sink('stdout', '2mb\n');
+    frame.sink('stdout', b('a\x1b[3'));
+    frame.sink('stdout', b('2mb\n'));
     frame.end(result({}));
     assert.ok(out.text().includes('\nab\n'), JSON.stringify(out.text()));
+  });
+
+  it('decodes the program\'s bytes: split characters once, invalid and cut ones as U+FFFD', () => {
+    const { channel } = fakeChannel();
+    const out = new ProgramOutput(channel);
+    const frame = out.begin('x', 'p', 'user', profile);
+    const text = b('grüße 世界\n');
+    for (const byte of text) frame.sink('stdout', Uint8Array.of(byte));
+    frame.sink('stderr', Uint8Array.of(0x62, 0xff, 0x0a));
+    frame.sink('stdout', Uint8Array.of(0x61, 0xe4)); // the output bound cut a character
+    frame.end(result({}));
+    assert.ok(out.text().includes(`grüße 世界\n${STDERR_PREFIX}b\uFFFD\na\uFFFD\n■`), JSON.stringify(out.text()));
   });
 
   it('cuts very long lines with a marker, counting what was cut', () => {
     const { channel } = fakeChannel();
     const out = new ProgramOutput(channel);
     const frame = out.begin('x', 'p', 'user', profile);
-    frame.sink('stdout', 'y'.repeat(MAX_LINE_CHARS + 10));
-    frame.sink('stdout', 'z'.repeat(5) + '\nnext\n');
+    frame.sink('stdout', b('y'.repeat(MAX_LINE_CHARS + 10)));
+    frame.sink('stdout', b('z'.repeat(5) + '\nnext\n'));
     frame.end(result({}));
     const text = out.text();
     assert.ok(text.includes('y'.repeat(MAX_LINE_CHARS) + ' … [15 more characters cut]\nnext\n'));
@@ -75,5 +88,27 @@ describe('output batching (unit)', () => {
     w.write('z');
     w.flush();
     assert.equal(appends.join(''), 'x'.repeat(500) + 'y'.repeat(1500) + 'z');
+  });
+});
+
+describe('output-channel run environment (unit)', () => {
+  it('adds NO_COLOR=1 and TERM=dumb to the profile\'s env, keeping its other variables', () => {
+    const p = ProfileSchema.parse({ image: 'img', command: ['${file}'], env: { PYTHONUNBUFFERED: '1' } });
+    const run = channelRunProfile(p);
+    assert.deepEqual(run.env, { NO_COLOR: '1', TERM: 'dumb', PYTHONUNBUFFERED: '1' });
+    assert.deepEqual(p.env, { PYTHONUNBUFFERED: '1' }, 'the settings\' profile changed');
+    assert.deepEqual({ ...run, env: p.env }, p, 'something other than env changed');
+    assert.deepEqual(ProfileSchema.parse(run), run, 'the run profile is not a valid profile');
+  });
+
+  it('a variable the profile sets keeps the profile\'s value', () => {
+    const p = ProfileSchema.parse({ image: 'img', command: ['${file}'], env: { TERM: 'xterm-256color', NO_COLOR: '' } });
+    assert.deepEqual(channelRunProfile(p).env, { NO_COLOR: '', TERM: 'xterm-256color' });
+  });
+
+  it('gives the warm pool the same key for the preparation and the run, and a different one than the bare profile', () => {
+    const p = ProfileSchema.parse({ image: 'img', command: ['${file}'] });
+    assert.equal(warmKey('python', channelRunProfile(p)), warmKey('python', channelRunProfile(ProfileSchema.parse({ image: 'img', command: ['${file}'] }))));
+    assert.notEqual(warmKey('python', channelRunProfile(p)), warmKey('python', p));
   });
 });

@@ -2,28 +2,75 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { TerminalOutput } from '../../src/cli/terminalOutput';
 
-/** A stream standing in for a terminal or a pipe, collecting what is written. */
+/** A stream standing in for a terminal or a pipe, collecting the bytes written. */
 function fakeStream(isTTY: boolean) {
-  const s = new PassThrough() as PassThrough & { isTTY: boolean; text: string };
+  const chunks: Buffer[] = [];
+  const s = new PassThrough() as PassThrough & { isTTY: boolean; bytes: () => Buffer; readonly text: string };
   s.isTTY = isTTY;
-  s.text = '';
-  s.on('data', (d: Buffer) => (s.text += d.toString()));
+  s.on('data', (d: Buffer) => chunks.push(d));
+  s.bytes = () => Buffer.concat(chunks);
+  Object.defineProperty(s, 'text', { get: () => s.bytes().toString('utf8') });
   return s;
 }
+
+const b = (text: string) => Buffer.from(text, 'utf8');
+/** bytes(range(256)): every byte value, most of them invalid as UTF-8. */
+const ALL_BYTES = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
 
 describe('CLI terminal output (unit)', () => {
   it('filters program output to a terminal, passes it raw to a pipe or with --raw', () => {
     const tty = fakeStream(true);
     const pipe = fakeStream(false);
     const t = new TerminalOutput(() => undefined, false, tty as never, pipe as never);
-    t.program('stdout', '\x1b]52;c;ZXZpbA==\x07ok\rhidden\n');
-    t.program('stderr', '\x1b[31merr\x1b[0m\n');
+    t.program('stdout', b('\x1b]52;c;ZXZpbA==\x07ok\rhidden\n'));
+    t.program('stderr', b('\x1b[31merr\x1b[0m\n'));
     t.end();
     assert.equal(tty.text, 'ok\nhidden\n');
     assert.equal(pipe.text, '\x1b[31merr\x1b[0m\n');
     const rawTty = fakeStream(true);
-    new TerminalOutput(() => undefined, true, rawTty as never, fakeStream(false) as never).program('stdout', '\x1b[1mb\n');
+    new TerminalOutput(() => undefined, true, rawTty as never, fakeStream(false) as never).program('stdout', b('\x1b[1mb\n'));
     assert.equal(rawTty.text, '\x1b[1mb\n');
+  });
+
+  it('writes the program\'s bytes unchanged to a pipe or file (no decoding)', () => {
+    const pipe = fakeStream(false);
+    const err = fakeStream(false);
+    const t = new TerminalOutput(() => undefined, false, pipe as never, err as never);
+    for (let i = 0; i < 4; i++) t.program('stdout', ALL_BYTES);
+    t.program('stderr', ALL_BYTES.subarray(0xc0, 0xc1)); // a lone UTF-8 lead byte
+    t.end();
+    assert.equal(pipe.bytes().length, 1024);
+    assert.ok(pipe.bytes().equals(Buffer.concat([ALL_BYTES, ALL_BYTES, ALL_BYTES, ALL_BYTES])));
+    assert.ok(err.bytes().equals(Buffer.from([0xc0])));
+  });
+
+  it('--raw writes the program\'s bytes unchanged to a terminal too', () => {
+    const tty = fakeStream(true);
+    const t = new TerminalOutput(() => undefined, true, tty as never, fakeStream(true) as never);
+    t.program('stdout', ALL_BYTES);
+    t.end();
+    assert.ok(tty.bytes().equals(ALL_BYTES));
+  });
+
+  it('decodes for a terminal: a character split across chunks shows once, invalid bytes as U+FFFD', () => {
+    const tty = fakeStream(true);
+    const t = new TerminalOutput(() => undefined, false, tty as never, fakeStream(true) as never);
+    const world = b('世界\n');
+    t.program('stdout', world.subarray(0, 2));
+    t.program('stdout', world.subarray(2, 4));
+    t.program('stdout', world.subarray(4));
+    t.program('stdout', Buffer.from([0x66, 0xff, 0x0a, 0xe4])); // ends inside a character
+    t.end();
+    assert.equal(tty.text, '世界\nf\uFFFD\n\uFFFD');
+  });
+
+  it('writes runner notices as text to stderr, filtered for a terminal', () => {
+    const out = fakeStream(false);
+    const err = fakeStream(true);
+    const t = new TerminalOutput(() => undefined, false, out as never, err as never);
+    t.program('notice', '\n[sandbox-runner] stdout passed its limit\n');
+    assert.equal(out.text, '');
+    assert.equal(err.text, '\n[sandbox-runner] stdout passed its limit\n');
   });
 
   it('reports a closed pipe once and stops writing', () => {
@@ -34,7 +81,7 @@ describe('CLI terminal output (unit)', () => {
     const epipe = Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
     out.emit('error', epipe);
     err.emit('error', epipe);
-    t.program('stdout', 'more\n');
+    t.program('stdout', b('more\n'));
     t.line('summary');
     assert.equal(closed, 1);
     assert.equal(t.closed, true);

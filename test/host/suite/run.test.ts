@@ -58,6 +58,7 @@ describe('running code (host)', function () {
     assert.match(text, /HOST-SH-OK 42/);
     assert.match(text, /HOST-SH-UID 65534/);
     assert.match(text, /HOST-SH-STDERR/);
+    assert.match(text, /HOST-SH-ENV 1 dumb/, 'an output-channel run gets NO_COLOR=1 and TERM=dumb');
     assert.ok(text.includes(IMAGES.busybox), `the header does not name the image ${IMAGES.busybox}:\n${text}`);
   });
 
