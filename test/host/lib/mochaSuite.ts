@@ -73,8 +73,9 @@ export async function runMochaSuite(opts: {
         console.log(`${opts.name}: ${passes} passed, ${failed} failed${pending ? `, ${pending} skipped` : ''}`);
         const resultFile = process.env.SANDBOX_RUNNER_HOST_RESULT;
         if (resultFile) writeFileSync(resultFile, JSON.stringify({ name: opts.name, passes, failures: failed, pending } satisfies SuiteResult));
-        if (failures > 0) reject(new Error(`${failures} host test(s) failed`));
-        else if (passes === 0) reject(new Error('no host test ran'));
+        // failZero counts a run without tests as one failure: say which it was.
+        if (passes === 0 && failed === 0) reject(new Error('no host test ran'));
+        else if (failures > 0) reject(new Error(`${failures} host test(s) failed`));
         else if (pending > 0) reject(new Error(`${pending} host test(s) skipped`));
         else resolve();
       });
