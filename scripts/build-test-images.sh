@@ -7,8 +7,17 @@
 #
 # Images that already exist are kept unless --force is given. Every image is then
 # smoke-tested under the same restrictions the extension uses.
-# Needs a reachable Docker engine (scripts/engine-up.sh); root to install
-# busybox-static/debootstrap and to run debootstrap.
+# Needs a reachable Docker engine (scripts/engine-up.sh); root to install the Debian packages
+# below and to run debootstrap. Packages are installed with --no-install-recommends, so each one
+# a build needs is named, recommended ones included:
+#   busybox-static          the busybox and volume images;
+#   debootstrap             the python image (Depends: wget);
+#   debian-archive-keyring  debootstrap's recommended keyring, to check the bookworm Release file
+#                           (not on non-Debian hosts such as Ubuntu);
+#   gpgv                    what debootstrap checks the signature with (its recommended gnupg
+#                           is only a fallback);
+#   ca-certificates         for wget when the mirror is https (SANDBOX_RUNNER_DEBIAN_MIRROR or
+#                           this machine's apt sources).
 set -euo pipefail
 
 BUSYBOX_IMAGE=sandbox-runner-test/busybox:1
@@ -87,7 +96,7 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/sandbox-runner-images.XXXXXX")
 BUSYBOX_ROOT=""
 busybox_rootfs() {
   [ -n "$BUSYBOX_ROOT" ] && return 0
-  apt_install busybox-static
+  apt_install --no-install-recommends busybox-static
   local root=$WORK/busybox-root applet
   mkdir -p "$root"/{bin,usr/bin,etc,root,tmp,dev,proc,sys}
   chmod 1777 "$root/tmp"
@@ -130,7 +139,7 @@ build_volume() {
 
 build_python() {
   [ "$(id -u)" -eq 0 ] || die "building $PYTHON_IMAGE needs root (debootstrap); run 'sudo $0'."
-  apt_install debootstrap
+  apt_install --no-install-recommends debootstrap debian-archive-keyring gpgv ca-certificates
   local root=$WORK/python-root mirror log=$WORK/debootstrap.log
   mirror=$(debian_mirror)
   say "debootstrap $SUITE from $mirror"

@@ -2,9 +2,24 @@
 # Make sure a local Docker engine is reachable, installing and starting one if needed.
 #
 # Idempotent and non-interactive: exits 0 at once when `docker info` already works.
-# Otherwise (root only) installs Debian's docker.io (+ tini, which provides the
-# docker-init binary used by `docker run --init`), clears stale pid files left by
-# a killed dockerd, starts dockerd fully detached and waits for it.
+# Otherwise (root only) installs the Debian packages below, mounts the cgroup hierarchies when
+# nothing mounted them, clears stale pid files left by a killed dockerd, starts dockerd fully
+# detached and waits for it.
+#
+# Debian packages, each named even when docker.io only recommends it (installed with
+# --no-install-recommends, so a machine whose apt skips recommends gets the same set), each only
+# when this machine lacks what it provides:
+#   procps          pgrep and ps, used here to find a running dockerd;
+#   docker.io       dockerd and the docker CLI (Depends: containerd, runc, iptables), when there
+#                   is no dockerd (an installed Docker CE is used as it is);
+#   tini            docker-init, used by `docker run --init`;
+#   cgroupfs-mount  when /proc/mounts shows no cgroup hierarchy (a machine without systemd):
+#                   docker.io recommends it and its install mounts them, unless policy-rc.d
+#                   forbids starting services, so this script then runs it too;
+#   apparmor        apparmor_parser, when the kernel has AppArmor on: dockerd loads its
+#                   docker-default profile with it, and containers cannot start without it.
+# docker.io's other recommends (ca-certificates, git, xz-utils, needrestart) serve pulls, git
+# build contexts, xz imports and service restarts; the tests use none of them.
 set -euo pipefail
 
 LOG=/var/log/sandbox-runner-dockerd.log
@@ -54,14 +69,31 @@ have_docker_init() {
   [ -x /usr/bin/docker-init ] || [ -x /usr/libexec/docker/docker-init ] || command -v docker-init >/dev/null 2>&1
 }
 
+if ! command -v pgrep >/dev/null 2>&1 || ! command -v ps >/dev/null 2>&1; then
+  apt_install --no-install-recommends procps
+fi
 if ! command -v dockerd >/dev/null 2>&1; then
   wait_for_apt # a concurrent install may be about to provide it
 fi
 if ! command -v dockerd >/dev/null 2>&1; then
-  apt_install docker.io tini
+  apt_install --no-install-recommends docker.io tini
+fi
+
+# cgroup v1 hierarchies or the v2 unified hierarchy; dockerd refuses to start without either.
+cgroups_mounted() { awk '$3 == "cgroup" || $3 == "cgroup2" { found = 1 } END { exit !found }' /proc/mounts; }
+if ! cgroups_mounted; then
+  apt_install --no-install-recommends cgroupfs-mount
+fi
+if ! cgroups_mounted; then
+  say "no cgroup hierarchy mounted; running cgroupfs-mount"
+  cgroupfs-mount || die "cgroupfs-mount failed; dockerd needs the cgroup hierarchies mounted"
+  cgroups_mounted || die "still no cgroup hierarchy in /proc/mounts after cgroupfs-mount"
+fi
+if [ "$(cat /sys/module/apparmor/parameters/enabled 2>/dev/null)" = Y ] && ! command -v apparmor_parser >/dev/null 2>&1; then
+  apt_install --no-install-recommends apparmor
 fi
 if ! have_docker_init; then
-  apt_install tini
+  apt_install --no-install-recommends tini
 fi
 if ! have_docker_init && [ -x /usr/bin/tini-static ]; then
   ln -sf tini-static /usr/bin/docker-init

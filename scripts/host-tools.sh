@@ -1,10 +1,23 @@
 #!/usr/bin/env bash
 # Installs, once, the toolchain the extension-host tests need, and caches it OUTSIDE the repo:
-#   - Debian packages: chromium (the headless client), libkrb5-dev and build tools (code-server's
-#     install compiles a native kerberos module);
+#   - Debian packages, each named even when another package only recommends it (apt runs with
+#     --no-install-recommends, and a new machine has only what is listed here):
+#       chromium          the headless client of the host suites and UI checks;
+#       fonts-liberation  chromium's recommended fonts: the workbench text in the UI checks'
+#                         screenshots (metric-compatible Arial/Times/Courier);
+#       libgl1-mesa-dri   chromium's recommended Mesa drivers (its GL fallback when headless);
+#       libkrb5-dev build-essential python3 pkg-config   code-server's install compiles native
+#                         modules with node-gyp (kerberos, node-pty, spdlog, sqlite3);
+#       procps            pgrep, used while waiting for another apt run (scripts/lib/apt.sh).
+#     chromium's other recommends (upower, udev, notification-daemon, system-config-printer) serve
+#     a desktop session: power, device hot-plug, notifications, printing; headless uses none.
+#     The machine's own node and npm (Node 20) run this script; they are the README's prerequisites.
 #   - Node 24 for the server (`npm i node@24`; VS Code 1.139's server hangs on Node 20);
 #   - code-server (a VS Code server with its web workbench), installed with that Node 24 on PATH.
 # The extension and its other tests keep using the machine's Node 20.
+# Every nested npm starts from a clean npm environment (scripts/lib/npm.sh): under `npm run` the
+# outer npm's npm_config_* variables (its user agent names Node 20) would otherwise reach
+# code-server's postinstall, which then refuses to install.
 #
 # Cache: ${SANDBOX_RUNNER_TOOLS:-/var/cache/sandbox-runner-host}
 #   bin/node          Node 24
@@ -19,7 +32,7 @@ set -euo pipefail
 TOOLS=${SANDBOX_RUNNER_TOOLS:-/var/cache/sandbox-runner-host}
 NODE_SPEC=24
 CODE_SERVER_VERSION=4.139.1
-APT_PACKAGES=(chromium libkrb5-dev build-essential python3 pkg-config)
+APT_PACKAGES=(chromium fonts-liberation libgl1-mesa-dri libkrb5-dev build-essential python3 pkg-config procps)
 STAMP_FORMAT=1
 WANTED="format=$STAMP_FORMAT node=$NODE_SPEC code-server=$CODE_SERVER_VERSION apt=$(
   IFS=,
@@ -99,12 +112,10 @@ fi
 [ -x /usr/bin/chromium ] || die "/usr/bin/chromium is missing after installing Debian package chromium"
 say "debian packages ready in $(ms_since "$step_t") ms"
 
-# npm as installed on this machine, quiet and without prompts or audits.
-npm_install() { # PREFIX SPEC...
-  local prefix=$1
-  shift
-  npm install --prefix "$prefix" --no-save --no-audit --no-fund --no-update-notifier --loglevel=error "$@" </dev/null >&2
-}
+# npm_install PREFIX [NAME=VALUE...] SPEC...: npm as installed on this machine, from a clean npm
+# environment, quiet and without prompts or audits.
+# shellcheck source=scripts/lib/npm.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/npm.sh"
 
 # --- Node 24 -----------------------------------------------------------------------------------
 step_t=$(date +%s%N)
@@ -139,8 +150,9 @@ if [ ! -f "$CS_DIR/.complete" ] || [ ! -f "$CS_ENTRY" ]; then
   mkdir -p "$CS_DIR"
   echo '{"private":true}' >"$CS_DIR/package.json"
   say "npm install code-server@$CODE_SERVER_VERSION (with node $node_version; compiles native modules)"
-  # Node 24 first on PATH: npm, its lifecycle scripts and node-gyp then all run on Node 24.
-  PATH="$TOOLS/bin:$PATH" npm_config_nodedir="$NODE_HOME" npm_install "$CS_DIR" --unsafe-perm "code-server@$CODE_SERVER_VERSION"
+  # Node 24 first on PATH: npm, its lifecycle scripts and node-gyp then all run on Node 24, and
+  # npm's user agent (which code-server's postinstall checks) names Node 24.
+  npm_install "$CS_DIR" PATH="$TOOLS/bin:$(npm_clean_path)" npm_config_nodedir="$NODE_HOME" --unsafe-perm "code-server@$CODE_SERVER_VERSION"
   [ -f "$CS_ENTRY" ] || die "code-server's entry point $CS_ENTRY is missing after npm install"
   touch "$CS_DIR/.complete"
 fi

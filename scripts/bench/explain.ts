@@ -197,10 +197,27 @@ const FLOWS: Record<string, Flow> = {
   },
 };
 
-/** One Engine API call over the local unix socket (what the CLI does, without a process). */
-function engineApi(method: string, path: string): Promise<string> {
+let engineSocketOnce: Promise<string> | undefined;
+
+/**
+ * The unix socket path of the engine the docker CLI talks to: DOCKER_HOST, else the current
+ * context's endpoint (`docker context inspect`), never an assumed /var/run/docker.sock.
+ * Throws when the endpoint is not a unix socket (tcp or ssh: the API comparison needs a socket).
+ */
+function engineSocket(): Promise<string> {
+  engineSocketOnce ??= (async () => {
+    const host = process.env.DOCKER_HOST || String((await dockerCli(['context', 'inspect', '--format', '{{.Endpoints.docker.Host}}'])).stdout).trim();
+    if (!host.startsWith('unix://')) throw new Error(`the docker endpoint "${host}" is not a unix socket; --explain's Engine API calls need one`);
+    return host.slice('unix://'.length);
+  })();
+  return engineSocketOnce;
+}
+
+/** One Engine API call over the engine's unix socket (what the CLI does, without a process). */
+async function engineApi(method: string, path: string): Promise<string> {
+  const socketPath = await engineSocket();
   return new Promise((resolve, reject) => {
-    const req = request({ socketPath: '/var/run/docker.sock', path, method }, (res) => {
+    const req = request({ socketPath, path, method }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (d: string) => (body += d));

@@ -9,6 +9,8 @@ APT_UPDATED=0
 # Waits (up to 15 minutes) while another apt-get/apt/dpkg process runs.
 wait_for_apt() {
   local waited=0
+  # Without procps (a minimal machine) nothing to look at: apt-get's DPkg::Lock::Timeout still waits.
+  command -v pgrep >/dev/null 2>&1 || return 0
   while pgrep -x apt-get >/dev/null || pgrep -x apt >/dev/null || pgrep -x dpkg >/dev/null; do
     if [ "$waited" -eq 0 ]; then say "waiting for another apt/dpkg process to finish"; fi
     if [ "$waited" -ge 900 ]; then die "apt/dpkg still busy after ${waited} s"; fi

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { resolveProfiles, runInSandbox, type Profile } from '../../src/core';
-import { chunkText, hostProcesses, IMAGES, productContainers, pythonProfile, requireEngine, run, shellProfile } from './helpers';
+import { bridgeGateway, chunkText, hostProcesses, IMAGES, productContainers, pythonProfile, requireEngine, requireSomeRan, run, shellProfile } from './helpers';
 
 const CLI = resolve(__dirname, '../../../dist/cli.js');
 /** A variant of the python test image with a setuid-root copy of python (built here, never pulled). */
@@ -55,9 +55,7 @@ describe('escape attempts (engine)', function () {
   before(async function () {
     this.timeout(120_000);
     await requireEngine();
-    const gw = await execa('docker', ['network', 'inspect', 'bridge', '--format', '{{(index .IPAM.Config 0).Gateway}}']);
-    gateway = String(gw.stdout).trim();
-    assert.match(gateway, /^\d+\.\d+\.\d+\.\d+$/);
+    gateway = await bridgeGateway();
     // A host service on every interface: what a container must not reach.
     listener = createServer((socket) => {
       accepted += 1;
@@ -76,6 +74,7 @@ describe('escape attempts (engine)', function () {
     listener?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
     console.log(`    escape suite: ${attempts} attempts, ${escaped} escaped`);
+    requireSomeRan('escape suite', attempts);
   });
 
   // --- network ---------------------------------------------------------------------------------

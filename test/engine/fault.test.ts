@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { runInSandbox, type RunRequest, type RunResult } from '../../src/core';
-import { chunkText, containerExists, IMAGES, productContainers, requireEngine, shellProfile, waitFor } from './helpers';
+import { chunkText, containerExists, IMAGES, productContainers, requireEngine, requireSomeRan, shellProfile, waitFor } from './helpers';
 
 const CLI = resolve(__dirname, '../../../dist/cli.js');
 
@@ -96,6 +96,7 @@ describe('fault injection (engine)', function () {
   after(async () => {
     if (root) await rm(root, { recursive: true, force: true });
     console.log(`    fault suite: ${faults} faults, ${leaked} leaked`);
+    requireSomeRan('fault suite', faults, 'faults');
   });
 
   fault('engine unreachable at start (DOCKER_HOST points at a missing socket)', 20_000, async () => {

@@ -134,3 +134,59 @@ export async function waitFor(predicate: () => Promise<boolean> | boolean, timeo
   }
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
 }
+
+/**
+ * Parses the text of a Linux `/proc/net/route` table and returns the IPv4 gateway of its default
+ * route (destination 0.0.0.0/0 with the RTF_GATEWAY flag, 0x2), as a dotted quad; undefined when
+ * there is none. The kernel prints addresses as 8 hex digits in host byte order (little-endian on
+ * x86 and arm64), e.g. `010011AC` for 172.17.0.1.
+ */
+export function defaultGateway(procNetRoute: string): string | undefined {
+  for (const line of procNetRoute.split('\n').slice(1)) {
+    const [, destination, gateway, flags, , , , mask] = line.trim().split(/\s+/);
+    if (destination !== '00000000' || mask !== '00000000' || !gateway || !/^[0-9A-Fa-f]{8}$/.test(gateway)) continue;
+    if ((Number.parseInt(flags ?? '0', 16) & 0x2) === 0) continue;
+    const n = Number.parseInt(gateway, 16);
+    return [n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, (n >>> 24) & 0xff].join('.');
+  }
+  return undefined;
+}
+
+let bridgeGatewayOnce: Promise<string> | undefined;
+
+/**
+ * The IPv4 address containers on docker's default `bridge` network route through (the host's
+ * side of the bridge, docker0), read from the running system: the default route in
+ * `/proc/net/route` of a throw-away control container (busybox test image, `--network bridge`,
+ * `--rm`, no product label). Not `docker network inspect bridge`: a freshly started dockerd may
+ * report the bridge's IPAM config with a subnet and no gateway. Computed once per process.
+ * Throws (with the container's output) when the control container cannot run or has no default
+ * route, so no probe ever gets an empty address.
+ */
+export function bridgeGateway(): Promise<string> {
+  bridgeGatewayOnce ??= (async () => {
+    const r = await execa(
+      'docker',
+      ['run', '--rm', '--pull', 'never', '--log-driver', 'none', '--network', 'bridge', '--user', '65534:65534', IMAGES.busybox, 'cat', '/proc/net/route'],
+      { reject: false, timeout: 30_000, stdin: 'ignore' },
+    );
+    const gateway = r.exitCode === 0 ? defaultGateway(String(r.stdout)) : undefined;
+    if (!gateway) {
+      throw new Error(`no default route in a bridged control container (exit ${String(r.exitCode)}): ${String(r.stdout)}\n${String(r.stderr)}`.trim());
+    }
+    return gateway;
+  })();
+  bridgeGatewayOnce.catch(() => (bridgeGatewayOnce = undefined));
+  return bridgeGatewayOnce;
+}
+
+/**
+ * Fails a counting suite (escape attempts, faults) that ran none of its cases: its summary line
+ * would otherwise read "0 attempts, 0 escaped" and prove nothing. Called from the suite's
+ * `after` hook, which mocha runs only when --grep selected at least one of its tests, so a count of
+ * 0 means every selected case was prevented from running (a failed `before all`, for one).
+ * Throws an Error naming the suite.
+ */
+export function requireSomeRan(suite: string, ran: number, what = 'attempts'): void {
+  if (ran === 0) throw new Error(`${suite}: 0 ${what} ran, so the suite proves nothing (see the failure above it)`);
+}

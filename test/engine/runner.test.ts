@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { WarmPool } from '../../src/core';
 import { execa } from 'execa';
-import { chunkText, containerExists, hostProcesses, IMAGES, TEST_PATH, productContainers, pythonProfile, requireEngine, run, shellProfile, waitFor } from './helpers';
+import { bridgeGateway, chunkText, containerExists, hostProcesses, IMAGES, productContainers, pythonProfile, requireEngine, run, shellProfile, TEST_PATH, waitFor } from './helpers';
 
 describe('runner on a real engine (engine)', function () {
   this.timeout(60_000);
@@ -163,18 +163,22 @@ describe('isolation floor on a real engine (engine)', function () {
   });
 
   it('has no network: only the loopback interface, and the host bridge gateway is unreachable', async () => {
-    const gw = await execa('docker', ['network', 'inspect', 'bridge', '--format', '{{(index .IPAM.Config 0).Gateway}}']);
+    const gateway = await bridgeGateway();
     const code = [
       'import socket',
       'print(sorted(l.split(":")[0].strip() for l in open("/proc/net/dev").readlines()[2:]))',
       'try:',
-      `    socket.create_connection(("${String(gw.stdout).trim()}", 2375), timeout=2)`,
+      `    socket.create_connection(("${gateway}", 2375), timeout=2)`,
       '    print("connected")',
       'except OSError as e:',
       '    print("blocked", e.errno)',
     ].join('\n');
     const r = await run(pythonProfile(), code);
     assert.equal(r.stdout, "['lo']\nblocked 101\n"); // 101 = ENETUNREACH
+    // Control: with the opt-in bridge network the same address is routable (connected, or refused
+    // by the host: 111 = ECONNREFUSED), so the probe above tested a real address.
+    const open = await run(pythonProfile({ network: 'bridge' }), code);
+    assert.match(open.stdout, /^\['eth0', 'lo'\]\n(connected|blocked 111)\n$/, open.stdout + open.stderr);
   });
 
   it('runs as a non-root user with no capabilities and no new privileges', async () => {

@@ -16,7 +16,9 @@
  *
  * Uses the extension's own bundle (dist/extension.js, from `npm run build`) and the compiled
  * suites (out/test/host, from `node test/host/build.mjs`). Exits non-zero when the host cannot
- * start or any test fails; it never skips.
+ * start or any test fails; it never skips. It also fails unless the suite itself reported, through
+ * SANDBOX_RUNNER_HOST_RESULT (see lib/mochaSuite.ts), that tests ran and passed: a host that exits
+ * 0 without running the suite (or with no test selected) is a failure, not a pass.
  */
 import { runTests } from '@vscode/test-electron';
 import { execFileSync } from 'node:child_process';
@@ -24,6 +26,7 @@ import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rm
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { LeftoversRecord } from './lib/codeServer';
+import type { SuiteResult } from './lib/mochaSuite';
 
 /** The repository root (this file runs as out/test/host/runHostTests.js). */
 const repo = resolve(__dirname, '..', '..', '..');
@@ -135,6 +138,15 @@ function defaultSuite(): Suite {
   };
 }
 
+/** Why the suite's own report (written by lib/mochaSuite.ts) does not show a passing run with tests; undefined when it does. */
+function ranProblem(resultFile: string): string | undefined {
+  if (!existsSync(resultFile)) return `VS Code exited without the suite reporting a result (${resultFile}): its tests never ran`;
+  const r = JSON.parse(readFileSync(resultFile, 'utf8')) as SuiteResult;
+  if (r.passes === 0) return `the suite "${r.name}" ran no test`;
+  if (r.failures > 0 || r.pending > 0) return `the suite "${r.name}" reported ${r.failures} failed and ${r.pending} skipped test(s)`;
+  return undefined;
+}
+
 async function main(): Promise<number> {
   const desktop = process.env.SANDBOX_RUNNER_HOST === 'desktop';
   const name = parseSuite(process.argv.slice(2));
@@ -169,6 +181,7 @@ async function main(): Promise<number> {
     mkdirSync(join(profile, 'user-data', 'User'), { recursive: true });
     writeFileSync(join(profile, 'user-data', 'User', 'settings.json'), JSON.stringify(suite.userSettings, null, 2));
   }
+  const resultFile = join(profile, 'suite-result.json');
   const t0 = Date.now();
   try {
     let failure: string | undefined;
@@ -177,7 +190,7 @@ async function main(): Promise<number> {
         ...(desktop ? {} : { vscodeExecutablePath: shim }),
         extensionDevelopmentPath: repo,
         extensionTestsPath,
-        extensionTestsEnv: suite.env,
+        extensionTestsEnv: { ...suite.env, SANDBOX_RUNNER_HOST_RESULT: resultFile },
         launchArgs: [
           suite.workspace,
           '--disable-extensions',
@@ -188,6 +201,7 @@ async function main(): Promise<number> {
     } catch (err) {
       failure = (err as Error).message;
     }
+    failure ??= ranProblem(resultFile);
     // Checks from outside run whatever the tests' outcome: they are about how the host ended.
     const problems = (await suite.after?.()) ?? [];
     for (const p of problems) console.error(`host tests${label}: FAILED after the host exited: ${p}`);

@@ -4,9 +4,12 @@
  * compiled `*.test.js` in the suite's folder with mocha (bdd, no colours: output is forwarded as
  * text), in name order. Resolves when all pass; rejects otherwise, which makes the test runner exit
  * non-zero. SANDBOX_RUNNER_HOST_GREP selects tests by title (mocha --grep).
+ * A run where no test passed, a test was skipped (pending) or `.only` was left in fails too.
+ * With SANDBOX_RUNNER_HOST_RESULT set (runHostTests.ts sets it), the counts are written there as
+ * {@link SuiteResult} JSON, so the runner outside VS Code can check that tests really ran.
  */
 import { execFile } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 // mocha is not bundled (it loads its reporters dynamically): it resolves from the repo's node_modules.
 import Mocha from 'mocha';
@@ -24,6 +27,14 @@ async function preflight(images: readonly string[]): Promise<void> {
   for (const image of images) {
     if ((await dockerOk(['image', 'inspect', image])) !== undefined) throw new Error(`test image ${image} is missing; run "bash scripts/build-test-images.sh"`);
   }
+}
+
+/** What a suite run reports to SANDBOX_RUNNER_HOST_RESULT: mocha's counts of tests. */
+export interface SuiteResult {
+  readonly name: string;
+  readonly passes: number;
+  readonly failures: number;
+  readonly pending: number;
 }
 
 export async function runMochaSuite(opts: {
@@ -45,6 +56,9 @@ export async function runMochaSuite(opts: {
     reporter: 'spec',
     timeout: 60_000,
     slow: 5_000,
+    forbidOnly: true,
+    forbidPending: true,
+    failZero: true,
     ...(process.env.SANDBOX_RUNNER_HOST_GREP ? { grep: process.env.SANDBOX_RUNNER_HOST_GREP } : {}),
   });
   const files = readdirSync(dir)
@@ -57,8 +71,12 @@ export async function runMochaSuite(opts: {
       const runner = mocha.run((failures) => {
         const { passes = 0, failures: failed = 0, pending = 0 } = runner.stats ?? {};
         console.log(`${opts.name}: ${passes} passed, ${failed} failed${pending ? `, ${pending} skipped` : ''}`);
-        if (failures > 0) reject(new Error(`${failures} host test(s) failed`));
-        else if (passes === 0) reject(new Error('no host test ran'));
+        const resultFile = process.env.SANDBOX_RUNNER_HOST_RESULT;
+        if (resultFile) writeFileSync(resultFile, JSON.stringify({ name: opts.name, passes, failures: failed, pending } satisfies SuiteResult));
+        // failZero counts a run without tests as one failure: say which it was.
+        if (passes === 0 && failed === 0) reject(new Error('no host test ran'));
+        else if (failures > 0) reject(new Error(`${failures} host test(s) failed`));
+        else if (pending > 0) reject(new Error(`${pending} host test(s) skipped`));
         else resolve();
       });
     } catch (err) {

@@ -33,11 +33,12 @@ export class CheckReport {
     console.log(`${this.prefix}: [${((Date.now() - this.t0) / 1000).toFixed(1)} s] ${text}`);
   };
 
-  /** Prints the closing "N passed, N failed" line; returns the exit status (non-zero when any failed). */
+  /** Prints the closing "N passed, N failed" line; returns the exit status (non-zero when any failed, or when no check ran). */
   finish(): number {
     const failed = this.checks.filter((c) => !c.ok);
     console.log(`${this.prefix}: ${this.checks.length - failed.length} passed, ${failed.length} failed (${((Date.now() - this.t0) / 1000).toFixed(1)} s)`);
-    return failed.length === 0 ? 0 : 1;
+    if (this.checks.length === 0) console.log(`${this.prefix}: FAIL no check ran, so the run proves nothing`);
+    return failed.length === 0 && this.checks.length > 0 ? 0 : 1;
   }
 
   /**
