@@ -17,7 +17,7 @@ import {
 } from './docker';
 import { isSandboxError, SandboxError, type SandboxErrorInfo } from './errors';
 import { ownerLabels } from './labels';
-import { resolveMounts } from './mounts';
+import { resolveMounts, type PinnedMounts } from './mounts';
 import { BoundedStream, type OutputSink } from './output';
 import { ProfileSchema, type Profile } from './profile';
 import { PROFILES_SETTING, toProfileIssues } from './profiles';
@@ -143,6 +143,8 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
   let removal: Promise<void> | undefined;
   let cleanupError: string | undefined;
   let snippet: SnippetFile | undefined;
+  // Open descriptors pinning the checked mount sources; held until the run ends (see mounts.ts).
+  let pins: PinnedMounts | undefined;
 
   const remove = () => {
     removal ??= created.then(async (exists) => {
@@ -204,14 +206,14 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
       settleCreated(true);
       attachArgs = ['attach', '--sig-proxy=false', name];
     } else {
-      const mounts = await resolveMounts(req.profileName, profile, req.protectedPaths);
+      pins = await resolveMounts(req.profileName, profile, req.protectedPaths);
       snippet = await writeSnippet(req.code, snippetFileName(profile, req.sourceFileName), req.tempRoot);
       const argv = buildCreateArgv({
         name,
         profile,
         snippetHostDir: snippet.dir,
         snippetFileName: snippet.fileName,
-        mounts,
+        mounts: pins.mounts,
         labels: ownerLabels(runId, req.profileName),
       });
       req.onArgv?.(argv);
@@ -340,5 +342,6 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
     clearTimeout(timer);
     req.signal?.removeEventListener('abort', onAbort);
     await snippet?.dispose().catch(() => undefined);
+    await pins?.dispose();
   }
 }

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isSandboxError, ProfileSchema, protectedReason, resolveMounts } from '../../src/core';
+import { isSandboxError, mountTestHooks, ProfileSchema, protectedReason, resolveMounts } from '../../src/core';
 
 describe('mount validation (unit)', () => {
   let dir: string;
@@ -54,15 +54,50 @@ describe('mount validation (unit)', () => {
     );
   });
 
-  it('accepts a project directory through a symlink, read-only unless rw', async () => {
-    const mounts = await resolveMounts('p', profileWith([
+  it('accepts a project directory through a symlink, read-only unless rw, pinned by an open descriptor', async () => {
+    const pins = await resolveMounts('p', profileWith([
       { source: join(dir, 'project-link'), target: '/data' },
-      { source: join(dir, 'project', 'data.txt'), target: '/in/data.txt', mode: 'rw' },
+      { source: join(dir, 'project'), target: '/rw', mode: 'rw' },
     ]));
-    assert.deepEqual(mounts, [
-      { source: join(dir, 'project'), target: '/data', readOnly: true },
-      { source: join(dir, 'project', 'data.txt'), target: '/in/data.txt', readOnly: false },
-    ]);
+    try {
+      assert.deepEqual(pins.mounts.map(({ pinned: _, ...m }) => m), [
+        { source: join(dir, 'project'), target: '/data', readOnly: true },
+        { source: join(dir, 'project'), target: '/rw', readOnly: false },
+      ]);
+      for (const m of pins.mounts) {
+        assert.match(m.pinned!, new RegExp(`^/proc/${process.pid}/fd/\\d+$`));
+        assert.equal(await readlink(m.pinned!), join(dir, 'project'));
+      }
+    } finally {
+      await pins.dispose();
+    }
+    // Closed: the descriptors are gone (or reused by something else).
+    for (const m of pins.mounts) assert.notEqual(await readlink(m.pinned!).catch(() => 'closed'), join(dir, 'project'));
+  });
+
+  it('checks what it pinned: a swap after realpath and before open is seen through the descriptor', async () => {
+    // The path is what the open descriptor shows, so the check and the mount see one inode.
+    await mkdir(join(dir, 'swap'));
+    mountTestHooks.afterCheck = async (checked) => {
+      assert.deepEqual(checked, [join(dir, 'swap')]);
+      await rename(join(dir, 'swap'), join(dir, 'swap.orig'));
+      await symlink('/etc', join(dir, 'swap'));
+    };
+    try {
+      const pins = await resolveMounts('p', profileWith([{ source: join(dir, 'swap'), target: '/data' }]));
+      // After the swap the descriptor still names the checked directory, not /etc.
+      assert.equal(await readlink(pins.mounts[0]!.pinned!), join(dir, 'swap.orig'));
+      await pins.dispose();
+    } finally {
+      mountTestHooks.afterCheck = undefined;
+    }
+  });
+
+  it('refuses a single file (it cannot be pinned as a mount) and says to mount its directory', async () => {
+    await assert.rejects(
+      resolveMounts('p', profileWith([{ source: join(dir, 'project', 'data.txt'), target: '/in/data.txt', mode: 'rw' }])),
+      (e: unknown) => isSandboxError(e) && e.code === 'invalid-mount' && /single file/.test(e.message) && /mount its directory/.test(e.message),
+    );
   });
 
   it('refuses missing sources and reserved targets', async () => {
