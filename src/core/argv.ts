@@ -19,7 +19,9 @@ export interface ResolvedMount {
   readonly target: string;
   readonly readOnly: boolean;
   /**
-   * `/proc/<pid>/fd/<n>`: an open descriptor of this process on the checked directory. When set
+   * `/proc/<pid>/fd/<anchor>/<random hex>`: leads to `/proc/<pid>/fd/<n>`, an open descriptor of
+   * this process on the checked directory (the anchor proves the engine sees this process, see
+   * mounts.ts). When set
    * (always, from `resolveMounts`), the mount is an anonymous volume of docker's `local` driver
    * with `type=none,o=bind,device=<this>`: dockerd itself bind-mounts the magic link, in the host's
    * mount namespace, so the pinned inode is mounted whatever the path leads to by then. (runc cannot
@@ -128,7 +130,7 @@ function assertSpec(spec: ContainerSpec): void {
   for (const m of spec.mounts) {
     assertValue(CONTAINER_PATH_OK(m.target), `the mount target ${JSON.stringify(m.target)}`);
     assertValue(HOST_PATH_OK(m.source), `the mount source ${JSON.stringify(m.source)}`);
-    if (m.pinned !== undefined) assertValue(/^\/proc\/\d+\/fd\/\d+$/.test(m.pinned), 'the pinned mount source');
+    if (m.pinned !== undefined) assertValue(/^\/proc\/\d+\/fd\/\d+\/[0-9a-f]{32}$/.test(m.pinned), 'the pinned mount source');
   }
   for (const n of [p.limits.memoryMiB, p.limits.pids, p.limits.fileSizeMiB, p.limits.tmpfsMiB]) assertValue(COUNT_OK(n), 'a limit');
   assertValue(Number.isFinite(p.limits.cpus) && p.limits.cpus > 0, 'the cpus limit');

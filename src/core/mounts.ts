@@ -5,9 +5,10 @@
  * has started, and that descriptor is what the engine mounts (see `resolveMounts`).
  */
 import { constants as fsConstants } from 'node:fs';
-import { open, readlink, realpath, type FileHandle } from 'node:fs/promises';
-import { homedir } from 'node:os';
-import { posix } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, open, readlink, realpath, rm, symlink, type FileHandle } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
+import { join, posix } from 'node:path';
 import type { ResolvedMount } from './argv';
 import { SANDBOX_HOME, SNIPPET_DIR } from './argv';
 import { SandboxError } from './errors';
@@ -70,11 +71,48 @@ export const mountTestHooks: { afterCheck?: (checked: readonly string[]) => void
 const PIN_FLAGS = fsConstants.O_RDONLY | fsConstants.O_NONBLOCK | fsConstants.O_NOCTTY;
 
 /**
+ * Where a run's anchor directory is made: `$XDG_RUNTIME_DIR` when it lies under /run (a
+ * protected path, so no profile can mount it and change the anchor's links), else the OS temp dir.
+ */
+async function anchorRoot(): Promise<string> {
+  const runtime = process.env.XDG_RUNTIME_DIR;
+  if (runtime && runtime.startsWith('/')) {
+    const real = await realpath(runtime).catch(() => undefined);
+    if (real && isPathInside(real, '/run')) return real;
+  }
+  return realpath(tmpdir());
+}
+
+/**
+ * The anchor of one run's pinned mounts: a fresh directory (mode 0700, random name) held open,
+ * with one link per mount, `<random hex>` → `/proc/<pid>/fd/<n>`. Docker is given
+ * `/proc/<pid>/fd/<anchor fd>/<random hex>`: that path only resolves when the engine's
+ * `/proc/<pid>` is this process (the random entry exists in no other directory), so an engine in
+ * another pid namespace (a remote engine, Docker Desktop, a dev container using the host's socket)
+ * fails to start the container instead of mounting whatever another process has open as fd n.
+ */
+interface Anchor {
+  readonly dir: string;
+  readonly handle: FileHandle;
+}
+
+async function makeAnchor(): Promise<Anchor> {
+  const dir = await mkdtemp(join(await anchorRoot(), 'sandbox-runner-pin-'));
+  try {
+    return { dir, handle: await open(dir, fsConstants.O_RDONLY | fsConstants.O_DIRECTORY) };
+  } catch (e) {
+    await rm(dir, { recursive: true, force: true });
+    throw e;
+  }
+}
+
+/**
  * Validates the profile's mounts and pins each one: the source is opened, and everything that is
  * checked comes from the open descriptor (the path from `readlink /proc/self/fd/N`, the type from
  * `fstat`), so what was checked is one inode, whatever happens to the path afterwards. Docker is
- * given `/proc/<this pid>/fd/N` (see {@link ResolvedMount.pinned}): the engine mounts that inode,
- * never whatever the path leads to later (a source swapped for a symlink to /etc after the check).
+ * given `/proc/<this pid>/fd/N` (through the run's anchor, see {@link Anchor} and
+ * {@link ResolvedMount.pinned}): the engine mounts that inode, never whatever the path leads to
+ * later (a source swapped for a symlink to /etc after the check).
  * Only directories can be pinned (docker's local volume driver mounts onto a directory), so a
  * single file is refused: mount its directory.
  * @param extraProtected more host paths to refuse (e.g. the extension's own state directory)
@@ -87,9 +125,16 @@ export async function resolveMounts(
   extraProtected: readonly string[] = [],
 ): Promise<PinnedMounts> {
   const handles: FileHandle[] = [];
+  let anchor: Anchor | undefined;
   const dispose = async () => {
-    const open = handles.splice(0);
-    await Promise.all(open.map((h) => h.close().catch(() => undefined)));
+    const held = handles.splice(0);
+    const a = anchor;
+    anchor = undefined;
+    await Promise.all(held.map((h) => h.close().catch(() => undefined)));
+    if (a) {
+      await a.handle.close().catch(() => undefined);
+      await rm(a.dir, { recursive: true, force: true }).catch(() => undefined);
+    }
   };
   try {
     const out: ResolvedMount[] = [];
@@ -135,7 +180,13 @@ export async function resolveMounts(
       }
       const why = protectedReason(pinnedPath, extraProtected);
       if (why) throw fail(pinnedPath === m.source ? why : `it resolves to ${pinnedPath} and ${why}`);
-      out.push({ source: pinnedPath, target: m.target, readOnly: m.mode !== 'rw', pinned: `/proc/${process.pid}/fd/${handle.fd}` });
+      anchor ??= await makeAnchor();
+      const link = randomBytes(16).toString('hex');
+      await symlink(`/proc/${process.pid}/fd/${handle.fd}`, join(anchor.dir, link));
+      out.push({
+        source: pinnedPath, target: m.target, readOnly: m.mode !== 'rw',
+        pinned: `/proc/${process.pid}/fd/${anchor.handle.fd}/${link}`,
+      });
     }
     if (out.length > 0) await mountTestHooks.afterCheck?.(out.map((m) => m.source));
     return { mounts: out, dispose };

@@ -11,7 +11,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
-import { mountTestHooks, resolveProfiles, runInSandbox, type Profile } from '../../src/core';
+import { mountTestHooks, resolveMounts, resolveProfiles, runInSandbox, type Profile } from '../../src/core';
 import { hostProcesses, IMAGES, productContainers, pythonProfile, requireEngine, run, shellProfile } from './helpers';
 
 const CLI = resolve(__dirname, '../../../dist/cli.js');
@@ -618,6 +618,24 @@ describe('escape attempts (engine)', function () {
         await rm(data, { force: true });
         await rename(`${data}.checked`, data);
       }
+    }
+    // An engine that sees another process under this pid (another pid namespace) mounts nothing:
+    // the pinned path leads through this process's anchor directory, which no other process has.
+    const pins = await resolveMounts('swap', shellProfile({ mounts: [{ source: dir, target: '/data' }] }));
+    const sleeper = execa('sleep', ['60'], { reject: false });
+    try {
+      const pinned = pins.mounts[0]!.pinned!;
+      const elsewhere = pinned.replace(`/proc/${process.pid}/`, `/proc/${sleeper.pid}/`);
+      const out = await control([
+        '--mount', `type=volume,dst=/data,volume-nocopy,volume-driver=local,volume-opt=type=none,volume-opt=o=bind,volume-opt=device=${elsewhere}`,
+        IMAGES.busybox, 'sh', '-c', 'echo MOUNTED; ls /data',
+      ]);
+      assert.doesNotMatch(out, /MOUNTED/);
+      assert.match(out, /no such file or directory|not a directory/i);
+    } finally {
+      sleeper.kill('SIGKILL');
+      await sleeper;
+      await pins.dispose();
     }
   });
 });

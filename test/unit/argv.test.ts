@@ -127,12 +127,12 @@ describe('argv builder (unit)', () => {
   it('mounts a pinned directory as a local-driver volume of its /proc/<pid>/fd link, never copying image files into it', () => {
     const argv = buildCreateArgv(spec({ image: 'img', command: ['${file}'] }, {
       mounts: [
-        { source: '/home/u/p', target: '/ro', readOnly: true, pinned: '/proc/42/fd/21' },
-        { source: '/home/u/q', target: '/rw', readOnly: false, pinned: '/proc/42/fd/22' },
+        { source: '/home/u/p', target: '/ro', readOnly: true, pinned: '/proc/42/fd/20/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' },
+        { source: '/home/u/q', target: '/rw', readOnly: false, pinned: '/proc/42/fd/20/bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb' },
       ],
     }));
-    assert.ok(argv.includes('type=volume,dst=/ro,volume-nocopy,volume-driver=local,volume-opt=type=none,"volume-opt=o=bind,ro",volume-opt=device=/proc/42/fd/21'));
-    assert.ok(argv.includes('type=volume,dst=/rw,volume-nocopy,volume-driver=local,volume-opt=type=none,"volume-opt=o=bind",volume-opt=device=/proc/42/fd/22'));
+    assert.ok(argv.includes('type=volume,dst=/ro,volume-nocopy,volume-driver=local,volume-opt=type=none,"volume-opt=o=bind,ro",volume-opt=device=/proc/42/fd/20/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'));
+    assert.ok(argv.includes('type=volume,dst=/rw,volume-nocopy,volume-driver=local,volume-opt=type=none,"volume-opt=o=bind",volume-opt=device=/proc/42/fd/20/bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb'));
     assert.equal(argv.some((a) => a.includes('/home/u/')), false, 'the checked path itself never reaches docker');
   });
 
@@ -146,6 +146,7 @@ describe('argv builder (unit)', () => {
       ['mount source with ","', { mounts: [{ source: '/srv/p,dst=/etc', target: '/d', readOnly: true }] }],
       ['mount source with a quote', { mounts: [{ source: '/srv/"p', target: '/d', readOnly: true }] }],
       ['pinned source not a /proc fd link', { mounts: [{ source: '/srv/p', target: '/d', readOnly: true, pinned: '/etc' }] }],
+      ['pinned source without its anchor entry', { mounts: [{ source: '/srv/p', target: '/d', readOnly: true, pinned: '/proc/42/fd/21' }] }],
       ['snippet dir with ","', { snippetHostDir: '/tmp/a,dst=/etc' }],
       ['ulimit fsize not a whole number', { profile: { ...base, limits: { ...base.limits, fileSizeMiB: 1.5 } } }],
       ['pids not a whole number', { profile: { ...base, limits: { ...base.limits, pids: Number.NaN } } }],

@@ -1,11 +1,15 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, mkdir, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isSandboxError, mountTestHooks, ProfileSchema, protectedReason, resolveMounts } from '../../src/core';
 
 describe('mount validation (unit)', () => {
   let dir: string;
+  // Another live process (its /proc/<pid>/fd holds no anchor of ours).
+  const other = spawn('sleep', ['60'], { stdio: 'ignore' });
+  after(() => other.kill('SIGKILL'));
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'sr-mounts-'));
     await mkdir(join(dir, 'project'));
@@ -55,6 +59,7 @@ describe('mount validation (unit)', () => {
   });
 
   it('accepts a project directory through a symlink, read-only unless rw, pinned by an open descriptor', async () => {
+    let pinned: string[] = [];
     const pins = await resolveMounts('p', profileWith([
       { source: join(dir, 'project-link'), target: '/data' },
       { source: join(dir, 'project'), target: '/rw', mode: 'rw' },
@@ -64,15 +69,21 @@ describe('mount validation (unit)', () => {
         { source: join(dir, 'project'), target: '/data', readOnly: true },
         { source: join(dir, 'project'), target: '/rw', readOnly: false },
       ]);
+      const project = await stat(join(dir, 'project'));
       for (const m of pins.mounts) {
-        assert.match(m.pinned!, new RegExp(`^/proc/${process.pid}/fd/\\d+$`));
-        assert.equal(await readlink(m.pinned!), join(dir, 'project'));
+        // Through this process's anchor directory to the descriptor: the checked directory's inode.
+        assert.match(m.pinned!, new RegExp(`^/proc/${process.pid}/fd/\\d+/[0-9a-f]{32}$`));
+        assert.equal((await stat(m.pinned!)).ino, project.ino);
+        // The same path under another process's pid leads nowhere: an engine that sees another
+        // process under this pid cannot mount something else.
+        await assert.rejects(stat(m.pinned!.replace(`/proc/${process.pid}/`, `/proc/${other.pid}/`)), /ENOENT|ENOTDIR/);
       }
+      pinned = pins.mounts.map((m) => m.pinned!);
     } finally {
       await pins.dispose();
     }
-    // Closed: the descriptors are gone (or reused by something else).
-    for (const m of pins.mounts) assert.notEqual(await readlink(m.pinned!).catch(() => 'closed'), join(dir, 'project'));
+    // Disposed: the descriptors are closed and the anchor directory is gone.
+    for (const p of pinned) await assert.rejects(stat(p), /ENOENT|EBADF/);
   });
 
   it('checks what it pinned: a swap after realpath and before open is seen through the descriptor', async () => {
@@ -84,9 +95,12 @@ describe('mount validation (unit)', () => {
       await symlink('/etc', join(dir, 'swap'));
     };
     try {
+      const checked = await stat(join(dir, 'swap'));
       const pins = await resolveMounts('p', profileWith([{ source: join(dir, 'swap'), target: '/data' }]));
-      // After the swap the descriptor still names the checked directory, not /etc.
-      assert.equal(await readlink(pins.mounts[0]!.pinned!), join(dir, 'swap.orig'));
+      // After the swap the pinned path still leads to the checked directory, not to /etc.
+      const seen = await stat(pins.mounts[0]!.pinned!);
+      assert.equal(seen.ino, checked.ino);
+      assert.notEqual(seen.ino, (await stat('/etc')).ino);
       await pins.dispose();
     } finally {
       mountTestHooks.afterCheck = undefined;
