@@ -106,7 +106,7 @@ function assertValue(ok: boolean, what: string): void {
     throw new SandboxError(
       'invalid-profile',
       `The docker arguments were not built: ${what} contains a character that docker's syntax for it would read as a separator.`,
-      'Fix the profile and run again.',
+      'Fix the profile (or, for the snippet directory, the temp directory path) and run again.',
     );
   }
 }

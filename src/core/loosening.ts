@@ -130,6 +130,15 @@ export function compareToBaseline(
   if (effective.mounts.length > 0 && effective.user !== baseline.user) {
     loosenings.push({ key: `${key}.user`, description: `user: ${baseline.user} → ${effective.user} with bind mounts` });
   }
+  // A profile the user gave network or mounts runs the user's chosen program with them: a workspace
+  // that swaps the image or command of such a profile hands those grants to another program.
+  const granted = baseline.network !== 'none' || baseline.mounts.length > 0;
+  if (granted && effective.image !== baseline.image) {
+    loosenings.push({ key: `${key}.image`, description: `image: ${baseline.image} → ${effective.image} in a profile with network or mounts` });
+  }
+  if (granted && JSON.stringify(effective.command) !== JSON.stringify(baseline.command)) {
+    loosenings.push({ key: `${key}.command`, description: `command: ${JSON.stringify(baseline.command)} → ${JSON.stringify(effective.command)} in a profile with network or mounts` });
+  }
   if (baseline.runtime !== undefined && effective.runtime !== baseline.runtime) {
     loosenings.push({ key: `${key}.runtime`, description: `runtime: ${baseline.runtime} → ${effective.runtime ?? 'engine default'}` });
   }

@@ -203,4 +203,13 @@ describe('workspace re-routing into another profile (unit)', () => {
     const r = routeLoosening({ layers: [user, ws({ python: { network: 'bridge' } })] }, py);
     assert.deepEqual(r?.loosenings.map((l) => l.description), ['network: none → bridge']);
   });
+
+  it('a workspace swapping the image or command of the user\'s profile with network or mounts needs consent', () => {
+    const layers = (over: Record<string, unknown>) => [user, ws({ net: over })];
+    const q = { name: 'net' };
+    assert.deepEqual(routeLoosening({ layers: layers({ image: 'evil/img:1' }) }, q)?.loosenings.map((l) => l.key), ['sandboxRunner.profiles.net.image']);
+    assert.deepEqual(routeLoosening({ layers: layers({ command: ['sh', '${file}'] }) }, q)?.loosenings.map((l) => l.key), ['sandboxRunner.profiles.net.command']);
+    // The same swap on a profile with neither network nor mounts changes nothing the floor holds.
+    assert.equal(routeLoosening({ layers: [user, ws({ tight: { image: 'evil/img:1', command: ['sh', '${file}'] } })] }, { name: 'tight' }), undefined);
+  });
 });
