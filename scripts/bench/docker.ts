@@ -45,14 +45,14 @@ export interface RawSpec {
 export async function rawSpec(profileName: string, profile: Profile, code: string): Promise<RawSpec> {
   const runId = randomUUID();
   const name = `sandbox-runner-${runId}`;
-  const mounts = await resolveMounts(profileName, profile);
+  const pins = await resolveMounts(profileName, profile);
   const snippet = await writeSnippet(code, snippetFileName(profile));
   const createArgv = buildCreateArgv({
     name,
     profile,
     snippetHostDir: snippet.dir,
     snippetFileName: snippet.fileName,
-    mounts,
+    mounts: pins.mounts,
     labels: ownerLabels(runId, profileName),
   });
   if (createArgv[0] !== 'create') throw new Error(`buildCreateArgv no longer starts with "create": ${createArgv[0]}`);
@@ -60,7 +60,7 @@ export async function rawSpec(profileName: string, profile: Profile, code: strin
     name,
     createArgv,
     runArgv: ['run', '--rm', ...createArgv.slice(1)],
-    dispose: () => snippet.dispose(),
+    dispose: () => Promise.all([snippet.dispose(), pins.dispose()]).then(() => undefined),
   };
 }
 

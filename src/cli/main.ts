@@ -6,7 +6,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
-  isSandboxError, LIMIT_RANGES, pickProfile, ProfileSchema, rangeMessage, reapOrphans, resolveProfiles, runInSandbox, workspaceLoosenings, blockingIssues, type RunResult,
+  isSandboxError, LIMIT_RANGES, pickProfile, ProfileSchema, rangeMessage, reapOrphans, resolveProfiles, routeLoosening, runInSandbox, blockingIssues, type RunResult,
 } from '../core';
 import { exitCodeFor, EXIT } from './exitCodes';
 import { TerminalOutput } from './terminalOutput';
@@ -128,7 +128,8 @@ async function main(): Promise<number> {
   const fromStdin = file === '-';
   if (fromStdin && !values.profile) fail('reading code from standard input needs --profile NAME.');
 
-  const chosen = pickProfile(set, { name: values.profile, fileName: fromStdin ? undefined : file });
+  const query = { name: values.profile, fileName: fromStdin ? undefined : file };
+  const chosen = pickProfile(set, query);
   if (!chosen) {
     const bad = set.invalid.find((p) => p.name === values.profile);
     for (const i of bad?.issues ?? set.issues) process.stderr.write(`sandbox-run: ${i.key}: ${i.message}\n`);
@@ -151,7 +152,8 @@ async function main(): Promise<number> {
 
   // A workspace's settings file may come with a cloned repository: it may tighten anything, but a
   // loosening needs the user's explicit --allow-loosening (the editor asks in a modal instead).
-  const loosening = workspaceLoosenings(layers).get(chosen.name);
+  // Also a file the workspace re-routed (extensions) into a looser profile than the built-in it would use.
+  const loosening = routeLoosening({ layers }, query);
   if (loosening && !values['allow-loosening']) {
     for (const l of loosening.loosenings) process.stderr.write(`sandbox-run: ${l.key}: ${l.description}\n`);
     for (const a of loosening.addedArgs) process.stderr.write(`sandbox-run:   + ${a}\n`);

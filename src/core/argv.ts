@@ -3,8 +3,9 @@
  * floor (`../shared/design/isolation.md`) is emitted here and nowhere else; profiles only choose
  * values inside the floor.
  */
+import { SandboxError } from './errors';
 import { COLD_LAUNCHER, WARM_LAUNCHER } from './launcher';
-import { FILE_PLACEHOLDER, type Profile } from './profile';
+import { ENV_NAME, FILE_PLACEHOLDER, UNSAFE_CONTAINER_PATH_CHARS, type Profile } from './profile';
 
 /** In-container directory where the snippet file is bind-mounted read-only. */
 export const SNIPPET_DIR = '/sandbox';
@@ -13,11 +14,23 @@ export const SANDBOX_HOME = '/home/sandbox';
 
 /** A bind mount whose host path was validated and resolved through symlinks (see `mounts.ts`). */
 export interface ResolvedMount {
-  /** Absolute, symlink-free host path. */
+  /** Absolute, symlink-free host path that was checked (shown to the user). */
   readonly source: string;
   /** Absolute container path. */
   readonly target: string;
   readonly readOnly: boolean;
+  /**
+   * `/proc/<pid>/fd/<anchor>/<random hex>`: leads to `/proc/<pid>/fd/<n>`, an open descriptor of
+   * this process on the checked directory (the anchor proves the engine sees this process, see
+   * mounts.ts). When set
+   * (always, from `resolveMounts`), the mount is an anonymous volume of docker's `local` driver
+   * with `type=none,o=bind,device=<this>`: dockerd itself bind-mounts the magic link, in the host's
+   * mount namespace, so the pinned inode is mounted whatever the path leads to by then. (runc cannot
+   * bind-mount a magic link: its mount namespace is a copy, and the kernel refuses a source mount
+   * of another namespace with EINVAL.) The volume goes with the container (`docker rm -v`).
+   * Unset: a plain `type=bind` of `source` (only for comparing and listing profiles).
+   */
+  readonly pinned?: string;
 }
 
 /** Everything `docker create` needs for one run. */
@@ -64,6 +77,79 @@ function bindMount(source: string, target: string, readOnly: boolean): string {
   return `type=bind,src=${source},dst=${target}` + (readOnly ? ',readonly' : '');
 }
 
+/**
+ * `--mount` value for a pinned directory (see {@link ResolvedMount.pinned}). `volume-nocopy`: the
+ * image's files at the target are never copied into the host directory. Read-only comes from the
+ * volume's own mount options (`o=bind,ro`, a CSV field quoted because it holds a comma): docker
+ * refuses the `readonly` flag on anonymous volumes.
+ */
+function pinnedMount(pinned: string, target: string, readOnly: boolean): string {
+  return [
+    'type=volume',
+    `dst=${target}`,
+    'volume-nocopy',
+    'volume-driver=local',
+    'volume-opt=type=none',
+    `"volume-opt=o=bind${readOnly ? ',ro' : ''}"`,
+    `volume-opt=device=${pinned}`,
+  ].join(',');
+}
+
+/**
+ * Variables the docker CLI copies from the `proxies` of the user's client config
+ * (`$DOCKER_CONFIG/config.json`) into every container it creates, unless the run's own `--env`
+ * options name them (docker/cli `ParseProxyConfig`; 20.10 adds the first eight, 28.x all ten).
+ * Each one the profile does not set is passed as a bare `--env NAME`, and `docker.ts` removes
+ * bare names from the CLI's own environment, so the container gets none of them.
+ */
+export const DOCKER_CLIENT_PROXY_VARS = [
+  'HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy', 'FTP_PROXY', 'ftp_proxy',
+  'NO_PROXY', 'no_proxy', 'ALL_PROXY', 'all_proxy',
+] as const;
+
+/** A value may not carry the separators of the docker syntax it lands in (defence in depth). */
+function assertValue(ok: boolean, what: string): void {
+  if (!ok) {
+    throw new SandboxError(
+      'invalid-profile',
+      `The docker arguments were not built: ${what} contains a character that docker's syntax for it would read as a separator.`,
+      'Fix the profile (or, for the snippet directory, the temp directory path) and run again.',
+    );
+  }
+}
+
+/** Container paths: `--tmpfs PATH:OPTS` splits at ":" and ",", `--mount` CSV at "," and quotes. */
+const CONTAINER_PATH_OK = (p: string) => p.startsWith('/') && !UNSAFE_CONTAINER_PATH_CHARS.test(p);
+/** Host paths in the `--mount` CSV: no field separator or quote. */
+const HOST_PATH_OK = (p: string) => p.startsWith('/') && !/[,"\n\r\0]/.test(p);
+/** Whole numbers written into `--ulimit NAME=SOFT:HARD`, `--tmpfs size=`, `--memory`, `--pids-limit`. */
+const COUNT_OK = (n: number) => Number.isSafeInteger(n) && n > 0;
+
+/** Checks every value of `spec` that lands inside a colon-, comma- or equals-separated docker syntax. */
+function assertSpec(spec: ContainerSpec): void {
+  const p = spec.profile;
+  assertValue(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(spec.name), 'the container name');
+  assertValue(/^\d+:\d+$/.test(p.user), 'the user');
+  assertValue(/^[A-Za-z0-9]/.test(p.image), 'the image');
+  assertValue(CONTAINER_PATH_OK(p.workdir), `the workdir ${JSON.stringify(p.workdir)}`);
+  assertValue(/^[A-Za-z0-9._+-]+$/.test(spec.snippetFileName), 'the snippet file name');
+  if (spec.delivery !== 'stdin') assertValue(HOST_PATH_OK(spec.snippetHostDir), 'the snippet directory');
+  for (const m of spec.mounts) {
+    assertValue(CONTAINER_PATH_OK(m.target), `the mount target ${JSON.stringify(m.target)}`);
+    assertValue(HOST_PATH_OK(m.source), `the mount source ${JSON.stringify(m.source)}`);
+    if (m.pinned !== undefined) assertValue(/^\/proc\/\d+\/fd\/\d+\/[0-9a-f]{32}$/.test(m.pinned), 'the pinned mount source');
+  }
+  for (const n of [p.limits.memoryMiB, p.limits.pids, p.limits.fileSizeMiB, p.limits.tmpfsMiB]) assertValue(COUNT_OK(n), 'a limit');
+  assertValue(Number.isFinite(p.limits.cpus) && p.limits.cpus > 0, 'the cpus limit');
+  for (const [name, value] of Object.entries(p.env)) {
+    assertValue(ENV_NAME.test(name) && !value.includes('\0'), `the environment variable ${JSON.stringify(name)}`);
+  }
+  // `--label KEY=VALUE` splits at the first "="; the engine stores labels as single lines.
+  for (const [key, value] of Object.entries(spec.labels)) {
+    assertValue(/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(key) && !/[\n\r\0]/.test(value), `the label ${JSON.stringify(key)}`);
+  }
+}
+
 /** The in-container path of the snippet file. */
 export function snippetPath(spec: Pick<ContainerSpec, 'snippetFileName'>): string {
   return `${SNIPPET_DIR}/${spec.snippetFileName}`;
@@ -84,10 +170,15 @@ export function programArgv(profile: Profile, inContainerFile: string): string[]
  * filesystem (`--read-only`, tmpfs for /tmp, HOME and the workdir, read-only bind of the snippet);
  * network (`--network none` unless the profile opts into `bridge`); environment (only the
  * profile's variables, as `--env NAME=VALUE`, plus HOME, XDG_CACHE_HOME, TMPDIR and
- * TINI_KILL_PROCESS_GROUP for the init process); labels; and the launcher (see launcher.ts).
+ * TINI_KILL_PROCESS_GROUP for the init process, and a bare `--env NAME` for each
+ * {@link DOCKER_CLIENT_PROXY_VARS} name the profile does not set); labels; and the launcher
+ * (see launcher.ts).
  * @returns a new argv array; never contains a shell string.
+ * @throws SandboxError `invalid-profile` when a value would break out of the docker syntax it lands
+ *   in (a profile validated by `ProfileSchema` never does: this is a second line of defence)
  */
 export function buildCreateArgv(spec: ContainerSpec): readonly string[] {
+  assertSpec(spec);
   const p = spec.profile;
   const { limits } = p;
   const [uid, gid] = p.user.split(':') as [string, string];
@@ -126,7 +217,9 @@ export function buildCreateArgv(spec: ContainerSpec): readonly string[] {
   // Exec like the workdir: a snippet with a shebang may be the command itself (`["${file}"]`).
   if (warm) argv.push('--interactive', '--tmpfs', tmpfs(SNIPPET_DIR, limits.tmpfsMiB, { exec: true, uid, gid }));
   else argv.push('--mount', bindMount(spec.snippetHostDir, SNIPPET_DIR, true));
-  for (const m of spec.mounts) argv.push('--mount', bindMount(m.source, m.target, m.readOnly));
+  for (const m of spec.mounts) {
+    argv.push('--mount', m.pinned !== undefined ? pinnedMount(m.pinned, m.target, m.readOnly) : bindMount(m.source, m.target, m.readOnly));
+  }
   argv.push('--workdir', p.workdir);
 
   const env: Record<string, string> = {
@@ -139,6 +232,8 @@ export function buildCreateArgv(spec: ContainerSpec): readonly string[] {
     TINI_KILL_PROCESS_GROUP: '1',
   };
   for (const [name, value] of Object.entries(env)) argv.push('--env', `${name}=${value}`);
+  // Bare names: the docker CLI then adds no proxy value of its own config for them.
+  for (const name of DOCKER_CLIENT_PROXY_VARS) if (!Object.hasOwn(env, name)) argv.push('--env', name);
   for (const [key, value] of Object.entries(spec.labels)) argv.push('--label', `${key}=${value}`);
   if (p.runtime) argv.push('--runtime', p.runtime);
 

@@ -53,9 +53,25 @@ export const SPAWN_OPTIONS = {
   cleanup: true,
 } as const satisfies Options;
 
-/** {@link SPAWN_OPTIONS} plus the CLI environment of `opts`. */
-export function spawnOptions(opts: DockerOptions) {
-  return opts.env ? { ...SPAWN_OPTIONS, env: { ...opts.env } } : SPAWN_OPTIONS;
+/**
+ * {@link SPAWN_OPTIONS} plus the CLI environment of `opts`.
+ * @param args the docker arguments, when known: every bare `--env NAME` (no "=") in them is removed
+ *   from the CLI's environment, so the CLI copies no value of its own into the container for that
+ *   name (it would take `NAME` from its environment otherwise). `buildCreateArgv` passes the Docker
+ *   client proxy names that way, which also stops the CLI adding its config's `proxies` for them.
+ *   Trade-off: that call does not see the proxy variables itself (a `tcp://` DOCKER_HOST reached
+ *   through an HTTP proxy from the environment is then reached directly for `docker create`).
+ */
+export function spawnOptions(opts: DockerOptions, args: readonly string[] = []) {
+  const unset: Record<string, undefined> = {};
+  for (let i = 0; i < args.length - 1; i++) {
+    if (args[i] === '--') break;
+    if ((args[i] === '--env' || args[i] === '-e') && !args[i + 1]!.includes('=')) unset[args[i + 1]!] = undefined;
+  }
+  const hasUnset = Object.keys(unset).length > 0;
+  if (!opts.env && !hasUnset) return SPAWN_OPTIONS;
+  // execa merges `env` over process.env; an undefined value removes the variable (Node drops it).
+  return { ...SPAWN_OPTIONS, env: { ...opts.env, ...unset } };
 }
 
 /**
@@ -65,7 +81,7 @@ export function spawnOptions(opts: DockerOptions) {
  * @throws SandboxError `docker-missing` when the binary cannot be spawned, `engine-error` on a hung call
  */
 export async function docker(opts: DockerOptions, args: readonly string[], timeoutMs = opts.controlTimeoutMs ?? CONTROL_TIMEOUT_MS): Promise<DockerOutput> {
-  const r = await execa(dockerBinary(opts), args, { ...spawnOptions(opts), timeout: timeoutMs });
+  const r = await execa(dockerBinary(opts), args, { ...spawnOptions(opts, args), timeout: timeoutMs });
   if (r.timedOut) {
     throw new SandboxError(
       'engine-error',

@@ -10,7 +10,7 @@ import { realpathSync } from 'node:fs';
 import { buildCreateArgv } from './argv';
 import { LIMIT_RANGES, type Limits } from './limits';
 import { ProfileSchema, type Profile } from './profile';
-import { resolveProfiles, type ProfileLayer, type ResolveOptions } from './profiles';
+import { pickProfile, resolveProfiles, type ProfileLayer, type ProfileQuery, type ProfileSet, type ResolvedProfile, type ResolveOptions } from './profiles';
 
 /** One loosened setting. */
 export interface Loosening {
@@ -130,6 +130,15 @@ export function compareToBaseline(
   if (effective.mounts.length > 0 && effective.user !== baseline.user) {
     loosenings.push({ key: `${key}.user`, description: `user: ${baseline.user} → ${effective.user} with bind mounts` });
   }
+  // A profile the user gave network or mounts runs the user's chosen program with them: a workspace
+  // that swaps the image or command of such a profile hands those grants to another program.
+  const granted = baseline.network !== 'none' || baseline.mounts.length > 0;
+  if (granted && effective.image !== baseline.image) {
+    loosenings.push({ key: `${key}.image`, description: `image: ${baseline.image} → ${effective.image} in a profile with network or mounts` });
+  }
+  if (granted && JSON.stringify(effective.command) !== JSON.stringify(baseline.command)) {
+    loosenings.push({ key: `${key}.command`, description: `command: ${JSON.stringify(baseline.command)} → ${JSON.stringify(effective.command)} in a profile with network or mounts` });
+  }
   if (baseline.runtime !== undefined && effective.runtime !== baseline.runtime) {
     loosenings.push({ key: `${key}.runtime`, description: `runtime: ${baseline.runtime} → ${effective.runtime ?? 'engine default'}` });
   }
@@ -170,6 +179,72 @@ export function workspaceLoosenings(
     if (report.loosenings.length > 0) out.set(p.name, report);
   }
   return out;
+}
+
+/**
+ * The profile a run uses: the one `query` picks (explicit name, else language id, else file
+ * extension, see `pickProfile`), else, when no name was given, the profile named by
+ * `defaultProfile` (`sandboxRunner.defaultProfile`). The one rule for the editor, the CLI and
+ * {@link routeLoosening}, so the consent decision is about the profile that actually runs.
+ */
+export function chooseProfile(set: ProfileSet, query: ProfileQuery, defaultProfile?: string): ResolvedProfile | undefined {
+  return pickProfile(set, query) ?? (query.name === undefined && defaultProfile ? pickProfile(set, { name: defaultProfile }) : undefined);
+}
+
+/** The settings a run is resolved from, split by layer (see {@link routeLoosening}). */
+export interface RouteSettings {
+  /** The `sandboxRunner.profiles` layers, user then workspace (as for `resolveProfiles`). */
+  readonly layers: readonly ProfileLayer[];
+  /** Options for the run (global defaults including workspace values). */
+  readonly effectiveOptions?: ResolveOptions;
+  /** The same options from user settings only. */
+  readonly baselineOptions?: ResolveOptions;
+  /** `sandboxRunner.defaultProfile` as the run sees it (workspace over user). */
+  readonly defaultProfile?: string;
+  /** `sandboxRunner.defaultProfile` from user settings only. */
+  readonly baselineDefaultProfile?: string;
+}
+
+/**
+ * What a run of `query` needs consent for, because of workspace settings; undefined when nothing.
+ * Two things are compared, each with {@link compareToBaseline} (network, mounts, limits, user,
+ * runtime; the image and command are part of the fingerprint):
+ * - the profile that runs against the same-named profile without the workspace layer (a workspace
+ *   that loosens a profile; as {@link workspaceLoosenings});
+ * - when the workspace makes the document resolve to another profile than it would without the
+ *   workspace layer (it added a language or extension to a profile, or set `defaultProfile`), the
+ *   profile that runs against the one it would have resolved to (or, when none, the defaults with
+ *   the same image and command). A workspace may re-route files into a profile that is tighter,
+ *   but re-routing them into a looser one (such as the user's own profile with network or a
+ *   read-write mount) is a loosening, even though that profile itself is unchanged.
+ * Pure except for resolving mount sources through symlinks ({@link realMountSource}).
+ * @returns the report to consent to: loosenings of both comparisons (the route first), the
+ *   docker arguments that differ from what would have run, and the image and command that run
+ */
+export function routeLoosening(settings: RouteSettings, query: ProfileQuery): LooseningReport | undefined {
+  const full = resolveProfiles(settings.layers, undefined, settings.effectiveOptions ?? {});
+  const base = resolveProfiles(settings.layers.filter((l) => l.source !== 'workspace'), undefined, settings.baselineOptions ?? {});
+  const now = chooseProfile(full, query, settings.defaultProfile);
+  if (!now) return undefined;
+  const before = chooseProfile(base, query, settings.baselineDefaultProfile);
+  const defaults = () =>
+    ProfileSchema.parse({ image: now.profile.image, command: now.profile.command, limits: settings.baselineOptions?.limitDefaults ?? {} });
+  const sameName = base.profiles.find((b) => b.name === now.name)?.profile ?? defaults();
+  const own = compareToBaseline(now.name, now.profile, sameName, realMountSource);
+  if (before?.name === now.name) return own.loosenings.length > 0 ? own : undefined;
+
+  const route = compareToBaseline(now.name, now.profile, before?.profile ?? defaults(), realMountSource);
+  const loosenings = [...route.loosenings];
+  for (const l of own.loosenings) {
+    if (!loosenings.some((x) => x.key === l.key && x.description === l.description)) loosenings.push(l);
+  }
+  if (loosenings.length === 0) return undefined;
+  const byDefault = pickProfile(full, query) === undefined;
+  loosenings.unshift({
+    key: byDefault ? 'sandboxRunner.defaultProfile' : `sandboxRunner.profiles.${now.name}`,
+    description: `workspace settings send this file to profile "${now.name}" instead of ${before ? `"${before.name}"` : 'no profile'}`,
+  });
+  return { ...route, loosenings };
 }
 
 /**

@@ -1,11 +1,14 @@
 /**
  * Run-time validation of a profile's bind mounts (isolation.md, "Filesystem"): the host path
- * must exist, is resolved through symlinks, must be a regular file or directory, and must not be,
- * contain, or sit inside a protected path.
+ * must exist, is resolved through symlinks, must be a directory, and must not be, contain, or sit
+ * inside a protected path. What was checked is pinned by an open descriptor until the container
+ * has started, and that descriptor is what the engine mounts (see `resolveMounts`).
  */
-import { realpath, stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
-import { posix } from 'node:path';
+import { constants as fsConstants } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, open, readlink, realpath, rm, symlink, type FileHandle } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
+import { join, posix } from 'node:path';
 import type { ResolvedMount } from './argv';
 import { SANDBOX_HOME, SNIPPET_DIR } from './argv';
 import { SandboxError } from './errors';
@@ -47,39 +50,148 @@ export function protectedReason(hostPath: string, extraProtected: readonly strin
 const RESERVED_TARGETS = [SNIPPET_DIR, SANDBOX_HOME, '/tmp'];
 
 /**
- * Validates and resolves the profile's mounts.
+ * The mounts of one run, each pinned to the directory that was checked (see {@link resolveMounts}).
+ * Keep it until the container has started (`docker start` returned), then call `dispose`; always
+ * call it, on every path (it never throws and may be called more than once).
+ */
+export interface PinnedMounts {
+  readonly mounts: readonly ResolvedMount[];
+  dispose(): Promise<void>;
+}
+
+/**
+ * FOR TESTS ONLY. Called by {@link resolveMounts} after every mount was checked and pinned, before
+ * it returns (so before the engine is asked for anything), with the checked host paths. The escape
+ * suite swaps a checked directory for a symlink to /etc here, to prove the engine still mounts
+ * what was checked. Never set by the product.
+ */
+export const mountTestHooks: { afterCheck?: (checked: readonly string[]) => void | Promise<void> } = {};
+
+/** open(2) flags for pinning: no blocking on a FIFO, no controlling terminal (O_CLOEXEC is Node's default). */
+const PIN_FLAGS = fsConstants.O_RDONLY | fsConstants.O_NONBLOCK | fsConstants.O_NOCTTY;
+
+/**
+ * Where a run's anchor directory is made: `$XDG_RUNTIME_DIR` when it lies under /run (a
+ * protected path, so no profile can mount it and change the anchor's links), else the OS temp dir.
+ */
+async function anchorRoot(): Promise<string> {
+  const runtime = process.env.XDG_RUNTIME_DIR;
+  if (runtime && runtime.startsWith('/')) {
+    const real = await realpath(runtime).catch(() => undefined);
+    if (real && isPathInside(real, '/run')) return real;
+  }
+  return realpath(tmpdir());
+}
+
+/**
+ * The anchor of one run's pinned mounts: a fresh directory (mode 0700, random name) held open,
+ * with one link per mount, `<random hex>` → `/proc/<pid>/fd/<n>`. Docker is given
+ * `/proc/<pid>/fd/<anchor fd>/<random hex>`: that path only resolves when the engine's
+ * `/proc/<pid>` is this process (the random entry exists in no other directory), so an engine in
+ * another pid namespace (a remote engine, Docker Desktop, a dev container using the host's socket)
+ * fails to start the container instead of mounting whatever another process has open as fd n.
+ */
+interface Anchor {
+  readonly dir: string;
+  readonly handle: FileHandle;
+}
+
+async function makeAnchor(): Promise<Anchor> {
+  const dir = await mkdtemp(join(await anchorRoot(), 'sandbox-runner-pin-'));
+  try {
+    return { dir, handle: await open(dir, fsConstants.O_RDONLY | fsConstants.O_DIRECTORY) };
+  } catch (e) {
+    await rm(dir, { recursive: true, force: true });
+    throw e;
+  }
+}
+
+/**
+ * Validates the profile's mounts and pins each one: the source is opened, and everything that is
+ * checked comes from the open descriptor (the path from `readlink /proc/self/fd/N`, the type from
+ * `fstat`), so what was checked is one inode, whatever happens to the path afterwards. Docker is
+ * given `/proc/<this pid>/fd/N` (through the run's anchor, see {@link Anchor} and
+ * {@link ResolvedMount.pinned}): the engine mounts that inode, never whatever the path leads to
+ * later (a source swapped for a symlink to /etc after the check).
+ * Only directories can be pinned (docker's local volume driver mounts onto a directory), so a
+ * single file is refused: mount its directory.
  * @param extraProtected more host paths to refuse (e.g. the extension's own state directory)
+ * @returns the pinned mounts; the caller must `dispose` them once the container started
  * @throws SandboxError `invalid-mount` naming the setting key and the reason
  */
 export async function resolveMounts(
   profileName: string,
   profile: Profile,
   extraProtected: readonly string[] = [],
-): Promise<ResolvedMount[]> {
-  const out: ResolvedMount[] = [];
-  for (const [i, m] of profile.mounts.entries()) {
-    const key = `sandboxRunner.profiles.${profileName}.mounts.${i}`;
-    const fail = (why: string) =>
-      new SandboxError(
-        'invalid-mount',
-        `The bind mount ${key} (${m.source}) is refused because ${why}.`,
-        'Mount a project directory or file instead, or remove the mount from the profile.',
-      );
-    if (RESERVED_TARGETS.some((t) => isPathInside(m.target, t))) {
-      throw fail(`its target ${m.target} is reserved by the sandbox (${RESERVED_TARGETS.join(', ')})`);
+): Promise<PinnedMounts> {
+  const handles: FileHandle[] = [];
+  let anchor: Anchor | undefined;
+  const dispose = async () => {
+    const held = handles.splice(0);
+    const a = anchor;
+    anchor = undefined;
+    await Promise.all(held.map((h) => h.close().catch(() => undefined)));
+    if (a) {
+      await a.handle.close().catch(() => undefined);
+      await rm(a.dir, { recursive: true, force: true }).catch(() => undefined);
     }
-    let resolved: string;
-    try {
-      resolved = await realpath(m.source);
-    } catch {
-      throw fail('the host path does not exist');
+  };
+  try {
+    const out: ResolvedMount[] = [];
+    for (const [i, m] of profile.mounts.entries()) {
+      const key = `sandboxRunner.profiles.${profileName}.mounts.${i}`;
+      const fail = (why: string) =>
+        new SandboxError(
+          'invalid-mount',
+          `The bind mount ${key} (${m.source}) is refused because ${why}.`,
+          'Mount a project directory instead, or remove the mount from the profile.',
+        );
+      if (RESERVED_TARGETS.some((t) => isPathInside(m.target, t))) {
+        throw fail(`its target ${m.target} is reserved by the sandbox (${RESERVED_TARGETS.join(', ')})`);
+      }
+      let resolved: string;
+      try {
+        resolved = await realpath(m.source);
+      } catch {
+        throw fail('the host path does not exist');
+      }
+      // Checked before opening, so nothing protected (a device, a FIFO in /run) is ever opened.
+      const early = protectedReason(resolved, extraProtected);
+      if (early) throw fail(resolved === m.source ? early : `it resolves to ${resolved} and ${early}`);
+      let handle: FileHandle;
+      try {
+        handle = await open(resolved, PIN_FLAGS);
+      } catch (e) {
+        throw fail(`it cannot be opened (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+      }
+      handles.push(handle);
+      // From here on only the descriptor counts: the path may have changed since realpath.
+      let pinnedPath: string;
+      try {
+        pinnedPath = await readlink(`/proc/self/fd/${handle.fd}`);
+      } catch {
+        throw fail('this process cannot read /proc/self/fd, so the mount cannot be pinned');
+      }
+      const info = await handle.stat();
+      if (info.isFile()) throw fail('it is a single file, which cannot be pinned against a swap after the check; mount its directory instead');
+      if (!info.isDirectory()) throw fail('it is neither a regular file nor a directory');
+      if (!pinnedPath.startsWith('/') || /[,"\n\r\0]/.test(pinnedPath)) {
+        throw fail('its resolved path contains a comma, quote or line break');
+      }
+      const why = protectedReason(pinnedPath, extraProtected);
+      if (why) throw fail(pinnedPath === m.source ? why : `it resolves to ${pinnedPath} and ${why}`);
+      anchor ??= await makeAnchor();
+      const link = randomBytes(16).toString('hex');
+      await symlink(`/proc/${process.pid}/fd/${handle.fd}`, join(anchor.dir, link));
+      out.push({
+        source: pinnedPath, target: m.target, readOnly: m.mode !== 'rw',
+        pinned: `/proc/${process.pid}/fd/${anchor.handle.fd}/${link}`,
+      });
     }
-    const info = await stat(resolved);
-    if (!info.isFile() && !info.isDirectory()) throw fail('it is neither a regular file nor a directory');
-    if (/[,"\n\r\0]/.test(resolved)) throw fail('its resolved path contains a comma, quote or line break');
-    const why = protectedReason(resolved, extraProtected);
-    if (why) throw fail(resolved === m.source ? why : `it resolves to ${resolved} and ${why}`);
-    out.push({ source: resolved, target: m.target, readOnly: m.mode !== 'rw' });
+    if (out.length > 0) await mountTestHooks.afterCheck?.(out.map((m) => m.source));
+    return { mounts: out, dispose };
+  } catch (e) {
+    await dispose();
+    throw e;
   }
-  return out;
 }

@@ -29,13 +29,21 @@ export const RESERVED_CONTAINER_PATHS = ['/sandbox', '/home/sandbox', '/tmp'] as
 /** Characters refused in any path handed to docker: `,` and `"` would split or quote a `--mount` field. */
 const UNSAFE_PATH_CHARS = /[,"\n\r\0]/;
 
+/**
+ * Characters refused in container paths: the above, plus `:`. A container path lands in
+ * `--tmpfs PATH:OPTIONS` (the docker CLI splits the value at the first `:` and the options at
+ * `,`, so `/tmp:mode=777` would set the options of docker's tmpfs table), in the `--mount` CSV
+ * (`,` and `"`), and in `--workdir`.
+ */
+export const UNSAFE_CONTAINER_PATH_CHARS = /[:,"\n\r\0]/;
+
 /** True when absolute `path` is `root` or lies below it (any path lies below `/`). */
 export function isPathInside(path: string, root: string): boolean {
   return path === root || path.startsWith(root === '/' ? '/' : root + '/');
 }
 
 const containerPathError =
-  'must be an absolute container path other than "/", without "..", commas or quotes, and outside /proc, /sys, /dev, /etc and /run, in normal form (no "//", "/./" or trailing "/")';
+  'must be an absolute container path other than "/", without "..", colons, commas or quotes, and outside /proc, /sys, /dev, /etc and /run, in normal form (no "//", "/./" or trailing "/")';
 
 /** An absolute, normalised container path outside the forbidden roots. */
 export const ContainerPathSchema = z.string({ error: containerPathError }).check(
@@ -46,7 +54,7 @@ export const ContainerPathSchema = z.string({ error: containerPathError }).check
       posix.normalize(p) === p &&
       !p.endsWith('/') &&
       !p.split('/').includes('..') &&
-      !UNSAFE_PATH_CHARS.test(p) &&
+      !UNSAFE_CONTAINER_PATH_CHARS.test(p) &&
       posix.normalize(p).replace(/\/$/, '') !== '' &&
       !FORBIDDEN_CONTAINER_ROOTS.some((root) => isPathInside(posix.normalize(p), root)),
     { error: containerPathError },

@@ -6,6 +6,11 @@
  * the process with that pid is a zombie, or it started at another time (`owner-start`, pid
  * reuse). Unknown liveness (another host or boot, another pid namespace, /proc unreadable,
  * labels missing or malformed) is never "dead".
+ *
+ * Labels alone do not prove the product made a container: an image's Dockerfile `LABEL`s are
+ * copied onto every container made from it. So a container is only removed when its name is the
+ * one the product gives (`sandbox-runner-<run-id label>`, a UUID: a name is chosen by whoever
+ * creates the container, never by the image), and its image carries no product label.
  */
 import { lstatSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
@@ -153,7 +158,50 @@ export function ownerLiveness(labels: Readonly<Record<string, string | undefined
   return { state: 'alive', reason: `its owner (pid ${pid}) is still running` };
 }
 
-const LABEL_KEYS = [LABELS.ownerPid, LABELS.host, LABELS.ownerPidNamespace, LABELS.ownerBoot, LABELS.ownerStart] as const;
+const LABEL_KEYS = [LABELS.ownerPid, LABELS.host, LABELS.ownerPidNamespace, LABELS.ownerBoot, LABELS.ownerStart, LABELS.runId] as const;
+
+/** A run id as `randomUUID` makes it (lower-case RFC 4122 version 4). */
+const RUN_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/**
+ * Why a listed container is not provably one the product created, or undefined when it is: its
+ * name must be exactly `sandbox-runner-<run-id>` for its own run-id label, a UUID (runner.ts and
+ * warm.ts name every container so). Labels can come from the image; the name cannot.
+ */
+export function notProductNamed(c: OwnedContainer): string | undefined {
+  const runId = (c.labels[LABELS.runId] ?? '').trim();
+  if (!RUN_ID.test(runId)) return 'its run-id label is missing or not a run id, so it may not be this product\'s container';
+  if (c.name !== `sandbox-runner-${runId}`) {
+    return `its name is not sandbox-runner-<run id> for its run-id label, so its labels may come from its image, not from this product`;
+  }
+  return undefined;
+}
+
+/** Whether a container's image carries any product label (then the container's labels prove nothing). */
+async function imageCarriesProductLabels(opts: DockerOptions, name: string): Promise<boolean | undefined> {
+  const image = await docker(opts, ['container', 'inspect', '--format', '{{.Image}}', name]).catch(() => undefined);
+  if (image?.exitCode !== 0 || !image.stdout.trim()) return undefined;
+  const r = await docker(opts, ['image', 'inspect', '--format', '{{json .Config.Labels}}', image.stdout.trim()]).catch(() => undefined);
+  if (r?.exitCode !== 0) return undefined;
+  const labels = JSON.parse(r.stdout || 'null') as Record<string, unknown> | null;
+  return Object.keys(labels ?? {}).some((k) => k === LABELS.product || k.startsWith(`${LABELS.product}.`));
+}
+
+/** Keeps the candidates whose image carries product labels (or cannot be read), with the reason. */
+async function withoutImageLabelled(opts: DockerOptions, candidates: readonly OwnedContainer[], kept: KeptContainer[]): Promise<OwnedContainer[]> {
+  const out: OwnedContainer[] = [];
+  for (const c of candidates) {
+    const labelled = await imageCarriesProductLabels(opts, c.name);
+    if (labelled === false) out.push(c);
+    else {
+      kept.push({
+        name: c.name,
+        reason: labelled ? 'its image carries the product\'s labels, so its labels may come from the image, not from this product' : 'its image could not be inspected',
+      });
+    }
+  }
+  return out;
+}
 
 /**
  * Lists product containers (any state) with their owner labels.
@@ -236,11 +284,13 @@ export async function reapOrphans(opts: ReapOptions = {}): Promise<ReapReport> {
   const kept: KeptContainer[] = [];
   const orphans: OwnedContainer[] = [];
   for (const c of await listOwnedContainers(dockerOpts)) {
+    const notOurs = notProductNamed(c);
     const live = ownerLiveness(c.labels, probe);
-    if (live.state === 'dead') orphans.push(c);
+    if (notOurs) kept.push({ name: c.name, reason: notOurs });
+    else if (live.state === 'dead') orphans.push(c);
     else kept.push({ name: c.name, reason: live.reason });
   }
-  const removed = await removeAll(dockerOpts, orphans, kept);
+  const removed = await removeAll(dockerOpts, await withoutImageLabelled(dockerOpts, orphans, kept), kept);
   return { removed, kept: kept.sort((a, b) => a.name.localeCompare(b.name)) };
 }
 
@@ -257,10 +307,12 @@ export async function removeOwnContainers(opts: ReapOptions = {}): Promise<ReapR
   const kept: KeptContainer[] = [];
   const mine: OwnedContainer[] = [];
   for (const c of await listOwnedContainers(dockerOpts, `label=${LABELS.ownerPid}=${probe.selfPid}`)) {
+    const notOurs = notProductNamed(c);
     const live = ownerLiveness(c.labels, probe);
-    if (live.state === 'self') mine.push(c);
+    if (notOurs) kept.push({ name: c.name, reason: notOurs });
+    else if (live.state === 'self') mine.push(c);
     else kept.push({ name: c.name, reason: live.reason });
   }
-  const removed = await removeAll(dockerOpts, mine, kept);
+  const removed = await removeAll(dockerOpts, await withoutImageLabelled(dockerOpts, mine, kept), kept);
   return { removed, kept: kept.sort((a, b) => a.name.localeCompare(b.name)) };
 }

@@ -19,7 +19,7 @@ import {
 import { isSandboxError, SandboxError, type SandboxErrorInfo } from './errors';
 import { ownerLabels } from './labels';
 import { PreambleReader } from './launcher';
-import { resolveMounts } from './mounts';
+import { resolveMounts, type PinnedMounts } from './mounts';
 import { BoundedStream, type OutputSink } from './output';
 import { PidsWatch } from './pidsEvidence';
 import { ProfileSchema, type Profile } from './profile';
@@ -166,6 +166,8 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
   let cleanupError: string | undefined;
   let snippet: SnippetFile | undefined;
   const pids = new PidsWatch();
+  // Open descriptors pinning the checked mount sources; held until the run ends (see mounts.ts).
+  let pins: PinnedMounts | undefined;
 
   const remove = () => {
     removal ??= created.then(async (exists) => {
@@ -259,14 +261,14 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
       settleCreated(true);
       attachArgs = ['attach', '--sig-proxy=false', name];
     } else {
-      const mounts = await resolveMounts(req.profileName, profile, req.protectedPaths);
+      pins = await resolveMounts(req.profileName, profile, req.protectedPaths);
       snippet = await writeSnippet(code, snippetFileName(profile, req.sourceFileName), req.tempRoot);
       const argv = buildCreateArgv({
         name,
         profile,
         snippetHostDir: snippet.dir,
         snippetFileName: snippet.fileName,
-        mounts,
+        mounts: pins.mounts,
         labels: ownerLabels(runId, req.profileName),
         launcher: preamble !== undefined,
       });
@@ -400,5 +402,6 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
     req.signal?.removeEventListener('abort', onAbort);
     req.forceSignal?.removeEventListener('abort', onForce);
     await snippet?.dispose().catch(() => undefined);
+    await pins?.dispose();
   }
 }

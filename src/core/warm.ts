@@ -8,7 +8,7 @@
  * `sh`/`cat`) fall back to the cold path, reported once through `onLog`.
  */
 import { randomUUID } from 'node:crypto';
-import { buildCreateArgv, SNIPPET_DIR } from './argv';
+import { buildCreateArgv, SNIPPET_DIR, type ResolvedMount } from './argv';
 import { createContainer } from './create';
 import { docker, inspectState, removeContainer, type DockerOptions } from './docker';
 import { isSandboxError } from './errors';
@@ -164,11 +164,23 @@ export class WarmPool {
 
   /** Creates and starts one warm container; undefined when this image cannot be warmed. */
   private async create(profileName: string, profile: Profile): Promise<WarmContainer | undefined> {
-    const opts = this.options.docker ?? {};
     const runId = randomUUID();
     const name = `sandbox-runner-${runId}`;
     const fileName = snippetFileName(profile);
-    const mounts = await resolveMounts(profileName, profile, this.options.protectedPaths);
+    // The pinned mount sources stay open until `docker start` returned (the engine mounted them).
+    const pins = await resolveMounts(profileName, profile, this.options.protectedPaths);
+    try {
+      return await this.createPinned(profile, name, fileName, profileName, runId, pins.mounts);
+    } finally {
+      await pins.dispose();
+    }
+  }
+
+  /** {@link create} with the mounts resolved and pinned. */
+  private async createPinned(
+    profile: Profile, name: string, fileName: string, profileName: string, runId: string, mounts: readonly ResolvedMount[],
+  ): Promise<WarmContainer | undefined> {
+    const opts = this.options.docker ?? {};
     const argv = buildCreateArgv({
       name,
       profile,

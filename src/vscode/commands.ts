@@ -3,7 +3,7 @@
  * puts every registration into `context.subscriptions`.
  */
 import * as vscode from 'vscode';
-import { blockingIssues, pickProfile, type ResolvedProfile, type RunResult, type WarmPool } from '../core';
+import { blockingIssues, chooseProfile, type ResolvedProfile, type RunResult, type WarmPool } from '../core';
 import { ensureConsent, type ConsentStore } from './consent';
 import type { TreeNode } from './profileTree';
 import { reportNoProfile, reportRunFailure } from './failures';
@@ -66,9 +66,8 @@ async function fileTarget(uri: vscode.Uri): Promise<Target> {
  */
 async function execute(deps: CommandDeps, target: Target, profileName?: string): Promise<RunResult | undefined> {
   const settings = currentSettings();
-  const chosen =
-    pickProfile(settings, { name: profileName, languageId: target.languageId, fileName: target.fileName }) ??
-    (profileName === undefined && settings.defaultProfile ? pickProfile(settings, { name: settings.defaultProfile }) : undefined);
+  const query = { name: profileName, languageId: target.languageId, fileName: target.fileName };
+  const chosen = chooseProfile(settings, query, settings.defaultProfile);
   if (!chosen) {
     for (const i of settings.issues) deps.output.line(`[sandbox-runner] ${i.key}: ${i.message}`);
     if (profileName !== undefined) {
@@ -92,7 +91,8 @@ async function execute(deps: CommandDeps, target: Target, profileName?: string):
       .then((c) => c && vscode.commands.executeCommand('workbench.action.openSettings', 'sandboxRunner.profiles'));
     return undefined;
   }
-  const loosening = settings.loosenings.get(chosen.name);
+  // A loosened profile, or a document the workspace re-routed into a looser profile (core routeLoosening).
+  const loosening = settings.looseningFor(query);
   if (loosening && !(await ensureConsent(deps.consents, loosening))) {
     const msg = `Not run: the workspace profile "${chosen.name}" loosens the sandbox (${loosening.loosenings.map((l) => l.description).join('; ')}) and was not allowed.`;
     deps.output.line(`[sandbox-runner] ${msg}`);

@@ -6,8 +6,8 @@
  */
 import * as vscode from 'vscode';
 import {
-  LimitsSchema, resolveProfiles, workspaceLoosenings,
-  type LooseningReport, type ProfileIssue, type ProfileLayer, type ProfileSet,
+  LimitsSchema, resolveProfiles, routeLoosening, workspaceLoosenings,
+  type LooseningReport, type ProfileIssue, type ProfileLayer, type ProfileQuery, type ProfileSet,
 } from '../core';
 
 /** The extension's settings section. */
@@ -24,6 +24,13 @@ export interface SettingsSnapshot extends ProfileSet {
   readonly trusted: boolean;
   /** What workspace settings loosen, by profile name (needs consent before such a profile runs). */
   readonly loosenings: ReadonlyMap<string, LooseningReport>;
+  /**
+   * What a run of `query` needs consent for because of workspace settings (core `routeLoosening`):
+   * a loosened profile, or a document the workspace re-routed (languages, extensions,
+   * `defaultProfile`) into a looser profile than it would use without the workspace. Undefined
+   * when nothing. Reads the file system (mount sources through symlinks) at each call.
+   */
+  looseningFor(query: ProfileQuery): LooseningReport | undefined;
 }
 
 /** The user value, plus workspace values when the workspace is trusted, of one setting. */
@@ -66,12 +73,21 @@ export function currentSettings(): SettingsSnapshot {
   const effectiveDefaults = limitDefaults((k) => effective<unknown>(k), issues);
   const userDefaults = limitDefaults((k) => layered<unknown>(k).user);
   const set = resolveProfiles(layers, undefined, { limitDefaults: effectiveDefaults });
+  const defaultProfile = effective<string>('defaultProfile') || undefined;
+  const route = {
+    layers,
+    effectiveOptions: { limitDefaults: effectiveDefaults },
+    baselineOptions: { limitDefaults: userDefaults },
+    defaultProfile,
+    baselineDefaultProfile: layered<string>('defaultProfile').user || undefined,
+  };
   return {
     ...set,
     issues: [...issues, ...set.issues],
-    defaultProfile: effective<string>('defaultProfile') || undefined,
+    defaultProfile,
     trusted: vscode.workspace.isTrusted,
-    loosenings: workspaceLoosenings(layers, { limitDefaults: effectiveDefaults }, { limitDefaults: userDefaults }),
+    loosenings: workspaceLoosenings(layers, route.effectiveOptions, route.baselineOptions),
+    looseningFor: (query) => routeLoosening(route, query),
   };
 }
 

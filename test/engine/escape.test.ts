@@ -6,12 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
-import { resolveProfiles, runInSandbox, type Profile } from '../../src/core';
+import { mountTestHooks, resolveMounts, resolveProfiles, runInSandbox, type Profile } from '../../src/core';
 import { bridgeGateway, chunkText, hostProcesses, IMAGES, productContainers, pythonProfile, requireEngine, requireSomeRan, run, shellProfile } from './helpers';
 
 const CLI = resolve(__dirname, '../../../dist/cli.js');
@@ -188,7 +188,7 @@ describe('escape attempts (engine)', function () {
       assert.doesNotMatch(r.stdout, new RegExp(secret));
       // Only the sandbox's own variables (and what the shell and the engine add) exist.
       const names = new Set(r.stdout.split('\n').filter(Boolean).map((l) => l.split('=')[0]));
-      assert.deepEqual([...names].sort(), ['HOME', 'HOSTNAME', 'PATH', 'PWD', 'SHLVL', 'TMPDIR', 'XDG_CACHE_HOME']);
+      assert.deepEqual([...names].sort(), ['HOME', 'HOSTNAME', 'PATH', 'PWD', 'SHLVL', 'TINI_KILL_PROCESS_GROUP', 'TMPDIR', 'XDG_CACHE_HOME']);
       assert.match(r.stdout, /^PATH=\/bin:\/usr\/bin$/m); // the image's PATH, not the host's
     } finally {
       delete process.env.SANDBOX_RUNNER_ESCAPE_SECRET;
@@ -508,6 +508,133 @@ describe('escape attempts (engine)', function () {
       assert.equal(r.error?.code, 'invalid-profile', key);
       assert.match(r.message, new RegExp(`sandboxRunner\\.profiles\\.forged\\.${key.replace('.', '\\.')}`));
       assert.equal(created, false, key);
+    }
+  });
+  // --- the argv and the mounts (issue 8, section 3) --------------------------------------------------
+
+  attempt('Docker client proxies (DOCKER_CONFIG/config.json, credentials in the URL) reach the snippet', async () => {
+    const config = await mkdtemp(join(tmpdir(), 'sr-dockerconfig-'));
+    const secret = `pw${marker()}`;
+    const url = `http://corp:${secret}@proxy.example:3128`;
+    await writeFile(join(config, 'config.json'), JSON.stringify({
+      proxies: { default: { httpProxy: url, httpsProxy: url, ftpProxy: url, allProxy: url, noProxy: `internal-${secret}` } },
+    }));
+    const saved = { DOCKER_CONFIG: process.env.DOCKER_CONFIG, HTTP_PROXY: process.env.HTTP_PROXY };
+    // The CLI also copies a bare --env NAME from its own environment: that channel must be shut too.
+    process.env.DOCKER_CONFIG = config;
+    process.env.HTTP_PROXY = `http://env:${secret}@proxy.example:3128`;
+    try {
+      const names = ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy', 'FTP_PROXY', 'ftp_proxy', 'NO_PROXY', 'no_proxy', 'ALL_PROXY', 'all_proxy'];
+      const code = 'env | sort\n';
+      const r = await run(shellProfile(), code);
+      assert.equal(r.result.exitCode, 0, r.stderr);
+      assert.doesNotMatch(r.stdout, new RegExp(secret));
+      for (const n of names) assert.doesNotMatch(r.stdout, new RegExp(`^${n}=`, 'm'), n);
+      // A profile that sets a proxy itself keeps its own value, and only that one.
+      const own = await run(shellProfile({ env: { HTTPS_PROXY: 'http://profile-proxy:8080' } }), code);
+      assert.match(own.stdout, /^HTTPS_PROXY=http:\/\/profile-proxy:8080$/m);
+      assert.doesNotMatch(own.stdout, new RegExp(secret));
+      for (const n of names.filter((x) => x !== 'HTTPS_PROXY')) assert.doesNotMatch(own.stdout, new RegExp(`^${n}=`, 'm'), n);
+      // Control: a plain docker run with the same client config gets every proxy variable.
+      const open = await control([IMAGES.busybox, 'env']);
+      for (const n of names) assert.match(open, new RegExp(`^${n}=`, 'm'), `control: ${n}`);
+      assert.match(open, new RegExp(secret));
+    } finally {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+      await rm(config, { recursive: true, force: true });
+    }
+  });
+
+  attempt('a workdir in docker\'s --tmpfs syntax ("/tmp:mode=777" and the like) rewrites the tmpfs table', async () => {
+    for (const workdir of ['/tmp:mode=777', '/home/sandbox:exec', '/etc:uid=65534', '/sandbox:rw', '/w,exec']) {
+      // As workspace settings: an invalid profile, never run.
+      const set = resolveProfiles([{ source: 'workspace', value: { evil: { image: IMAGES.busybox, command: ['sh', '${file}'], workdir } } }]);
+      assert.equal(set.profiles.find((p) => p.name === 'evil'), undefined, workdir);
+      assert.match(set.issues.find((i) => i.key === 'sandboxRunner.profiles.evil.workdir')?.message ?? '', /colons, commas/, workdir);
+      // Passed to the core unvalidated: refused before docker create.
+      let created = false;
+      const forged = { ...shellProfile(), workdir } as Profile;
+      const r = await runInSandbox({ profileName: 'evil', profile: forged, code: 'mount | grep tmpfs\n', onArgv: () => (created = true) });
+      assert.equal(r.error?.code, 'invalid-profile', workdir);
+      assert.equal(created, false, workdir);
+    }
+    // The CLI: a bad profile, exit 2, nothing run.
+    const ws = await mkdtemp(join(tmpdir(), 'sr-ws-'));
+    try {
+      await mkdir(join(ws, '.vscode'));
+      await writeFile(join(ws, '.vscode', 'settings.json'), JSON.stringify({
+        'sandboxRunner.profiles': { shell: { image: IMAGES.busybox, command: ['sh', '${file}'], workdir: '/tmp:mode=777' } },
+      }));
+      await writeFile(join(ws, 'x.sh'), 'echo RAN\n');
+      const cli = await execa('node', [CLI, '--workspace', ws, '--profile', 'shell', join(ws, 'x.sh')], { reject: false });
+      assert.equal(cli.exitCode, 2, String(cli.stderr));
+      assert.match(String(cli.stderr), /sandboxRunner\.profiles\.shell\.workdir: must be an absolute container path .*colons/);
+      assert.doesNotMatch(String(cli.stdout), /RAN/);
+    } finally {
+      await rm(ws, { recursive: true, force: true });
+    }
+  });
+
+  attempt('a mount source swapped for a symlink to /etc between the check and the engine call', async () => {
+    for (const mode of ['ro', 'rw'] as const) {
+      const project = join(dir, `swap-project-${mode}`);
+      const data = join(project, 'data');
+      await mkdir(data, { recursive: true });
+      await writeFile(join(data, 'marker.txt'), 'checked\n');
+      await chmod(data, 0o777);
+      let swapped = 0;
+      // Test hook: runs after resolveMounts checked and pinned the source, before docker is called
+      // (cold path: in the run; warm path: in the pool's preparation of the container).
+      mountTestHooks.afterCheck = async (checked) => {
+        if (!checked.includes(data)) return;
+        mountTestHooks.afterCheck = undefined;
+        await rename(data, `${data}.checked`);
+        await symlink('/etc', data);
+        swapped += 1;
+      };
+      try {
+        const code = 'cat /data/marker.txt; test -e /data/passwd && echo HOST-ETC; echo w > /data/written 2>/dev/null && echo WROTE; echo end\n';
+        const r = await run(shellProfile({ mounts: [{ source: data, target: '/data', mode }] }), code);
+        assert.equal(swapped, 1, 'the hook did not run');
+        assert.equal(r.stdout, mode === 'rw' ? 'checked\nWROTE\nend\n' : 'checked\nend\n', `${mode}: ${r.stdout}${r.stderr}`);
+        assert.equal(existsSync('/etc/written'), false);
+        if (mode === 'rw') assert.equal(await readFile(join(`${data}.checked`, 'written'), 'utf8'), 'w\n');
+      } finally {
+        mountTestHooks.afterCheck = undefined;
+        await rm(data, { force: true });
+        await rename(`${data}.checked`, data).catch(() => undefined);
+      }
+      // Control: the same swap before the check is caught by the check itself.
+      await rename(data, `${data}.checked`);
+      await symlink('/etc', data);
+      try {
+        const refused = await run(shellProfile({ mounts: [{ source: data, target: '/data', mode }] }), 'echo ran\n', { warm: undefined });
+        assert.equal(refused.result.error?.code, 'invalid-mount');
+      } finally {
+        await rm(data, { force: true });
+        await rename(`${data}.checked`, data);
+      }
+    }
+    // An engine that sees another process under this pid (another pid namespace) mounts nothing:
+    // the pinned path leads through this process's anchor directory, which no other process has.
+    const pins = await resolveMounts('swap', shellProfile({ mounts: [{ source: dir, target: '/data' }] }));
+    const sleeper = execa('sleep', ['60'], { reject: false });
+    try {
+      const pinned = pins.mounts[0]!.pinned!;
+      const elsewhere = pinned.replace(`/proc/${process.pid}/`, `/proc/${sleeper.pid}/`);
+      const out = await control([
+        '--mount', `type=volume,dst=/data,volume-nocopy,volume-driver=local,volume-opt=type=none,volume-opt=o=bind,volume-opt=device=${elsewhere}`,
+        IMAGES.busybox, 'sh', '-c', 'echo MOUNTED; ls /data',
+      ]);
+      assert.doesNotMatch(out, /MOUNTED/);
+      assert.match(out, /no such file or directory|not a directory/i);
+    } finally {
+      sleeper.kill('SIGKILL');
+      await sleeper;
+      await pins.dispose();
     }
   });
 });

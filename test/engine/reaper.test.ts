@@ -16,7 +16,10 @@ import {
 import { chunkText, containerExists, IMAGES, requireEngine, shellProfile, waitFor } from './helpers';
 
 const CLI = resolve(__dirname, '../../../dist/cli.js');
-const PREFIX = `sandbox-runner-reaptest-${randomUUID().slice(0, 8)}`;
+/** The profile label of this suite's containers (they are named as the product names them). */
+const SUITE = `reaptest-${randomUUID().slice(0, 8)}`;
+/** An image whose Dockerfile carries the product's labels (built here from the busybox test image). */
+const LABELLED_IMAGE = `sandbox-runner-test/labelled-${SUITE}:1`;
 
 /** Labels as `ownerLabels` makes them, for owner `pid`, with `over` replacing some. */
 function labelsFor(pid: number, start: string, over: Record<string, string | undefined> = {}): Record<string, string> {
@@ -28,15 +31,19 @@ function labelsFor(pid: number, start: string, over: Record<string, string | und
     [LABELS.ownerBoot]: currentBootId(),
     [LABELS.host]: hostname(),
     [LABELS.runId]: randomUUID(),
-    [LABELS.profile]: 'reaper-test',
+    [LABELS.profile]: SUITE,
     ...over,
   };
   return Object.fromEntries(Object.entries(all).filter((e): e is [string, string] => e[1] !== undefined));
 }
 
-/** Creates a product-labelled container (optionally started) named `PREFIX-suffix`. */
+/**
+ * Creates a product-labelled container (optionally started) named as the product names its own:
+ * `sandbox-runner-<run-id label>`. `suffix` only tells the cases apart in failures.
+ */
 async function make(suffix: string, labels: Record<string, string>, started = false): Promise<string> {
-  const name = `${PREFIX}-${suffix}`;
+  assert.ok(suffix);
+  const name = `sandbox-runner-${labels[LABELS.runId]}`;
   const args = ['create', '--name', name, '--network', 'none', '--user', '65534:65534', '--cap-drop', 'ALL', '--log-driver', 'none'];
   for (const [k, v] of Object.entries(labels)) args.push('--label', `${k}=${v}`);
   await execa('docker', [...args, IMAGES.busybox, 'sleep', '60']);
@@ -64,8 +71,9 @@ describe('orphan sweep (engine)', function () {
   after(async () => {
     sleeper.kill('SIGKILL');
     await sleeper;
-    const left = String((await execa('docker', ['ps', '-aq', '--filter', `name=${PREFIX}`])).stdout).split('\n').filter(Boolean);
+    const left = String((await execa('docker', ['ps', '-aq', '--filter', `label=${LABELS.profile}=${SUITE}`])).stdout).split('\n').filter(Boolean);
     if (left.length) await execa('docker', ['rm', '-f', ...left], { reject: false });
+    await execa('docker', ['image', 'rm', '-f', LABELLED_IMAGE], { reject: false });
   });
 
   it('removes only the containers whose owner is provably gone, and says why it keeps the others', async () => {
@@ -139,5 +147,29 @@ describe('orphan sweep (engine)', function () {
     const r = await execa('node', [CLI, '--reap'], { reject: false, env });
     assert.equal(r.exitCode, 125);
     assert.match(String(r.stderr), /The Docker engine is not reachable\. Start Docker/);
+  });
+  it('keeps a container whose product labels come from its image, not from the product', async () => {
+    const dead = await deadPid();
+    // The image's LABEL lines: a dead owner pid and this host's ids, as a real orphan would have.
+    const labels = labelsFor(dead, '12345');
+    const dockerfile = [`FROM ${IMAGES.busybox}`, ...Object.entries(labels).map(([k, v]) => `LABEL ${JSON.stringify(k)}=${JSON.stringify(v)}`)].join('\n');
+    await execa('docker', ['build', '-q', '-t', LABELLED_IMAGE, '-'], { input: dockerfile + '\n', env: { DOCKER_BUILDKIT: '0' } });
+    // Another tool's containers from that image: one with its own name, one even named like ours
+    // (for the image's run id), both stopped, as orphans are.
+    const other = `othertool-${SUITE}`;
+    const lookalike = `sandbox-runner-${labels[LABELS.runId]}`;
+    for (const name of [other, lookalike]) {
+      await execa('docker', ['create', '--name', name, '--network', 'none', '--log-driver', 'none', '--label', `${LABELS.profile}=${SUITE}`, LABELLED_IMAGE, 'true']);
+    }
+    const seen = String((await execa('docker', ['inspect', '--format', `{{index .Config.Labels "${LABELS.ownerPid}"}}`, other])).stdout).trim();
+    assert.equal(seen, String(dead), 'the container carries the image\'s owner labels');
+    const report = await reapOrphans();
+    assert.equal(report.removed.includes(other), false);
+    assert.equal(report.removed.includes(lookalike), false);
+    assert.match(report.kept.find((k) => k.name === other)?.reason ?? '', /its name is not sandbox-runner-<run id>/);
+    assert.match(report.kept.find((k) => k.name === lookalike)?.reason ?? '', /its image carries the product's labels/);
+    assert.equal(await containerExists(other), true);
+    assert.equal(await containerExists(lookalike), true);
+    await execa('docker', ['rm', '-f', other, lookalike]);
   });
 });

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { buildCreateArgv, COLD_LAUNCHER, ProfileSchema, programArgv, WARM_LAUNCHER, type ContainerSpec } from '../../src/core';
+import {
+  buildCreateArgv, COLD_LAUNCHER, DOCKER_CLIENT_PROXY_VARS, isSandboxError, ProfileSchema, programArgv, SPAWN_OPTIONS, spawnOptions, WARM_LAUNCHER, type ContainerSpec,
+} from '../../src/core';
 
 const labels = { 'sandbox-runner': '1', 'sandbox-runner.run-id': 'r1' };
 
@@ -51,6 +53,10 @@ describe('argv builder (unit)', () => {
       '--env', 'TMPDIR=/tmp',
       '--env', 'PYTHONUNBUFFERED=1',
       '--env', 'TINI_KILL_PROCESS_GROUP=1',
+      // Docker client proxies (the CLI's config.json): named without a value, so the CLI adds none.
+      '--env', 'HTTP_PROXY', '--env', 'http_proxy', '--env', 'HTTPS_PROXY', '--env', 'https_proxy',
+      '--env', 'FTP_PROXY', '--env', 'ftp_proxy', '--env', 'NO_PROXY', '--env', 'no_proxy',
+      '--env', 'ALL_PROXY', '--env', 'all_proxy',
       '--label', 'sandbox-runner=1',
       '--label', 'sandbox-runner.run-id=r1',
       '--',
@@ -101,6 +107,67 @@ describe('argv builder (unit)', () => {
     assert.deepEqual(argv.slice(sep + 2), ['sh', '-c', COLD_LAUNCHER, '/sandbox/main.py', '/sandbox/main.py', '--privileged']);
     assert.ok(argv.includes('X=--network=host; rm -rf /'));
     assert.equal(argv.filter((a) => a === '--privileged').length, 1);
+  });
+
+  it('names every Docker client proxy variable the profile does not set, bare, and keeps the profile\'s own', () => {
+    const argv = buildCreateArgv(spec({ image: 'img', command: ['${file}'], env: { HTTPS_PROXY: 'http://mine:8080', no_proxy: '' } }));
+    const envs = argv.flatMap((a, i) => (argv[i - 1] === '--env' ? [a] : []));
+    for (const name of DOCKER_CLIENT_PROXY_VARS) {
+      const own = name === 'HTTPS_PROXY' ? 'HTTPS_PROXY=http://mine:8080' : name === 'no_proxy' ? 'no_proxy=' : name;
+      assert.deepEqual(envs.filter((e) => e === name || e.startsWith(`${name}=`)), [own], name);
+    }
+    // The docker CLI process for that argv runs without those bare names in its environment, so
+    // "--env NAME" copies nothing into the container; a profile's NAME=VALUE is untouched.
+    process.env.HTTP_PROXY = 'http://host-env:3128';
+    try {
+      const env = (spawnOptions({ env: { DOCKER_HOST: 'unix:///x.sock' } }, argv) as { env: Record<string, string | undefined> }).env;
+      assert.ok(Object.hasOwn(env, 'HTTP_PROXY') && env.HTTP_PROXY === undefined);
+      assert.ok(Object.hasOwn(env, 'all_proxy') && env.all_proxy === undefined);
+      assert.equal(Object.hasOwn(env, 'HTTPS_PROXY'), false);
+      assert.equal(env.DOCKER_HOST, 'unix:///x.sock');
+      // Other calls (inspect, rm, attach) keep the CLI environment as it is.
+      assert.equal(spawnOptions({}, ['rm', '-f', 'x']), SPAWN_OPTIONS);
+    } finally {
+      delete process.env.HTTP_PROXY;
+    }
+  });
+
+  it('mounts a pinned directory as a local-driver volume of its /proc/<pid>/fd link, never copying image files into it', () => {
+    const argv = buildCreateArgv(spec({ image: 'img', command: ['${file}'] }, {
+      mounts: [
+        { source: '/home/u/p', target: '/ro', readOnly: true, pinned: '/proc/42/fd/20/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' },
+        { source: '/home/u/q', target: '/rw', readOnly: false, pinned: '/proc/42/fd/20/bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb' },
+      ],
+    }));
+    assert.ok(argv.includes('type=volume,dst=/ro,volume-nocopy,volume-driver=local,volume-opt=type=none,"volume-opt=o=bind,ro",volume-opt=device=/proc/42/fd/20/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'));
+    assert.ok(argv.includes('type=volume,dst=/rw,volume-nocopy,volume-driver=local,volume-opt=type=none,"volume-opt=o=bind",volume-opt=device=/proc/42/fd/20/bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb'));
+    assert.equal(argv.some((a) => a.includes('/home/u/')), false, 'the checked path itself never reaches docker');
+  });
+
+  it('refuses, at build time, any value that would break out of the docker syntax it lands in', () => {
+    const base = ProfileSchema.parse({ image: 'img', command: ['${file}'] });
+    const forged: Array<[string, Partial<ContainerSpec>]> = [
+      ['workdir /tmp:mode=777', { profile: { ...base, workdir: '/tmp:mode=777' } }],
+      ['workdir /w,exec', { profile: { ...base, workdir: '/w,exec' } }],
+      ['mount target with ":"', { mounts: [{ source: '/srv/p', target: '/d:ro', readOnly: true }] }],
+      ['mount target with ","', { mounts: [{ source: '/srv/p', target: '/d,readonly=false', readOnly: true }] }],
+      ['mount source with ","', { mounts: [{ source: '/srv/p,dst=/etc', target: '/d', readOnly: true }] }],
+      ['mount source with a quote', { mounts: [{ source: '/srv/"p', target: '/d', readOnly: true }] }],
+      ['pinned source not a /proc fd link', { mounts: [{ source: '/srv/p', target: '/d', readOnly: true, pinned: '/etc' }] }],
+      ['pinned source without its anchor entry', { mounts: [{ source: '/srv/p', target: '/d', readOnly: true, pinned: '/proc/42/fd/21' }] }],
+      ['snippet dir with ","', { snippetHostDir: '/tmp/a,dst=/etc' }],
+      ['ulimit fsize not a whole number', { profile: { ...base, limits: { ...base.limits, fileSizeMiB: 1.5 } } }],
+      ['pids not a whole number', { profile: { ...base, limits: { ...base.limits, pids: Number.NaN } } }],
+      ['tmpfs size not a whole number', { profile: { ...base, limits: { ...base.limits, tmpfsMiB: 1e400 } } }],
+      ['user with a third field', { profile: { ...base, user: '1:1:1' } }],
+      ['env name with "="', { profile: { ...base, env: { 'A=B': 'x' } } }],
+      ['label value with a line break', { labels: { 'sandbox-runner.profile': 'a\nb' } }],
+      ['label key with "="', { labels: { 'a=b': 'c' } }],
+      ['image that is a flag', { profile: { ...base, image: '--privileged' } }],
+    ];
+    for (const [what, extra] of forged) {
+      assert.throws(() => buildCreateArgv(spec({ image: 'img', command: ['${file}'] }, extra)), (e: unknown) => isSandboxError(e) && e.code === 'invalid-profile', what);
+    }
   });
 
   it('replaces every ${file} occurrence inside command items', () => {

@@ -25,7 +25,7 @@ const IMAGE = /must be an image reference such as "python:3\.12-slim"/;
 const COMMAND = /must be a non-empty list of strings .*contains "\$\{file\}"/;
 const NETWORK = /must be "none" \(the default\) or "bridge"; host and container networks are refused/;
 const HOST_PATH = /must be an absolute host path without "\.\.", commas, quotes or line breaks/;
-const CONTAINER_PATH = /must be an absolute container path other than "\/", without "\.\.", commas or quotes, and outside \/proc, \/sys, \/dev, \/etc and \/run/;
+const CONTAINER_PATH = /must be an absolute container path other than "\/", without "\.\.", colons, commas or quotes, and outside \/proc, \/sys, \/dev, \/etc and \/run/;
 const RESERVED = /must not be \/sandbox, \/home\/sandbox, \/tmp or inside them/;
 const ENV_NAME = /must be a name matching \[A-Za-z_\]\[A-Za-z0-9_\]\*/;
 const ENV_VALUE = /must be a string without NUL characters/;
@@ -142,6 +142,8 @@ const CASES: readonly BadCase[] = [
   mount({ target: '/run/docker.sock' }, 'target', CONTAINER_PATH, 'into /run'),
   mount({ target: '//proc' }, 'target', CONTAINER_PATH, 'onto //proc (normalises to /proc)'),
   mount({ target: '/a,b' }, 'target', CONTAINER_PATH, 'with a comma in the target'),
+  mount({ target: '/data:ro' }, 'target', CONTAINER_PATH, 'with a colon in the target'),
+  mount({ target: '/data,readonly=false' }, 'target', CONTAINER_PATH, 'with a --mount field in the target'),
   mount({ mode: 'rwx' }, 'mode', /must be "ro" \(read-only, the default\) or "rw"/, 'with mode rwx'),
   mount({ propagation: 'rshared' }, 'propagation', UNKNOWN, 'with an unknown key'),
   { what: 'mounts not a list', profile: { mounts: { source: '/srv', target: '/data' } }, key: 'mounts', says: /must be a list of bind mounts/ },
@@ -175,6 +177,11 @@ const CASES: readonly BadCase[] = [
   { what: 'lineEndings in other case', profile: { lineEndings: 'LF' }, key: 'lineEndings', says: LINE_ENDINGS },
   { what: 'lineEndings as a boolean', profile: { lineEndings: false }, key: 'lineEndings', says: LINE_ENDINGS },
   { what: 'lineEndings null', profile: { lineEndings: null }, key: 'lineEndings', says: LINE_ENDINGS },
+  // workdir values that would rewrite docker's `--tmpfs PATH:OPTIONS` table (split at the first ":",
+  // options at ","): an executable /tmp or HOME, a user-owned tmpfs over /etc, a tmpfs over the snippet
+  ...['/tmp:mode=777', '/tmp:exec', '/home/sandbox:exec,mode=1777', '/etc:uid=65534', '/w:rw,exec', '/sandbox:rw', '/w,exec', '/w:', ':/w'].map(
+    (workdir): BadCase => ({ what: `workdir "${workdir}" (docker --tmpfs syntax)`, profile: { workdir }, key: 'workdir', says: CONTAINER_PATH }),
+  ),
   // runtime: only a stronger one
   { what: 'runtime runc', profile: { runtime: 'runc' }, key: 'runtime', says: RUNTIME },
   { what: 'runtime empty', profile: { runtime: '' }, key: 'runtime', says: RUNTIME },

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compareToBaseline, looseningFingerprint, ProfileSchema, workspaceLoosenings } from '../../src/core';
+import { compareToBaseline, looseningFingerprint, ProfileSchema, routeLoosening, workspaceLoosenings, type ProfileLayer } from '../../src/core';
 
 const base = ProfileSchema.parse({ image: 'img', command: ['${file}'] });
 
@@ -142,5 +142,81 @@ describe('workspace loosening (unit)', () => {
       assert.deepEqual(compareToBaseline('p', p, base).addedArgs, [`--mount type=bind,src=${link},dst=/data,readonly`]);
       assert.deepEqual(compareToBaseline('p', p, base, () => '/x').addedArgs, ['--mount type=bind,src=/x,dst=/data,readonly']);
     });
+  });
+});
+
+describe('workspace re-routing into another profile (unit)', () => {
+  // The user's own loose profile: network and a read-write mount, for their own trusted tools.
+  const user: ProfileLayer = {
+    source: 'user',
+    value: {
+      net: { image: 'tools/net:1', command: ['python3', '${file}'], network: 'bridge', mounts: [{ source: '/srv/user-project', target: '/work', mode: 'rw' }] },
+      tight: { image: 'tools/tight:1', command: ['python3', '${file}'], limits: { memoryMiB: 128, timeoutSeconds: 5 } },
+    },
+  };
+  const py = { languageId: 'python', fileName: '/repo/evil.py' };
+  const ws = (value: unknown): ProfileLayer => ({ source: 'workspace', value });
+
+  it('a workspace adding "languages": ["python"] to the user\'s loose profile needs consent', () => {
+    const layers = [user, ws({ net: { languages: ['python'] } })];
+    // Today's decision: the profile itself is unchanged by the workspace, so nothing is reported.
+    assert.equal(workspaceLoosenings(layers).get('net'), undefined);
+    const r = routeLoosening({ layers }, py);
+    assert.ok(r, 'the re-route into "net" must need consent');
+    assert.equal(r.profileName, 'net');
+    assert.deepEqual(r.loosenings.map((l) => l.description), [
+      'workspace settings send this file to profile "net" instead of "python"',
+      'network: none → bridge',
+      'new rw bind mount of host path /srv/user-project at /work',
+    ]);
+    assert.ok(r.addedArgs.includes('--network bridge'));
+    // Without the workspace layer the same file needs nothing.
+    assert.equal(routeLoosening({ layers: [user] }, py), undefined);
+  });
+
+  it('a workspace setting defaultProfile to the user\'s loose profile needs consent', () => {
+    const txt = { languageId: 'plaintext', fileName: '/repo/notes.txt' };
+    const r = routeLoosening({ layers: [user, ws(undefined)], defaultProfile: 'net', baselineDefaultProfile: undefined }, txt);
+    assert.ok(r);
+    assert.equal(r.loosenings[0]!.key, 'sandboxRunner.defaultProfile');
+    assert.match(r.loosenings[0]!.description, /to profile "net" instead of no profile/);
+    assert.ok(r.loosenings.some((l) => l.description === 'network: none → bridge'));
+    // Over the user's own default "python": the same.
+    const over = routeLoosening({ layers: [user], defaultProfile: 'net', baselineDefaultProfile: 'python' }, txt);
+    assert.match(over?.loosenings[0]?.description ?? '', /to profile "net" instead of "python"/);
+    // The user's own default, unchanged by the workspace: the user chose it.
+    assert.equal(routeLoosening({ layers: [user], defaultProfile: 'net', baselineDefaultProfile: 'net' }, txt), undefined);
+  });
+
+  it('consent is asked again when the workspace also swaps that profile\'s image or command', () => {
+    const plain = routeLoosening({ layers: [user, ws({ net: { languages: ['python'] } })] }, py)!;
+    const image = routeLoosening({ layers: [user, ws({ net: { languages: ['python'], image: 'evil/img:1' } })] }, py)!;
+    const command = routeLoosening({ layers: [user, ws({ net: { languages: ['python'], command: ['sh', '-c', 'curl x', '${file}'] } })] }, py)!;
+    assert.equal(image.image, 'evil/img:1');
+    assert.notEqual(looseningFingerprint(image), looseningFingerprint(plain));
+    assert.notEqual(looseningFingerprint(command), looseningFingerprint(plain));
+  });
+
+  it('a workspace that only tightens, or re-routes into a tighter profile, needs no consent', () => {
+    assert.equal(routeLoosening({ layers: [user, ws({ tight: { languages: ['python'] } })] }, py), undefined);
+    assert.equal(routeLoosening({ layers: [user, ws({ shell: { extensions: ['.py'], languages: ['python'] } })] }, py), undefined);
+    assert.equal(routeLoosening({ layers: [user, ws({ python: { limits: { memoryMiB: 64 } } })] }, py), undefined);
+    assert.equal(routeLoosening({ layers: [user], defaultProfile: 'tight' }, { languageId: 'plaintext', fileName: 'a.txt' }), undefined);
+    // An explicit choice of the user's profile by name is the user's own decision.
+    assert.equal(routeLoosening({ layers: [user, ws({ net: { languages: ['python'] } })] }, { ...py, name: 'net' }), undefined);
+  });
+
+  it('still reports a workspace that loosens the profile the file resolves to anyway', () => {
+    const r = routeLoosening({ layers: [user, ws({ python: { network: 'bridge' } })] }, py);
+    assert.deepEqual(r?.loosenings.map((l) => l.description), ['network: none → bridge']);
+  });
+
+  it('a workspace swapping the image or command of the user\'s profile with network or mounts needs consent', () => {
+    const layers = (over: Record<string, unknown>) => [user, ws({ net: over })];
+    const q = { name: 'net' };
+    assert.deepEqual(routeLoosening({ layers: layers({ image: 'evil/img:1' }) }, q)?.loosenings.map((l) => l.key), ['sandboxRunner.profiles.net.image']);
+    assert.deepEqual(routeLoosening({ layers: layers({ command: ['sh', '${file}'] }) }, q)?.loosenings.map((l) => l.key), ['sandboxRunner.profiles.net.command']);
+    // The same swap on a profile with neither network nor mounts changes nothing the floor holds.
+    assert.equal(routeLoosening({ layers: [user, ws({ tight: { image: 'evil/img:1', command: ['sh', '${file}'] } })] }, { name: 'tight' }), undefined);
   });
 });

@@ -1,11 +1,15 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isSandboxError, ProfileSchema, protectedReason, resolveMounts } from '../../src/core';
+import { isSandboxError, mountTestHooks, ProfileSchema, protectedReason, resolveMounts } from '../../src/core';
 
 describe('mount validation (unit)', () => {
   let dir: string;
+  // Another live process (its /proc/<pid>/fd holds no anchor of ours).
+  const other = spawn('sleep', ['60'], { stdio: 'ignore' });
+  after(() => other.kill('SIGKILL'));
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'sr-mounts-'));
     await mkdir(join(dir, 'project'));
@@ -54,15 +58,60 @@ describe('mount validation (unit)', () => {
     );
   });
 
-  it('accepts a project directory through a symlink, read-only unless rw', async () => {
-    const mounts = await resolveMounts('p', profileWith([
+  it('accepts a project directory through a symlink, read-only unless rw, pinned by an open descriptor', async () => {
+    let pinned: string[] = [];
+    const pins = await resolveMounts('p', profileWith([
       { source: join(dir, 'project-link'), target: '/data' },
-      { source: join(dir, 'project', 'data.txt'), target: '/in/data.txt', mode: 'rw' },
+      { source: join(dir, 'project'), target: '/rw', mode: 'rw' },
     ]));
-    assert.deepEqual(mounts, [
-      { source: join(dir, 'project'), target: '/data', readOnly: true },
-      { source: join(dir, 'project', 'data.txt'), target: '/in/data.txt', readOnly: false },
-    ]);
+    try {
+      assert.deepEqual(pins.mounts.map((m) => ({ source: m.source, target: m.target, readOnly: m.readOnly })), [
+        { source: join(dir, 'project'), target: '/data', readOnly: true },
+        { source: join(dir, 'project'), target: '/rw', readOnly: false },
+      ]);
+      const project = await stat(join(dir, 'project'));
+      for (const m of pins.mounts) {
+        // Through this process's anchor directory to the descriptor: the checked directory's inode.
+        assert.match(m.pinned!, new RegExp(`^/proc/${process.pid}/fd/\\d+/[0-9a-f]{32}$`));
+        assert.equal((await stat(m.pinned!)).ino, project.ino);
+        // The same path under another process's pid leads nowhere: an engine that sees another
+        // process under this pid cannot mount something else.
+        await assert.rejects(stat(m.pinned!.replace(`/proc/${process.pid}/`, `/proc/${other.pid}/`)), /ENOENT|ENOTDIR/);
+      }
+      pinned = pins.mounts.map((m) => m.pinned!);
+    } finally {
+      await pins.dispose();
+    }
+    // Disposed: the descriptors are closed and the anchor directory is gone.
+    for (const p of pinned) await assert.rejects(stat(p), /ENOENT|EBADF/);
+  });
+
+  it('checks what it pinned: a swap after realpath and before open is seen through the descriptor', async () => {
+    // The path is what the open descriptor shows, so the check and the mount see one inode.
+    await mkdir(join(dir, 'swap'));
+    mountTestHooks.afterCheck = async (checked) => {
+      assert.deepEqual(checked, [join(dir, 'swap')]);
+      await rename(join(dir, 'swap'), join(dir, 'swap.orig'));
+      await symlink('/etc', join(dir, 'swap'));
+    };
+    try {
+      const checked = await stat(join(dir, 'swap'));
+      const pins = await resolveMounts('p', profileWith([{ source: join(dir, 'swap'), target: '/data' }]));
+      // After the swap the pinned path still leads to the checked directory, not to /etc.
+      const seen = await stat(pins.mounts[0]!.pinned!);
+      assert.equal(seen.ino, checked.ino);
+      assert.notEqual(seen.ino, (await stat('/etc')).ino);
+      await pins.dispose();
+    } finally {
+      mountTestHooks.afterCheck = undefined;
+    }
+  });
+
+  it('refuses a single file (it cannot be pinned as a mount) and says to mount its directory', async () => {
+    await assert.rejects(
+      resolveMounts('p', profileWith([{ source: join(dir, 'project', 'data.txt'), target: '/in/data.txt', mode: 'rw' }])),
+      (e: unknown) => isSandboxError(e) && e.code === 'invalid-mount' && /single file/.test(e.message) && /mount its directory/.test(e.message),
+    );
   });
 
   it('refuses missing sources and reserved targets', async () => {

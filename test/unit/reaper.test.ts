@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LABELS, ownerLiveness, removeStaleSnippetDir, statStartTime, statState, type ProcessProbe } from '../../src/core';
+import { LABELS, notProductNamed, ownerLiveness, removeStaleSnippetDir, statStartTime, statState, type ProcessProbe } from '../../src/core';
 
 /** A /proc/<pid>/stat line; `comm` may contain spaces and parentheses. */
 const statLine = (pid: number, comm: string, state: string, start: number) =>
@@ -115,5 +115,26 @@ describe('orphan liveness (unit)', () => {
       await rm(nested, { recursive: true, force: true });
       await rm(link, { force: true });
     }
+  });
+});
+
+describe('product containers are told by their name, not their labels (unit)', () => {
+  const id = '3f1c2a4e-5b6d-4e7f-8a9b-0c1d2e3f4a5b';
+  it('accepts exactly sandbox-runner-<run-id label> with a UUID run id', () => {
+    assert.equal(notProductNamed({ name: `sandbox-runner-${id}`, labels: { [LABELS.runId]: id } }), undefined);
+  });
+  it('refuses other names, other run ids and run ids that are not UUIDs', () => {
+    for (const [name, runId] of [
+      ['othertool-db', id],
+      [`sandbox-runner-${id}-x`, id],
+      [`x-sandbox-runner-${id}`, id],
+      [`sandbox-runner-${id}`, '3f1c2a4e-5b6d-4e7f-8a9b-0c1d2e3f4a5c'],
+      ['sandbox-runner-abc', 'abc'],
+      ['sandbox-runner-', ''],
+      [`sandbox-runner-${id.toUpperCase()}`, id.toUpperCase()],
+    ]) {
+      assert.ok(notProductNamed({ name: name!, labels: { [LABELS.runId]: runId! } }), name);
+    }
+    assert.ok(notProductNamed({ name: `sandbox-runner-${id}`, labels: {} }));
   });
 });
