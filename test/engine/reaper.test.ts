@@ -65,9 +65,14 @@ async function deadPid(): Promise<number> {
 
 describe('orphan sweep (engine)', function () {
   this.timeout(60_000);
-  const sleeper = execa('sleep', ['120'], { reject: false });
+  // A live owner for the whole suite: started when the suite starts, not when mocha loads the file
+  // (the suites before this one can take longer than any fixed sleep).
+  let sleeper: ReturnType<typeof execa>;
 
-  before(requireEngine);
+  before(async () => {
+    await requireEngine();
+    sleeper = execa('sleep', ['600'], { reject: false });
+  });
   after(async () => {
     sleeper.kill('SIGKILL');
     await sleeper;
