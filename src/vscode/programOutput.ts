@@ -3,6 +3,8 @@
  * network) and a footer (outcome and duration); program output streamed in between with ANSI
  * escape sequences stripped, stderr lines marked, and very long lines cut with a marker.
  * Appends are batched (see OutputWriter). A copy of the last 1 MiB is kept for the exported API.
+ * Our own lines (header, footer, notices, refusals) quote names, settings and engine or program
+ * text: they pass the same filter as program output.
  */
 import type * as vscode from 'vscode';
 import { TerminalTextFilter, type OutputStream, type Profile, type RunResult } from '../core';
@@ -14,6 +16,12 @@ export const STDERR_PREFIX = '[stderr] ';
 export const MAX_LINE_CHARS = 4000;
 /** Characters of channel text kept for `outputText()`. */
 const MIRROR_CHARS = 1024 * 1024;
+
+/** `text` through a fresh TerminalTextFilter: no escape sequences or control characters but tab and line feed. */
+function filtered(text: string): string {
+  const filter = new TerminalTextFilter();
+  return filter.push(text) + filter.end();
+}
 
 /** Per-stream line state: where the current line is; escape sequences go through the filter. */
 class LineShaper {
@@ -105,14 +113,16 @@ export class ProgramOutput {
   begin(what: string, profileName: string, source: string, profile: Profile) {
     const l = profile.limits;
     this.writer.write(
-      `\n▶ ${what}\n` +
-        `  profile ${profileName} (${source}) · image ${profile.image} · network ${profile.network === 'none' ? 'off' : 'ON (bridge)'}\n` +
-        `  limits ${l.memoryMiB} MiB memory, ${l.cpus} CPU, ${l.pids} processes, ${l.timeoutSeconds} s, ${l.outputBytes} bytes per stream\n`,
+      filtered(
+        `\n▶ ${what.replace(/\n/g, ' ')}\n` +
+          `  profile ${profileName} (${source}) · image ${profile.image} · network ${profile.network === 'none' ? 'off' : 'ON (bridge)'}\n` +
+          `  limits ${l.memoryMiB} MiB memory, ${l.cpus} CPU, ${l.pids} processes, ${l.timeoutSeconds} s, ${l.outputBytes} bytes per stream\n`,
+      ),
     );
     const shapers = { stdout: new LineShaper(''), stderr: new LineShaper(STDERR_PREFIX) };
     const sink = (stream: OutputStream, text: string) => {
       if (stream === 'notice') {
-        this.writer.write(`${shapers.stdout.end()}${shapers.stderr.end()}${text.trim()}\n`);
+        this.writer.write(`${shapers.stdout.end()}${shapers.stderr.end()}${filtered(text).trim()}\n`);
         return;
       }
       // Lines of the two streams never share a line: an open line of the other stream is broken first.
@@ -120,7 +130,7 @@ export class ProgramOutput {
       this.writer.write((other.open ? other.interrupt() : '') + shapers[stream].shape(text));
     };
     const end = (result: RunResult) => {
-      this.writer.write(shapers.stdout.end() + shapers.stderr.end() + `■ ${footer(result)}\n`);
+      this.writer.write(shapers.stdout.end() + shapers.stderr.end() + `■ ${filtered(footer(result))}\n`);
       this.writer.flush();
     };
     return { sink, end };
@@ -128,7 +138,7 @@ export class ProgramOutput {
 
   /** Writes one line outside any run (e.g. a refused run). */
   line(text: string): void {
-    this.writer.write(text + '\n');
+    this.writer.write(filtered(text) + '\n');
   }
 }
 
@@ -148,6 +158,7 @@ export function footer(result: RunResult): string {
       return `killed: out of memory · ${ms} · ${result.message}`;
     case 'failed-to-start':
     case 'engine-error':
-      return `failed · ${result.message}`;
+      // The notification only names the kind of failure: the message and the fix are here.
+      return `failed · ${result.message}${result.error?.fix ? ` ${result.error.fix}` : ''}`;
   }
 }
