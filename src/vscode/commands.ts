@@ -184,8 +184,8 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
           // Quick pick items render `$(icon)`: shown names are escaped, the pick carries the real one.
           settings.profiles.map((p) => ({
             name: p.name,
-            label: plainText(p.name, { codicons: true }),
-            description: plainText(`${p.source} · ${p.profile.image}`, { codicons: true }),
+            label: plainText(p.name),
+            description: plainText(`${p.source} · ${p.profile.image}`),
             detail: `network ${p.profile.network === 'none' ? 'off' : 'on'} · ${p.profile.limits.memoryMiB} MiB · ${p.profile.limits.timeoutSeconds} s`,
           })),
           { title: 'Run in Sandbox with Profile', placeHolder: 'Choose a sandbox profile' },
@@ -204,7 +204,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
       if (active.length === 1) return runs.cancel(active[0]!.id);
       const all = { label: '$(debug-stop) Cancel All', id: '*' };
       const picked = await vscode.window.showQuickPick(
-        [all, ...active.map((r) => ({ label: plainText(r.label, { codicons: true }), description: plainText(r.profileName, { codicons: true }), id: r.id }))],
+        [all, ...active.map((r) => ({ label: plainText(r.label), description: plainText(r.profileName), id: r.id }))],
         { title: 'Cancel Sandbox Run' },
       );
       if (!picked) return false;

@@ -6,7 +6,6 @@
  */
 import * as vscode from 'vscode';
 import { looseningFingerprint, type LooseningReport } from '../core';
-import { plainText } from './plainText';
 
 const KEY = 'sandboxRunner.looseningConsents';
 const ALLOW = 'Allow for This Workspace';
@@ -70,7 +69,7 @@ export async function ensureConsent(store: ConsentStore, report: LooseningReport
   if (store.has(report)) return true;
   // The first item is the modal's default button: make Enter open the settings, never grant.
   const choice = await vscode.window.showWarningMessage(
-    `The workspace profile "${plainText(report.profileName)}" loosens the sandbox.`,
+    `The workspace profile "${report.profileName}" loosens the sandbox.`,
     { modal: true, detail: consentDetail(report) },
     REVIEW,
     ALLOW,
