@@ -159,6 +159,6 @@ export function footer(result: RunResult): string {
     case 'failed-to-start':
     case 'engine-error':
       // The notification only names the kind of failure: the message and the fix are here.
-      return `failed · ${result.message}${result.error?.fix ? ` ${result.error.fix}` : ''}`;
+      return `failed · ${result.message}${result.error?.fix && !result.message.includes(result.error.fix) ? ` ${result.error.fix}` : ''}`;
   }
 }

@@ -158,23 +158,38 @@ function linkAnchors(anchors: readonly { href: string; text: string }[]): { href
   return anchors.filter((a) => /^\s*(command|file|https?):/i.test(a.href) || /Repair the Docker runtime/.test(a.text));
 }
 
-/** Texts of the visible notification toasts. */
+/**
+ * Texts of the notifications shown: toasts, and the rows of the notification centre (the
+ * workbench may hold toasts back, e.g. while the centre is open; the centre lists every one).
+ */
 async function toastTexts(page: Page): Promise<string[]> {
-  return (await page.locator('.notifications-toasts .notification-toast').allInnerTexts().catch(() => [] as string[])).map((t) => clean(t).replace(/\s*\n\s*/g, ' ').trim());
+  const texts = await page
+    .locator('.notifications-toasts .notification-toast, .notifications-center .notification-list-item')
+    .allInnerTexts()
+    .catch(() => [] as string[]);
+  return texts.map((t) => clean(t).replace(/\s*\n\s*/g, ' ').trim()).filter((t) => t !== '');
+}
+
+/** Opens the notification centre ("Notifications: Show Notifications") unless it is open. */
+async function showCenter(page: Page): Promise<void> {
+  if (await page.locator('.notifications-center.visible').count()) return;
+  await quickPick(page, 'F1', 'Notifications: Show Notifications', /Show Notifications/, 'click');
+  await page.locator('.notifications-center.visible').waitFor({ state: 'visible', timeout: 5_000 }).catch(() => {});
 }
 
 /** Clears every notification (command palette: "Notifications: Clear All Notifications"). */
 async function clearNotifications(page: Page): Promise<void> {
-  await quickPick(page, 'F1', 'Clear All Notifications', /Clear All Notifications/, 'Enter').catch(() => page.keyboard.press('Escape'));
+  await quickPick(page, 'F1', 'Notifications: Clear All Notifications', /Clear All Notifications/, 'click').catch(() => page.keyboard.press('Escape'));
   await page.waitForTimeout(300);
 }
 
-/** Opens `name` via Quick Open (query `query`) and runs "Run in Sandbox". */
-async function runFile(page: Page, query: string, name: string): Promise<void> {
+/** Opens `name` via Quick Open (query `query`), runs "Run in Sandbox", opens the notification centre unless `center` is false. */
+async function runFile(page: Page, query: string, name: string, center = true): Promise<void> {
   await quickPick(page, 'Control+P', query, query, 'Enter');
   await page.locator('.tabs-container .tab.active', { hasText: query }).waitFor({ state: 'visible', timeout: 15_000 });
   step(`opened ${JSON.stringify(name)}`);
   await quickPick(page, 'F1', RUN_TITLE, RUN_TITLE, 'Enter');
+  if (center) await showCenter(page);
 }
 
 /**
@@ -203,25 +218,29 @@ function showLinks(links: readonly { href: string; text: string }[]): string {
 }
 
 async function linkChecks(page: Page): Promise<void> {
+  const bell = await page.locator('#workbench\\.parts\\.statusbar [id$="notifications"], #workbench\\.parts\\.statusbar [aria-label*="otification"]').first().getAttribute('aria-label').catch(() => null);
+  step(`notifications status-bar item: ${JSON.stringify(bell)}`);
   await clearNotifications(page);
 
   // 5a. The progress notification's title names the file: it must not render the name's link.
-  await runFile(page, 'linkname.py', LINK_PY);
-  let seen = await watchNotifications(page, /HOST-LINKNAME-START/, 20_000);
-  await page.screenshot({ path: join(artifacts, 'ui-check-link-progress.png') });
+  await runFile(page, 'linkname.py', LINK_PY, false);
   // The status-bar item's tooltip lists the run by its label (the file name).
   let hoverLinks: { href: string; text: string }[] = [];
   let hoverText = '';
   try {
-    await statusItems(page).first().hover({ timeout: 3_000 });
+    await statusItems(page).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await statusItems(page).first().hover({ timeout: 5_000 });
     const hover = page.locator('.workbench-hover, .monaco-hover').filter({ hasText: /linkname/ }).first();
-    await hover.waitFor({ state: 'visible', timeout: 3_000 });
+    await hover.waitFor({ state: 'visible', timeout: 5_000 });
     hoverText = clean(await hover.innerText()).trim();
     hoverLinks = linkAnchors(await hover.locator('a').evaluateAll((els) => els.map((e) => ({ href: e.getAttribute('href') ?? '', text: (e.textContent ?? '').trim() }))));
   } catch {
     // reported below
   }
   await page.mouse.move(700, 300);
+  await showCenter(page);
+  let seen = await watchNotifications(page, /HOST-LINKNAME-START/, 20_000);
+  await page.screenshot({ path: join(artifacts, 'ui-check-link-progress.png') });
   check('the status-bar tooltip names the link-named run', /linkname\.py/.test(hoverText), JSON.stringify(hoverText));
   check('the status-bar tooltip renders no link from the file name', hoverLinks.length === 0, showLinks(hoverLinks));
   const progress = await watchNotifications(page, /HOST-LINKNAME-DONE[\s\S]*■/, 30_000);
