@@ -230,7 +230,7 @@ async function linkChecks(page: Page): Promise<void> {
   try {
     await statusItems(page).first().waitFor({ state: 'visible', timeout: 10_000 });
     await statusItems(page).first().hover({ timeout: 5_000 });
-    const hover = page.locator('.workbench-hover, .monaco-hover').filter({ hasText: /linkname/ }).first();
+    const hover = page.locator('.workbench-hover, .monaco-hover').filter({ hasText: /Cancel the sandbox run/ }).first();
     await hover.waitFor({ state: 'visible', timeout: 5_000 });
     hoverText = clean(await hover.innerText()).trim();
     hoverLinks = linkAnchors(await hover.locator('a').evaluateAll((els) => els.map((e) => ({ href: e.getAttribute('href') ?? '', text: (e.textContent ?? '').trim() }))));
