@@ -33,7 +33,8 @@ Options:
                          print what was removed and what was kept, then exit
       --raw              pass the program's output to a terminal unfiltered (by default escape
                          sequences, lone carriage returns and control characters are removed
-                         when stdout/stderr is a terminal)
+                         when stdout/stderr is a terminal); sandbox-run's own lines, which may
+                         quote the program, file names or settings, are filtered regardless
   -q, --quiet            do not print the summary line on stderr
   -h, --help             show this help
 
