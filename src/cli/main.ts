@@ -9,7 +9,7 @@ import {
   isSandboxError, LIMIT_RANGES, pickProfile, ProfileSchema, rangeMessage, reapOrphans, resolveProfiles, routeLoosening, runInSandbox, blockingIssues, type RunResult,
 } from '../core';
 import { exitCodeFor, EXIT } from './exitCodes';
-import { TerminalOutput } from './terminalOutput';
+import { dataRow, ownLine, TerminalOutput } from './terminalOutput';
 import { readWorkspaceSettings } from './workspaceSettings';
 
 function usage(): string {
@@ -33,7 +33,8 @@ Options:
                          print what was removed and what was kept, then exit
       --raw              pass the program's output to a terminal unfiltered (by default escape
                          sequences, lone carriage returns and control characters are removed
-                         when stdout/stderr is a terminal)
+                         when stdout/stderr is a terminal); sandbox-run's own lines, which may
+                         quote the program, file names or settings, are filtered regardless
   -q, --quiet            do not print the summary line on stderr
   -h, --help             show this help
 
@@ -43,8 +44,18 @@ Exit status: the program's own exit status when it ends by itself, else
   ${EXIT.engineError} engine failed during the run, ${EXIT.usage} bad command line or invalid profile.`;
 }
 
+/** Writes one of our own lines to stderr (filtered for a terminal: it may quote file names and settings). */
+function say(message: string): void {
+  process.stderr.write(ownLine(message, process.stderr));
+}
+
+/** Writes a data row to stdout (filtered for a terminal). */
+function row(text: string): void {
+  process.stdout.write(dataRow(text, process.stdout));
+}
+
 function fail(message: string, code: number = EXIT.usage): never {
-  process.stderr.write(`sandbox-run: ${message}\n`);
+  say(message);
   process.exit(code);
 }
 
@@ -61,12 +72,12 @@ async function reap(): Promise<number> {
     report = await reapOrphans();
   } catch (e) {
     if (!isSandboxError(e)) throw e;
-    process.stderr.write(`sandbox-run: ${e.message} ${e.fix}\n`);
+    say(`${e.message} ${e.fix}`);
     return EXIT.failedToStart;
   }
-  for (const name of report.removed) process.stdout.write(`removed\t${name}\n`);
-  for (const k of report.kept) process.stdout.write(`kept\t${k.name}\t${k.reason}\n`);
-  process.stderr.write(`sandbox-run: removed ${report.removed.length} orphaned container(s), kept ${report.kept.length}.\n`);
+  for (const name of report.removed) row(`removed\t${name}`);
+  for (const k of report.kept) row(`kept\t${k.name}\t${k.reason}`);
+  say(`removed ${report.removed.length} orphaned container(s), kept ${report.kept.length}.`);
   return 0;
 }
 
@@ -116,10 +127,10 @@ async function main(): Promise<number> {
 
   if (values['list-profiles']) {
     for (const p of set.profiles) {
-      process.stdout.write(`${p.name}\t${p.source}\t${p.profile.image}\t${p.profile.extensions.join(',')}\tnetwork ${p.profile.network}\n`);
+      row(`${p.name}\t${p.source}\t${p.profile.image}\t${p.profile.extensions.join(',')}\tnetwork ${p.profile.network}`);
     }
-    for (const p of set.invalid) process.stdout.write(`${p.name}\t${p.source}\tINVALID\n`);
-    for (const i of set.issues) process.stderr.write(`sandbox-run: ${i.key}: ${i.message}\n`);
+    for (const p of set.invalid) row(`${p.name}\t${p.source}\tINVALID`);
+    for (const i of set.issues) say(`${i.key}: ${i.message}`);
     return set.issues.length > 0 ? EXIT.usage : 0;
   }
 
@@ -132,7 +143,7 @@ async function main(): Promise<number> {
   const chosen = pickProfile(set, query);
   if (!chosen) {
     const bad = set.invalid.find((p) => p.name === values.profile);
-    for (const i of bad?.issues ?? set.issues) process.stderr.write(`sandbox-run: ${i.key}: ${i.message}\n`);
+    for (const i of bad?.issues ?? set.issues) say(`${i.key}: ${i.message}`);
     fail(
       values.profile
         ? `profile "${values.profile}" ${bad ? 'is invalid (see above); fix it in ' + settings.path : 'does not exist; use --list-profiles to see the profiles'}.`
@@ -146,7 +157,7 @@ async function main(): Promise<number> {
   // never fall back to the built-in silently. Other problems are warnings.
   const blocking = blockingIssues(set, chosen.name);
   for (const i of set.issues) {
-    process.stderr.write(`sandbox-run: ${blocking.includes(i) ? '' : 'warning: '}${i.key}: ${i.message}\n`);
+    say(`${blocking.includes(i) ? '' : 'warning: '}${i.key}: ${i.message}`);
   }
   if (blocking.length > 0) fail(`the settings for profile "${chosen.name}" are malformed (above); fix ${settings.path} and run again.`);
 
@@ -155,9 +166,9 @@ async function main(): Promise<number> {
   // Also a file the workspace re-routed (extensions) into a looser profile than the built-in it would use.
   const loosening = routeLoosening({ layers }, query);
   if (loosening && !values['allow-loosening']) {
-    for (const l of loosening.loosenings) process.stderr.write(`sandbox-run: ${l.key}: ${l.description}\n`);
-    for (const a of loosening.addedArgs) process.stderr.write(`sandbox-run:   + ${a}\n`);
-    for (const a of loosening.removedArgs) process.stderr.write(`sandbox-run:   - ${a}\n`);
+    for (const l of loosening.loosenings) say(`${l.key}: ${l.description}`);
+    for (const a of loosening.addedArgs) say(`  + ${a}`);
+    for (const a of loosening.removedArgs) say(`  - ${a}`);
     fail(`profile "${chosen.name}" from ${settings.path} loosens the sandbox (above); review it and pass --allow-loosening to run it.`);
   }
 
@@ -186,7 +197,7 @@ async function main(): Promise<number> {
     interrupts += 1;
     if (interrupts === 1) controller.abort();
     else if (interrupts === 2) {
-      process.stderr.write('sandbox-run: removing the container now…\n');
+      say('removing the container now…');
       force.abort();
     }
   };

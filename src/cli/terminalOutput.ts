@@ -3,12 +3,29 @@
  * decoded as UTF-8 and filtered (escape sequences, lone CRs and control characters removed, see
  * TerminalTextFilter); to a pipe or a file, or with `--raw`, the program's bytes are written
  * unchanged (up to the output bound), as `docker run` passes them. Runner notices and our own
- * lines go to stderr. A closed pipe (`sandbox-run x.py | head -1`) is not a crash: it ends the
- * run like a cancel.
+ * lines go to stderr. Our own lines (the summary, "engine said", usage and profile errors) quote
+ * the snippet's output, file names, settings keys and engine messages: to a terminal they always
+ * pass the same filter, `--raw` or not (see {@link ownLine}).
+ * A closed pipe (`sandbox-run x.py | head -1`) is not a crash: it ends the run like a cancel.
  */
 import { TerminalTextFilter, Utf8Decoder, type OutputSink, type ProgramStream } from '../core';
 
 type Writable = NodeJS.WriteStream;
+
+/**
+ * One of our own messages as written to `stream`: `sandbox-run: TEXT` and a line feed. When
+ * `stream` is a terminal, TEXT passes a fresh TerminalTextFilter (no escape sequences, such as a
+ * window title, an OSC 52 clipboard write or a screen clear; no lone CR; no control characters
+ * but tab and line feed; an unfinished sequence at the end is dropped), and each further line
+ * of a multi-line TEXT is indented under the prefix, so quoted text cannot pose as a line of ours.
+ * To a pipe or file, TEXT is written as it is.
+ */
+export function ownLine(text: string, stream: Pick<Writable, 'isTTY'>): string {
+  if (!stream.isTTY) return `sandbox-run: ${text}\n`;
+  const filter = new TerminalTextFilter();
+  const clean = (filter.push(text) + filter.end()).replace(/\n+$/, '');
+  return `sandbox-run: ${clean.split('\n').join('\n             ')}\n`;
+}
 
 /** Display state of one stream written to a terminal: decoding, then filtering. */
 interface Display {
@@ -68,9 +85,9 @@ export class TerminalOutput {
     }
   }
 
-  /** Writes one of our own lines to stderr. */
+  /** Writes one of our own lines to stderr ({@link ownLine}: filtered for a terminal, also with `--raw`). */
   line(text: string): void {
-    this.write(this.err, `sandbox-run: ${text}\n`);
+    this.write(this.err, ownLine(text, this.err));
   }
 
   private streamFor(target: ProgramStream): Writable {
@@ -80,4 +97,15 @@ export class TerminalOutput {
   private write(stream: Writable, data: string | Uint8Array): void {
     if (data.length > 0 && !this.pipeClosed && !stream.destroyed) stream.write(data);
   }
+}
+
+/**
+ * A data row (e.g. a `--list-profiles` or `--reap` line, which quote settings keys and container
+ * names) as written to `stream`: to a terminal filtered like {@link ownLine} and kept on one line
+ * (line feeds become spaces); to a pipe or file as it is. Ends with a line feed.
+ */
+export function dataRow(text: string, stream: Pick<Writable, 'isTTY'>): string {
+  if (!stream.isTTY) return `${text}\n`;
+  const filter = new TerminalTextFilter();
+  return `${(filter.push(text) + filter.end()).replace(/\n/g, ' ')}\n`;
 }

@@ -7,6 +7,7 @@ import { blockingIssues, chooseProfile, type ResolvedProfile, type RunResult, ty
 import { ensureConsent, type ConsentStore } from './consent';
 import type { TreeNode } from './profileTree';
 import { reportNoProfile, reportRunFailure } from './failures';
+import { plainText } from './plainText';
 import { channelRunProfile, type ProgramOutput } from './programOutput';
 import type { RunManager } from './runManager';
 import { currentSettings, dockerPath, type SettingsSnapshot } from './settings';
@@ -74,7 +75,7 @@ async function execute(deps: CommandDeps, target: Target, profileName?: string):
       const untrusted = !settings.trusted ? ' Workspace profiles are ignored in an untrusted workspace.' : '';
       const invalid = settings.invalid.some((p) => p.name === profileName) ? ' It is invalid: see the output.' : '';
       deps.output.line(`[sandbox-runner] No valid profile named "${profileName}".${invalid}${untrusted}`);
-      void vscode.window.showErrorMessage(`No valid sandbox profile named "${profileName}".${invalid}${untrusted}`, 'Show Output').then(
+      void vscode.window.showErrorMessage(`No valid sandbox profile named "${plainText(profileName)}".${invalid}${untrusted}`, 'Show Output').then(
         (c) => c && vscode.commands.executeCommand('sandboxRunner.showOutput'),
       );
     } else {
@@ -86,17 +87,30 @@ async function execute(deps: CommandDeps, target: Target, profileName?: string):
   const blocking = blockingIssues(settings, chosen.name);
   if (blocking.length > 0) {
     for (const i of blocking) deps.output.line(`[sandbox-runner] ${i.key}: ${i.message}`);
+    // The setting keys and messages quote workspace values: they are in the output, not the pop-up.
     void vscode.window
-      .showErrorMessage(`Not run: the settings for sandbox profile "${chosen.name}" are malformed (${blocking[0]!.key}: ${blocking[0]!.message}).`, 'Open Settings')
-      .then((c) => c && vscode.commands.executeCommand('workbench.action.openSettings', 'sandboxRunner.profiles'));
+      .showErrorMessage(
+        `Not run: the settings for sandbox profile "${plainText(chosen.name)}" are malformed (${blocking.length} problem${blocking.length === 1 ? '' : 's'}, listed in the Sandbox Runner output).`,
+        'Open Settings',
+        'Show Output',
+      )
+      .then((c) =>
+        c === 'Show Output'
+          ? vscode.commands.executeCommand('sandboxRunner.showOutput')
+          : c && vscode.commands.executeCommand('workbench.action.openSettings', 'sandboxRunner.profiles'),
+      );
     return undefined;
   }
   // A loosened profile, or a document the workspace re-routed into a looser profile (core routeLoosening).
   const loosening = settings.looseningFor(query);
   if (loosening && !(await ensureConsent(deps.consents, loosening))) {
-    const msg = `Not run: the workspace profile "${chosen.name}" loosens the sandbox (${loosening.loosenings.map((l) => l.description).join('; ')}) and was not allowed.`;
-    deps.output.line(`[sandbox-runner] ${msg}`);
-    void vscode.window.showWarningMessage(msg);
+    // The descriptions quote workspace values (mount paths, images): in the output, not the pop-up.
+    deps.output.line(
+      `[sandbox-runner] Not run: the workspace profile "${chosen.name}" loosens the sandbox (${loosening.loosenings.map((l) => l.description).join('; ')}) and was not allowed.`,
+    );
+    void vscode.window.showWarningMessage(
+      `Not run: the workspace profile "${plainText(chosen.name)}" loosens the sandbox and was not allowed (the Sandbox Runner output lists what it loosens).`,
+    );
     return undefined;
   }
   const profile = channelRunProfile(chosen.profile);
@@ -117,7 +131,8 @@ async function execute(deps: CommandDeps, target: Target, profileName?: string):
   });
   deps.log.info(`run ${info.id} started: ${target.label} with profile ${chosen.name}`);
   void vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `Sandbox: ${target.label}`, cancellable: true },
+    // The title renders `[label](command:…)` links: the label (a file name) goes through plainText.
+    { location: vscode.ProgressLocation.Notification, title: `Sandbox: ${plainText(target.label)}`, cancellable: true },
     (_progress, token) => {
       token.onCancellationRequested(() => deps.runs.cancel(info.id));
       return done;
@@ -166,15 +181,17 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
       if (name === undefined) {
         const settings = currentSettings();
         const picked = await vscode.window.showQuickPick(
+          // Quick pick items render `$(icon)`: shown names are escaped, the pick carries the real one.
           settings.profiles.map((p) => ({
-            label: p.name,
-            description: `${p.source} · ${p.profile.image}`,
+            name: p.name,
+            label: plainText(p.name),
+            description: plainText(`${p.source} · ${p.profile.image}`),
             detail: `network ${p.profile.network === 'none' ? 'off' : 'on'} · ${p.profile.limits.memoryMiB} MiB · ${p.profile.limits.timeoutSeconds} s`,
           })),
           { title: 'Run in Sandbox with Profile', placeHolder: 'Choose a sandbox profile' },
         );
         if (!picked) return undefined;
-        name = picked.label;
+        name = picked.name;
       }
       const target = editorTarget(false);
       return target ? execute(deps, target, name) : noEditor();
@@ -187,7 +204,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
       if (active.length === 1) return runs.cancel(active[0]!.id);
       const all = { label: '$(debug-stop) Cancel All', id: '*' };
       const picked = await vscode.window.showQuickPick(
-        [all, ...active.map((r) => ({ label: r.label, description: r.profileName, id: r.id }))],
+        [all, ...active.map((r) => ({ label: plainText(r.label), description: plainText(r.profileName), id: r.id }))],
         { title: 'Cancel Sandbox Run' },
       );
       if (!picked) return false;

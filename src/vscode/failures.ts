@@ -1,10 +1,15 @@
 /**
- * The one place that turns run failures into UI: an error notification saying what failed and
- * what to do, with actions (Show Output, Open Settings, Pull Image). A program's own non-zero
- * exit, a timeout, an output overflow or a cancel are output, not error pop-ups.
+ * The one place that turns run failures into UI: an error notification saying what failed, with
+ * actions (Show Output, Open Settings, Pull Image). A program's own non-zero exit, a timeout, an
+ * output overflow or a cancel are output, not error pop-ups.
+ * Notification text renders `[label](command:…)` links (no escape syntax), so it is fixed wording
+ * of our own (./failureText.ts); the run's message and fix, which can quote the program or the
+ * engine, are in the output channel (the run's footer), names only through `plainText`.
  */
 import * as vscode from 'vscode';
 import type { ProfileIssue, RunResult } from '../core';
+import { failureNotice } from './failureText';
+import { plainText } from './plainText';
 
 const SHOW_OUTPUT = 'Show Output';
 const OPEN_SETTINGS = 'Open Settings';
@@ -29,7 +34,7 @@ export async function reportRunFailure(result: RunResult, image: string, dockerP
   const code = result.error?.code;
   if (code === 'image-missing') actions.unshift(PULL_IMAGE);
   if (code === 'invalid-mount' || code === 'invalid-profile' || code === 'docker-missing' || code === 'image-has-volumes') actions.push(OPEN_SETTINGS);
-  const choice = await vscode.window.showErrorMessage(`Sandbox run failed: ${result.message}`, ...actions);
+  const choice = await vscode.window.showErrorMessage(failureNotice(result), ...actions);
   await act(choice, { image, dockerPath });
 }
 
@@ -37,7 +42,7 @@ export async function reportRunFailure(result: RunResult, image: string, dockerP
 export async function reportNoProfile(languageId: string, issues: readonly ProfileIssue[]): Promise<void> {
   const why = issues.length > 0 ? ` (${issues.length} profile problem${issues.length === 1 ? '' : 's'} in settings)` : '';
   const choice = await vscode.window.showErrorMessage(
-    `No valid sandbox profile runs ${languageId} files${why}; add or fix one under sandboxRunner.profiles.`,
+    `No valid sandbox profile runs ${plainText(languageId)} files${why}; add or fix one under sandboxRunner.profiles.`,
     OPEN_SETTINGS,
     SHOW_OUTPUT,
   );

@@ -4,6 +4,8 @@
  * UTF-8 (invalid bytes shown as U+FFFD), with ANSI escape sequences stripped, stderr lines marked,
  * and very long lines cut with a marker.
  * Appends are batched (see OutputWriter). A copy of the last 1 MiB is kept for the exported API.
+ * Our own lines (header, footer, notices, refusals) quote names, settings and engine or program
+ * text: they pass the same filter as program output.
  */
 import type * as vscode from 'vscode';
 import { TerminalTextFilter, Utf8Decoder, type OutputSink, type Profile, type RunResult } from '../core';
@@ -32,6 +34,12 @@ export const STDERR_PREFIX = '[stderr] ';
 export const MAX_LINE_CHARS = 4000;
 /** Characters of channel text kept for `outputText()`. */
 const MIRROR_CHARS = 1024 * 1024;
+
+/** `text` through a fresh TerminalTextFilter: no escape sequences or control characters but tab and line feed. */
+function filtered(text: string): string {
+  const filter = new TerminalTextFilter();
+  return filter.push(text) + filter.end();
+}
 
 /**
  * Per-stream line state: the stream's bytes are decoded (a character split across chunks waits
@@ -127,14 +135,16 @@ export class ProgramOutput {
   begin(what: string, profileName: string, source: string, profile: Profile) {
     const l = profile.limits;
     this.writer.write(
-      `\n▶ ${what}\n` +
-        `  profile ${profileName} (${source}) · image ${profile.image} · network ${profile.network === 'none' ? 'off' : 'ON (bridge)'}\n` +
-        `  limits ${l.memoryMiB} MiB memory, ${l.cpus} CPU, ${l.pids} processes, ${l.timeoutSeconds} s, ${l.outputBytes} bytes per stream\n`,
+      filtered(
+        `\n▶ ${what.replace(/\n/g, ' ')}\n` +
+          `  profile ${profileName} (${source}) · image ${profile.image} · network ${profile.network === 'none' ? 'off' : 'ON (bridge)'}\n` +
+          `  limits ${l.memoryMiB} MiB memory, ${l.cpus} CPU, ${l.pids} processes, ${l.timeoutSeconds} s, ${l.outputBytes} bytes per stream\n`,
+      ),
     );
     const shapers = { stdout: new LineShaper(''), stderr: new LineShaper(STDERR_PREFIX) };
     const sink: OutputSink = (stream, data) => {
       if (stream === 'notice') {
-        this.writer.write(`${shapers.stdout.end()}${shapers.stderr.end()}${data.trim()}\n`);
+        this.writer.write(`${shapers.stdout.end()}${shapers.stderr.end()}${filtered(data).trim()}\n`);
         return;
       }
       // Lines of the two streams never share a line: an open line of the other stream is broken first.
@@ -142,7 +152,7 @@ export class ProgramOutput {
       this.writer.write((other.open ? other.interrupt() : '') + shapers[stream].shape(data));
     };
     const end = (result: RunResult) => {
-      this.writer.write(shapers.stdout.end() + shapers.stderr.end() + `■ ${footer(result)}\n`);
+      this.writer.write(shapers.stdout.end() + shapers.stderr.end() + `■ ${filtered(footer(result))}\n`);
       this.writer.flush();
     };
     return { sink, end };
@@ -150,7 +160,7 @@ export class ProgramOutput {
 
   /** Writes one line outside any run (e.g. a refused run). */
   line(text: string): void {
-    this.writer.write(text + '\n');
+    this.writer.write(filtered(text) + '\n');
   }
 }
 
@@ -175,6 +185,7 @@ export function footer(result: RunResult): string {
       return `killed: out of memory · ${ms} · ${result.message}`;
     case 'failed-to-start':
     case 'engine-error':
-      return `failed · ${result.message}`;
+      // The notification only names the kind of failure: the message and the fix are here.
+      return `failed · ${result.message}${result.error?.fix && !result.message.includes(result.error.fix) ? ` ${result.error.fix}` : ''}`;
   }
 }

@@ -217,4 +217,31 @@ describe('sandbox-run CLI (engine)', function () {
     assert.equal(r.exitCode, 125);
     assert.match(String(r.stderr), /The image "sandbox-runner-test\/absent:1" is not present locally, and runs never pull implicitly\. Pull it once with "docker pull sandbox-runner-test\/absent:1"/);
   });
+
+  // Issue 8: on a terminal, the summary and "engine said" lines printed the snippet's stderr tail raw.
+  it('on a terminal, keeps escape sequences of the snippet and of file names out of its own lines too', async () => {
+    /** Runs the CLI on a pseudo-terminal (python's pty.spawn: argv, no shell); returns all it wrote and its exit status. */
+    const onTerminal = async (args: string[]) => {
+      const spawn = 'import pty, sys; sys.exit(pty.spawn(sys.argv[1:]) >> 8)';
+      const r = await execa('python3', ['-c', spawn, 'node', CLI, '--workspace', ws, ...args], { reject: false, cwd: ws, stdin: 'ignore', stripFinalNewline: false });
+      return { text: String(r.stdout), exitCode: r.exitCode };
+    };
+    const hostile = String.raw`\x1b]0;PWNED-TITLE\x07\x1b]52;c;ZWNobyBwd25lZA==\x07\x1b[2J\x1b[3J\x1bc`;
+    await writeFile(
+      join(ws, 'tini.py'),
+      'import sys\n' +
+        `sys.stderr.write("[FATAL tini (7)] exec python3 failed: No such file or directory ${hostile}[Repair](command:workbench.action.terminal.sendSequence)\\n")\n` +
+        'sys.exit(127)\n',
+    );
+    const run = await onTerminal([join(ws, 'tini.py')]);
+    assert.match(run.text, /sandbox-run: .*\[profile python, image sandbox-runner-test\/python:1, network off\]/, run.text);
+    assert.doesNotMatch(run.text, /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/, `a control character reached the terminal: ${JSON.stringify(run.text)}`);
+    assert.match(run.text, /exec python3 failed/, 'the program\'s stderr is shown, filtered');
+
+    const name = 'x\x1b]0;PWNED-TITLE\x07\x1b[2J.unknownext';
+    const refused = await onTerminal([join(ws, name)]);
+    assert.equal(refused.exitCode, 2);
+    assert.match(refused.text, /sandbox-run: no valid profile runs "x\.unknownext"/, refused.text);
+    assert.doesNotMatch(refused.text, /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/, JSON.stringify(refused.text));
+  });
 });

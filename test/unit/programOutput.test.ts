@@ -112,3 +112,23 @@ describe('output-channel run environment (unit)', () => {
     assert.notEqual(warmKey('python', channelRunProfile(p)), warmKey('python', p));
   });
 });
+
+describe('program output: our own lines (unit)', () => {
+  it('filters the footer, notices and refusal lines, which quote program, engine and settings text', () => {
+    const { channel } = fakeChannel();
+    const out = new ProgramOutput(channel);
+    out.line('[sandbox-runner] sandboxRunner.profiles.a\x1b]0;t\x07b: is invalid');
+    const frame = out.begin('a\x1b[2J.py', 'python', 'workspace', profile);
+    frame.sink('notice', 'warm start \x1b]52;c;Zm9v\x07off\n');
+    frame.end(result({
+      outcome: 'failed-to-start', exitCode: null, message: 'Could not start: \x1b]52;c;ZWNobw==\x07x\x1b[2J',
+      error: { code: 'start-failed', message: 'm', fix: 'Fix it.', detail: '' },
+    }));
+    const text = out.text();
+    assert.doesNotMatch(text, /[\x00-\x08\x0b-\x1f\x7f-\x9f]/, JSON.stringify(text));
+    assert.ok(text.includes('sandboxRunner.profiles.ab: is invalid\n'), text);
+    assert.ok(text.includes('▶ a.py\n'), text);
+    assert.ok(text.includes('warm start off\n'), text);
+    assert.match(text, /■ failed · Could not start: x Fix it\.\n$/);
+  });
+});

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
-import { TerminalOutput } from '../../src/cli/terminalOutput';
+import { dataRow, ownLine, TerminalOutput } from '../../src/cli/terminalOutput';
 
 /** A stream standing in for a terminal or a pipe, collecting the bytes written. */
 function fakeStream(isTTY: boolean) {
@@ -86,5 +86,39 @@ describe('CLI terminal output (unit)', () => {
     assert.equal(closed, 1);
     assert.equal(t.closed, true);
     assert.equal(out.text + err.text, '');
+  });
+
+  // Issue 8: the summary and "engine said" lines quoted the snippet's stderr tail raw.
+  it("filters our own lines to a terminal (summary, engine said), also with --raw", () => {
+    const hostile =
+      'exec python3 failed: \x1b]0;pwned title\x07\x1b]52;c;ZWNobyBwd25lZA==\x07\x1b[2J\x1b[3J\x1bcgone\rfake\x1b]8;;https://x\x1b\\link\x1b]8;;\x1b\\';
+    for (const raw of [false, true]) {
+      const err = fakeStream(true);
+      const t = new TerminalOutput(() => undefined, raw, fakeStream(true) as never, err as never);
+      t.line(`Could not start: ${hostile} [profile python, image img, network off]`);
+      t.line(`engine said: ${hostile}\x1b]52;c;`);
+      assert.doesNotMatch(err.text, /[\x00-\x08\x0b-\x1f\x7f-\x9f]/, `raw=${raw}: a control character reached the terminal: ${JSON.stringify(err.text)}`);
+      assert.equal(
+        err.text,
+        'sandbox-run: Could not start: exec python3 failed: gone\n             fakelink [profile python, image img, network off]\n' +
+          'sandbox-run: engine said: exec python3 failed: gone\n             fakelink\n',
+      );
+    }
+  });
+
+  it('writes our own lines to a pipe as they are', () => {
+    const err = fakeStream(false);
+    new TerminalOutput(() => undefined, false, fakeStream(false) as never, err as never).line('engine said: \x1b[31mred\x1b[0m');
+    assert.equal(err.text, 'sandbox-run: engine said: \x1b[31mred\x1b[0m\n');
+  });
+
+  it('filters usage and profile errors that echo file names and settings keys, and data rows, for a terminal', () => {
+    const tty = { isTTY: true };
+    // A file name and a settings key can hold any character but / and NUL (JSON keys: any).
+    assert.equal(ownLine('cannot read \x1b]52;c;Zm9v\x07a\x1b[2J.py: ENOENT.', tty), 'sandbox-run: cannot read a.py: ENOENT.\n');
+    assert.equal(ownLine('sandboxRunner.profiles.x\x1b]0;t\x07\ny: is invalid', tty), 'sandbox-run: sandboxRunner.profiles.x\n             y: is invalid\n');
+    assert.equal(dataRow('kept\tsandbox-runner-1\x1b[2J\tlabel\n\x9b31m', tty), 'kept\tsandbox-runner-1\tlabel \n');
+    assert.equal(dataRow('a\x1b[2Jb', { isTTY: false }), 'a\x1b[2Jb\n');
+    assert.equal(ownLine('a\x07b', { isTTY: undefined as unknown as boolean }), 'sandbox-run: a\x07b\n');
   });
 });

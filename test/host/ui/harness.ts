@@ -147,9 +147,19 @@ export async function quickPick(page: Page, open: 'F1' | 'Control+P', query: str
   await input.fill(open === 'F1' ? `>${query}` : query);
   const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: label }).first();
   await row.waitFor({ state: 'visible', timeout: 15_000 });
-  if (accept === 'Enter') await page.keyboard.press('Enter');
-  else await row.click();
-  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 15_000 });
+  const widget = page.locator('.quick-input-widget');
+  if (accept === 'Enter') {
+    // Enter takes the focused row: when another row ranks first (or a busy workbench is still
+    // updating the results, and the key is lost), click the wanted row instead.
+    const focused = page.locator('.quick-input-widget .monaco-list-row.focused', { hasText: label }).first();
+    const ready = await focused.waitFor({ state: 'visible', timeout: 3_000 }).then(() => true, () => false);
+    if (ready) await page.keyboard.press('Enter');
+    const closed = ready && (await widget.waitFor({ state: 'hidden', timeout: 5_000 }).then(() => true, () => false));
+    if (!closed && (await row.isVisible())) await row.click();
+  } else {
+    await row.click();
+  }
+  await widget.waitFor({ state: 'hidden', timeout: 15_000 });
 }
 
 /** Text of the (first) Output panel editor matching `selector` (visible lines only). */

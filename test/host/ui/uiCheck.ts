@@ -6,7 +6,14 @@
  *      "Sandbox Runner: Run in Sandbox" from the command palette;
  *   4. read the extension's status-bar item while the run is in progress (sleepy.py sleeps 4 s),
  *      then the Output panel; save screenshots to .artifacts/ui-check-running.png and
- *      .artifacts/ui-check.png; assert on the texts.
+ *      .artifacts/ui-check.png; assert on the texts;
+ *   5. untrusted text never becomes a link (issue 8): a file named like a markdown command link
+ *      runs (its progress notification), the same name on the missing-image profile fails (the
+ *      genuine error notification), and a snippet prints a line shaped like tini's exec failure
+ *      with a command link to stderr and exits 127 (output, not an error pop-up); no notification
+ *      may render an anchor to `command:`, `file:` or `http(s):`; screenshots
+ *      .artifacts/ui-check-link-*.png.
+ * The fixture workspace is copied into the run's folder, where the hostile file names are made.
  * Every check is reported (PASS/FAIL) and the screenshots are taken even when a check fails;
  * the exit status is non-zero when any check failed or the workbench could not be driven.
  *
@@ -14,14 +21,14 @@
  * Environment: SANDBOX_RUNNER_VSCE (default @vscode/vsce@3.9.2, whose engines accept Node 20),
  * SANDBOX_RUNNER_UI_TIMEOUT (seconds, default 300), and those of ../lib/codeServer.ts.
  */
-import { mkdirSync, statSync } from 'node:fs';
+import { cpSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { workbenchUrl, type CodeServer } from '../lib/codeServer';
 import { HostSession } from '../lib/session';
 import { CheckReport, RUN_TITLE, artifacts, clean, codeServerCli, installVsix, outputPanelText, packageExtension, quickPick, repo, startWorkbench } from './harness';
 
-const workspace = join(repo, 'test', 'host', 'fixtures', 'workspace');
+const fixtureWorkspace = join(repo, 'test', 'host', 'fixtures', 'workspace');
 const EXTENSION_ID = 'sandbox-runner.sandbox-runner';
 const report = new CheckReport('ui-check');
 const { check, step } = report;
@@ -45,7 +52,7 @@ async function statusText(page: Page): Promise<string> {
   return texts.join(' | ');
 }
 
-async function drive(page: Page, server: CodeServer): Promise<void> {
+async function drive(page: Page, server: CodeServer, workspace: string): Promise<void> {
   await page.goto(workbenchUrl(server, workspace), { waitUntil: 'domcontentloaded', timeout: 60_000 });
   await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
   await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'sleepy.py' }).waitFor({ state: 'visible', timeout: 60_000 });
@@ -103,10 +110,185 @@ async function drive(page: Page, server: CodeServer): Promise<void> {
   await page.waitForTimeout(500);
   const afterStatus = await statusText(page);
   check('the status-bar item is gone after the run', afterStatus === '', afterStatus ? `still shows "${afterStatus}"` : '');
-  const errors = await page.locator('.notifications-toasts .notification-toast', { hasText: /error|failed/i }).count();
-  check('no error notification', errors === 0, errors ? `${errors} error notification(s)` : '');
+  // Toasts may be held back: the notification centre lists every notification.
+  await showCenter(page);
+  const errors = (await toastTexts(page)).filter((t) => /error|failed/i.test(t));
+  check('no error notification', errors.length === 0, JSON.stringify(errors));
   await page.screenshot({ path: join(artifacts, 'ui-check.png') });
   step('saved .artifacts/ui-check.png');
+
+  await linkChecks(page);
+}
+
+// --- 5. Untrusted text never becomes a link ------------------------------------------------------
+
+/**
+ * A markdown link as VS Code renders it in notifications (`linkedText.ts`): clicking it would type
+ * `echo PWNED` into the user's terminal (`workbench.action.terminal.sendSequence`).
+ */
+const HOSTILE_LINK = '[Repair the Docker runtime](command:workbench.action.terminal.sendSequence?%7B%22text%22%3A%22echo%20PWNED%5Cn%22%7D)';
+/** A Python file of the workspace whose name carries the link (file names may hold `[]():?%`). */
+const LINK_PY = `${HOSTILE_LINK} linkname.py`;
+/** The same name on the `no-image` profile (by its extension): the run fails with `image-missing`. */
+const LINK_NOIMAGE = `${HOSTILE_LINK} linkname.noimage`;
+/** Writes tini's exec-failure line, with the link, to stderr and exits 127: the program's own doing. */
+const FAKE_TINI = 'faketini.py';
+
+/** Creates the hostile files in the run's copy of the fixture workspace. */
+function writeHostileFiles(workspace: string): void {
+  writeFileSync(join(workspace, LINK_PY), 'import time\nprint("HOST-LINKNAME-START", flush=True)\ntime.sleep(5)\nprint("HOST-LINKNAME-DONE")\n');
+  writeFileSync(join(workspace, LINK_NOIMAGE), 'echo "HOST-NOIMAGE-NOT-REACHED"\n');
+  writeFileSync(
+    join(workspace, FAKE_TINI),
+    'import sys\n' +
+      'print("HOST-FAKETINI-RAN", flush=True)\n' +
+      `sys.stderr.write("[FATAL tini (7)] exec python3 failed: No such file or directory. ${HOSTILE_LINK}\\n")\n` +
+      'sys.exit(127)\n',
+  );
+}
+
+/** Anchors in the notification toasts and centre: their href (or title) and text. */
+async function notificationAnchors(page: Page): Promise<{ href: string; text: string }[]> {
+  return page
+    .locator('.notifications-toasts a, .notifications-center a, .notification-toast a, .notification-list-item a')
+    .evaluateAll((els) => els.map((e) => ({ href: e.getAttribute('href') ?? e.getAttribute('title') ?? '', text: (e.textContent ?? '').trim() })))
+    .catch(() => []);
+}
+
+/** The anchors that are links to a command, a file or a web page, or carry the hostile label. */
+function linkAnchors(anchors: readonly { href: string; text: string }[]): { href: string; text: string }[] {
+  return anchors.filter((a) => /^\s*(command|file|https?):/i.test(a.href) || /Repair the Docker runtime/.test(a.text));
+}
+
+/**
+ * Texts of the notifications shown: toasts, and the rows of the notification centre (the
+ * workbench may hold toasts back, e.g. while the centre is open; the centre lists every one).
+ */
+async function toastTexts(page: Page): Promise<string[]> {
+  const texts = await page
+    .locator('.notifications-toasts .notification-toast, .notifications-center .notification-list-item')
+    .allInnerTexts()
+    .catch(() => [] as string[]);
+  return texts.map((t) => clean(t).replace(/\s*\n\s*/g, ' ').trim()).filter((t) => t !== '');
+}
+
+/** Opens the notification centre ("Notifications: Show Notifications") unless it is open. */
+async function showCenter(page: Page): Promise<void> {
+  if (await page.locator('.notifications-center.visible').count()) return;
+  await quickPick(page, 'F1', 'Notifications: Show Notifications', /Show Notifications/, 'click');
+  await page.locator('.notifications-center.visible').waitFor({ state: 'visible', timeout: 5_000 }).catch(() => {});
+}
+
+/** Clears every notification (command palette: "Notifications: Clear All Notifications"). */
+async function clearNotifications(page: Page): Promise<void> {
+  await quickPick(page, 'F1', 'Notifications: Clear All Notifications', /Clear All Notifications/, 'click').catch(() => page.keyboard.press('Escape'));
+  await page.waitForTimeout(300);
+}
+
+/** Opens `name` via Quick Open (query `query`), runs "Run in Sandbox", opens the notification centre unless `center` is false. */
+async function runFile(page: Page, query: string, name: string, center = true): Promise<void> {
+  await quickPick(page, 'Control+P', query, query, 'Enter');
+  await page.locator('.tabs-container .tab.active', { hasText: query }).waitFor({ state: 'visible', timeout: 15_000 });
+  step(`opened ${JSON.stringify(name)}`);
+  await quickPick(page, 'F1', RUN_TITLE, RUN_TITLE, 'Enter');
+  if (center) await showCenter(page);
+}
+
+/**
+ * Samples the notifications every 200 ms until `done` (a regex on the Output panel) shows or
+ * `ms` pass; returns every link anchor and every toast text seen.
+ */
+async function watchNotifications(page: Page, done: RegExp, ms: number): Promise<{ links: { href: string; text: string }[]; toasts: Set<string>; output: string }> {
+  const links: { href: string; text: string }[] = [];
+  const toasts = new Set<string>();
+  let output = '';
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    links.push(...linkAnchors(await notificationAnchors(page)));
+    for (const t of await toastTexts(page)) toasts.add(t);
+    output = await outputPanelText(page, '.part.panel .output-view .monaco-editor .view-lines, .part.panel .monaco-editor .view-lines');
+    if (done.test(output)) break;
+    await page.waitForTimeout(200);
+  }
+  return { links, toasts, output };
+}
+
+/** Shows link anchors for a check's detail. */
+function showLinks(links: readonly { href: string; text: string }[]): string {
+  const unique = [...new Map(links.map((l) => [`${l.href}|${l.text}`, l])).values()];
+  return unique.map((l) => `<a href="${l.href}">${l.text}</a>`).join(', ');
+}
+
+async function linkChecks(page: Page): Promise<void> {
+  const bell = await page.locator('#workbench\\.parts\\.statusbar [id$="notifications"], #workbench\\.parts\\.statusbar [aria-label*="otification"]').first().getAttribute('aria-label').catch(() => null);
+  step(`notifications status-bar item: ${JSON.stringify(bell)}`);
+  await clearNotifications(page);
+
+  // 5a. The progress notification's title names the file: it must not render the name's link.
+  await runFile(page, 'linkname.py', LINK_PY, false);
+  // The status-bar item's tooltip lists the run by its label (the file name).
+  let hoverLinks: { href: string; text: string }[] = [];
+  let hoverText = '';
+  try {
+    await statusItems(page).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await statusItems(page).first().hover({ timeout: 5_000 });
+    const hover = page.locator('.workbench-hover, .monaco-hover').filter({ hasText: /Cancel the sandbox run/ }).first();
+    await hover.waitFor({ state: 'visible', timeout: 5_000 });
+    hoverText = clean(await hover.innerText()).trim();
+    hoverLinks = linkAnchors(await hover.locator('a').evaluateAll((els) => els.map((e) => ({ href: e.getAttribute('href') ?? '', text: (e.textContent ?? '').trim() }))));
+  } catch {
+    // reported below
+  }
+  await page.mouse.move(700, 300);
+  await showCenter(page);
+  let seen = await watchNotifications(page, /HOST-LINKNAME-START/, 20_000);
+  await page.screenshot({ path: join(artifacts, 'ui-check-link-progress.png') });
+  check('the status-bar tooltip names the link-named run', /linkname\.py/.test(hoverText), JSON.stringify(hoverText));
+  check('the status-bar tooltip renders no link from the file name', hoverLinks.length === 0, showLinks(hoverLinks));
+  const progress = await watchNotifications(page, /HOST-LINKNAME-DONE[\s\S]*■/, 30_000);
+  const progressLinks = [...seen.links, ...progress.links];
+  const progressToasts = [...seen.toasts, ...progress.toasts];
+  step(`toasts while the link-named file ran: ${JSON.stringify(progressToasts)}`);
+  check('the link-named file ran', /HOST-LINKNAME-DONE/.test(progress.output), JSON.stringify(progress.output.slice(-300)));
+  check('its progress notification shows the file name', progressToasts.some((t) => /linkname\.py/.test(t)), JSON.stringify(progressToasts));
+  check('the progress notification renders no link from the file name', progressLinks.length === 0, showLinks(progressLinks));
+  await clearNotifications(page);
+
+  // 5b. A genuine failure (image-missing) of the same name: the error notification, without a link.
+  await runFile(page, 'linkname.noimage', LINK_NOIMAGE);
+  seen = await watchNotifications(page, /failed ·[^\n]*absent/, 30_000);
+  const end = Date.now() + 10_000;
+  while (Date.now() < end && ![...seen.toasts].some((t) => /Sandbox run failed/.test(t))) {
+    await page.waitForTimeout(250);
+    for (const t of await toastTexts(page)) seen.toasts.add(t);
+    seen.links.push(...linkAnchors(await notificationAnchors(page)));
+  }
+  await page.waitForTimeout(500);
+  seen.links.push(...linkAnchors(await notificationAnchors(page)));
+  await page.screenshot({ path: join(artifacts, 'ui-check-link-image-missing.png') });
+  const failure = [...seen.toasts].find((t) => /Sandbox run failed/.test(t)) ?? '';
+  step(`toasts of the missing-image run: ${JSON.stringify([...seen.toasts])}`);
+  check('a missing image shows the "Sandbox run failed" error notification', failure !== '', JSON.stringify([...seen.toasts]));
+  check('the error notification says what failed in our own words', /image is not present locally/.test(failure), JSON.stringify(failure));
+  check('no notification of the failed run renders a link', seen.links.length === 0, showLinks(seen.links));
+  await clearNotifications(page);
+
+  // 5c. The program prints tini's exec-failure line with a command link and exits 127: output.
+  await runFile(page, FAKE_TINI, FAKE_TINI);
+  seen = await watchNotifications(page, /HOST-FAKETINI-RAN[\s\S]*■/, 30_000);
+  // A failure notification would come right after the run ends: give it time to show.
+  const tail = await watchNotifications(page, /(?!)/, 3_000);
+  const links = [...seen.links, ...tail.links];
+  const toasts = [...seen.toasts, ...tail.toasts];
+  await page.screenshot({ path: join(artifacts, 'ui-check-link-exit127.png') });
+  step(`toasts of the exit-127 run: ${JSON.stringify(toasts)}`);
+  const footer = [...tail.output.matchAll(/■ ([^\n]*)/g)].pop()?.[1] ?? '';
+  check('the exit-127 snippet ran and its stderr line is in the Output panel', /HOST-FAKETINI-RAN/.test(tail.output) && /exec python3 failed/.test(tail.output), JSON.stringify(tail.output.slice(-400)));
+  check('no notification renders the command link the program printed', links.length === 0, showLinks(links));
+  const popups = toasts.filter((t) => /could not start|failed|error/i.test(t));
+  check('an exit 127 of the program is output: no "could not start"/"failed" notification', popups.length === 0, JSON.stringify(popups));
+  check('the Output panel footer says the program exited with code 127', /exited with code 127/.test(footer), JSON.stringify(footer));
+  await clearNotifications(page);
 }
 
 async function main(): Promise<number> {
@@ -124,9 +306,12 @@ async function main(): Promise<number> {
     check('the extension is listed as installed', list.includes(`${EXTENSION_ID}@`), list.split('\n').filter((l) => l.includes('@')).join(', '));
     step('installed the .vsix');
 
+    const workspace = join(session.dirs.root, 'workspace');
+    cpSync(fixtureWorkspace, workspace, { recursive: true });
+    writeHostileFiles(workspace);
     const { server, page } = await startWorkbench(report, session, hard);
     try {
-      await Promise.race([drive(page, server), hard]);
+      await Promise.race([drive(page, server, workspace), hard]);
     } catch (err) {
       await report.driveFailed(err, session, 'ui-check.png');
     }
