@@ -74,9 +74,14 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
   const prepareFor = (editor: vscode.TextEditor | undefined) => {
     if (!editor || editor.document.uri.scheme === 'output' || warmStartSettings().mode === 'off') return;
     const cached = settings.get();
-    const chosen = pickProfile(cached, { languageId: editor.document.languageId, fileName: editor.document.fileName });
+    const query = { languageId: editor.document.languageId, fileName: editor.document.fileName };
+    const chosen = pickProfile(cached, query);
     if (!chosen || !warmMode(chosen)) return;
     const snapshot = cached.loosenings.has(chosen.name) ? currentSettings() : cached;
+    // A document the workspace re-routed into a looser profile (the user's own included) gets no
+    // warm container before the user allowed that re-routing.
+    const routed = snapshot.looseningFor(query);
+    if (routed && !consents.has(routed)) return;
     warmFor(chosen, snapshot)?.prepare(chosen.name, channelRunProfile(chosen.profile));
   };
   registerCommands(context, { runs, output, log, protectedPaths, warmFor, consents, refreshProfiles: refreshEngine });
