@@ -34,7 +34,7 @@ interface Inspected {
     Memory: number;
     MemorySwap: number;
     PidsLimit: number | null;
-    Mounts?: { Source: string; Target: string; ReadOnly?: boolean }[] | null;
+    Mounts?: { Type?: string; Source: string; Target: string; ReadOnly?: boolean }[] | null;
     Binds: string[] | null;
   };
 }
@@ -83,6 +83,8 @@ describe('warm start in Restricted Mode (trust host)', function () {
     assert.ok(!info.Config.Env.some((e) => e.startsWith('HOSTILE_')), `the workspace's env reached the warm container: ${info.Config.Env.join(' ')}`);
     const sources = [...(h.Mounts ?? []).map((m) => m.Source), ...(h.Binds ?? [])];
     assert.ok(!sources.some((s) => s === '/etc' || s.startsWith('/etc/') || s.includes('hostile-workspace') || s === process.env.HOME), `workspace mounts reached the warm container: ${JSON.stringify(sources)}`);
+    // Profile mounts reach a container as pinned volumes (no Source in HostConfig): none here.
+    assert.deepEqual((h.Mounts ?? []).filter((m) => m.Type === 'volume'), [], 'a profile mount (pinned volume) reached the warm container');
   });
 
   it('the next run takes the warm container (its result names it) and a fresh one replaces it', async function () {
