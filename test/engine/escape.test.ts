@@ -11,8 +11,8 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
-import { mountTestHooks, resolveMounts, resolveProfiles, runInSandbox, type Profile } from '../../src/core';
-import { bridgeGateway, chunkText, hostProcesses, IMAGES, productContainers, pythonProfile, requireEngine, requireSomeRan, run, shellProfile } from './helpers';
+import { mountTestHooks, resolveMounts, resolveProfiles, runInSandbox, WarmPool, type Profile } from '../../src/core';
+import { bridgeGateway, chunkText, hostProcesses, IMAGES, productContainers, pythonProfile, requireEngine, requireSomeRan, run, shellProfile, TEST_PATH } from './helpers';
 
 const CLI = resolve(__dirname, '../../../dist/cli.js');
 /** A variant of the python test image with a setuid-root copy of python (built here, never pulled). */
@@ -595,16 +595,29 @@ describe('escape attempts (engine)', function () {
         await symlink('/etc', data);
         swapped += 1;
       };
+      // The shared test pool comes from the first suite file's bundle, whose copy of mounts.ts has
+      // its own hook object: on the warm path this attempt prepares its container in a pool of its own.
+      const pool = TEST_PATH === 'warm' ? new WarmPool() : undefined;
       try {
         const code = 'cat /data/marker.txt; test -e /data/passwd && echo HOST-ETC; echo w > /data/written 2>/dev/null && echo WROTE; echo end\n';
-        const r = await run(shellProfile({ mounts: [{ source: data, target: '/data', mode }] }), code);
+        const profile = shellProfile({ mounts: [{ source: data, target: '/data', mode }] });
+        let prepared: string | undefined;
+        if (pool) {
+          pool.prepare('test', profile);
+          assert.equal(await pool.ready('test', profile), true, 'the warm container was not prepared');
+          [prepared] = pool.idleNames();
+        }
+        const r = await run(profile, code, pool ? { warm: pool } : {});
+        if (pool) assert.equal(r.result.containerName, prepared, 'the run did not take the warm container');
         assert.equal(swapped, 1, 'the hook did not run');
         assert.equal(r.stdout, mode === 'rw' ? 'checked\nWROTE\nend\n' : 'checked\nend\n', `${mode}: ${r.stdout}${r.stderr}`);
         assert.equal(existsSync('/etc/written'), false);
         if (mode === 'rw') assert.equal(await readFile(join(`${data}.checked`, 'written'), 'utf8'), 'w\n');
       } finally {
         mountTestHooks.afterCheck = undefined;
-        await rm(data, { force: true });
+        await pool?.dispose();
+        // Not a directory unless the hook never ran (then the assertion above already failed).
+        await rm(data, { force: true }).catch(() => undefined);
         await rename(`${data}.checked`, data).catch(() => undefined);
       }
       // Control: the same swap before the check is caught by the check itself.
