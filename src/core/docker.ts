@@ -177,6 +177,8 @@ export interface ContainerState {
   readonly error: string;
   /** True when the process was ever started (`StartedAt` is set). */
   readonly started: boolean;
+  /** The host pid of the container's init process while it runs (`Pid`), else 0. */
+  readonly pid: number;
 }
 
 /**
@@ -187,7 +189,7 @@ export async function inspectState(opts: DockerOptions, name: string): Promise<C
   const r = await docker(opts, ['container', 'inspect', '--format', '{{json .State}}', name]);
   if (r.exitCode !== 0) throw classifyEngineFailure(r.stderr, `inspect container ${name}`);
   const s = JSON.parse(r.stdout) as {
-    Status?: string; ExitCode?: number; OOMKilled?: boolean; Error?: string; StartedAt?: string;
+    Status?: string; ExitCode?: number; OOMKilled?: boolean; Error?: string; StartedAt?: string; Pid?: number;
   };
   return {
     status: s.Status ?? 'unknown',
@@ -195,6 +197,7 @@ export async function inspectState(opts: DockerOptions, name: string): Promise<C
     oomKilled: s.OOMKilled === true,
     error: s.Error ?? '',
     started: !!s.StartedAt && !s.StartedAt.startsWith('0001-'),
+    pid: Number.isInteger(s.Pid) && s.Pid! > 0 ? s.Pid! : 0,
   };
 }
 

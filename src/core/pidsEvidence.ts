@@ -57,11 +57,12 @@ export class PidsWatch {
   /**
    * Finds the container's cgroup and starts polling; never throws (no evidence on failure).
    * @param name the container, which must be running
+   * @param knownPid its init process's host pid when already known (a warm container), else 0
    */
-  async start(opts: DockerOptions, name: string): Promise<void> {
+  async start(opts: DockerOptions, name: string, knownPid = 0): Promise<void> {
     if (!engineIsLocal(opts)) return;
     try {
-      const pid = await inspectPid(opts, name);
+      const pid = knownPid || (await inspectPid(opts, name));
       if (!pid || this.stopped) return;
       const [procCgroup, unified] = await Promise.all([
         readFile(`/proc/${pid}/cgroup`, 'utf8'),

@@ -303,7 +303,7 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
       const before = preamble.verdict;
       const program = preamble.push(chunk);
       // The program is starting: watch its pids cgroup while it lives (evidence for limits.pids).
-      if (before === 'pending' && preamble.verdict === 'ready') void pids.start(opts, name);
+      if (before === 'pending' && preamble.verdict === 'ready') void pids.start(opts, name, warm?.pid);
       if (program.length > 0) onChunk('stderr')(program);
     });
     attachProc = attach;

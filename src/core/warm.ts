@@ -22,6 +22,8 @@ export interface WarmContainer {
   readonly name: string;
   /** The in-container snippet file name it will write (e.g. `main.py`). */
   readonly fileName: string;
+  /** The host pid of its init process when it was prepared (0 when unknown), for the pids evidence. */
+  readonly pid: number;
 }
 
 /** Options of a {@link WarmPool}. */
@@ -210,6 +212,6 @@ export class WarmPool {
       this.markColdOnly(profile.image, `the launcher stopped at once with status ${state.exitCode}`);
       return undefined;
     }
-    return { name, fileName };
+    return { name, fileName, pid: state.pid };
   }
 }
