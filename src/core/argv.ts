@@ -238,8 +238,10 @@ export function buildCreateArgv(spec: ContainerSpec): readonly string[] {
   if (p.runtime) argv.push('--runtime', p.runtime);
 
   const program = programArgv(p, snippetPath(spec));
-  if (warm) argv.push('--', p.image, 'sh', '-c', WARM_LAUNCHER, snippetPath(spec), ...program);
-  else if (spec.launcher !== false) argv.push('--', p.image, 'sh', '-c', COLD_LAUNCHER, snippetPath(spec), ...program);
-  else argv.push('--', p.image, ...program);
+  // The image's ENTRYPOINT never runs: it would start before the launcher (and could write before
+  // its preamble); the launcher, or the profile's command itself, is the whole argv.
+  if (warm) argv.push('--entrypoint', 'sh', '--', p.image, '-c', WARM_LAUNCHER, snippetPath(spec), ...program);
+  else if (spec.launcher !== false) argv.push('--entrypoint', 'sh', '--', p.image, '-c', COLD_LAUNCHER, snippetPath(spec), ...program);
+  else argv.push('--entrypoint', '', '--', p.image, ...program);
   return argv;
 }

@@ -11,6 +11,8 @@
  * - `no-command` preamble: `command -v` did not find the profile's command in the image; nothing ran.
  * - no preamble at all: the launcher itself never ran (no `sh` in the image, or the engine failed
  *   to start the container), so no code ran either: the runner may retry or report a start failure.
+ * The image's ENTRYPOINT is replaced (`--entrypoint sh`, argv.ts), so nothing of the image runs
+ * before the launcher; the docker CLI's own warnings may precede the preamble and are skipped.
  */
 
 /** Preamble byte that opens every launcher line: ASCII RS, never part of an ordinary first line. */
@@ -30,13 +32,14 @@ const HELD_MAX = 16 * 1024;
 
 /**
  * The shared tail of both launchers: check the command, write the preamble, exec the program with
- * stdin from /dev/null. `$1…` are the program argv; `$0` is the snippet path.
+ * stdin from /dev/null (only once the preamble was written: without it the runner could not tell
+ * the program's output from the launcher's). `$1…` are the program argv; `$0` is the snippet path.
  * `printf '\036…'` writes the RS byte (POSIX printf octal escape; dash, bash and busybox agree).
  */
 const EXEC_TAIL =
   'command -v "$1" >/dev/null 2>&1 || { printf \'\\036sandbox-runner:no-command\\n\' >&2; exit 127; }; ' +
-  'printf \'\\036sandbox-runner:ready\\n\' >&2; ' +
-  'exec "$@" </dev/null';
+  'printf \'\\036sandbox-runner:ready\\n\' >&2 && exec "$@" </dev/null; ' +
+  'exit 125';
 
 /**
  * Cold-path launcher: the snippet is already bind-mounted read-only (with its execute bit); run
@@ -54,10 +57,12 @@ export const WARM_LAUNCHER = 'cat > "$0" || exit 125; chmod 755 "$0" || exit 125
 export type LauncherVerdict = 'pending' | 'ready' | 'no-command' | 'absent';
 
 /**
- * Reads the launcher's preamble off the start of a stderr byte stream. Bytes are held until the
- * verdict is known (at most the preamble's length); after `ready` every later byte passes through
- * unchanged; after `no-command` or `absent` nothing of the program ever ran, and the held bytes
- * (the init process's or the engine's own words) are kept for diagnostics, not program output.
+ * Reads the launcher's preamble off a stderr byte stream. The preamble need not be the first
+ * bytes: the docker CLI may print its own warnings on the same stream first (a malformed client
+ * config, for example). Bytes are held until a preamble line appears (within the first 16 KiB);
+ * whatever came before it is the CLI's or the engine's words, kept for diagnostics and never
+ * program output. After `ready` every later byte passes through unchanged; after `no-command`,
+ * or when no preamble came at all (`absent`), nothing of the program ever ran.
  */
 export class PreambleReader {
   private held = Buffer.alloc(0);
@@ -74,28 +79,37 @@ export class PreambleReader {
    */
   push(chunk: Uint8Array): Buffer {
     if (this.state === 'ready') return Buffer.from(chunk);
-    this.held = Buffer.concat([this.held, chunk]).subarray(0, HELD_MAX);
-    if (this.state !== 'pending') return Buffer.alloc(0);
-    for (const [verdict, line] of [['ready', PREAMBLE.ready], ['no-command', PREAMBLE.noCommand]] as const) {
-      if (this.held.length >= line.length && this.held.subarray(0, line.length).toString('latin1') === line) {
-        this.state = verdict;
-        const rest = this.held.subarray(line.length);
-        this.held = Buffer.alloc(0);
-        return verdict === 'ready' ? rest : Buffer.alloc(0);
-      }
+    if (this.state !== 'pending') {
+      this.held = Buffer.concat([this.held, chunk]).subarray(0, HELD_MAX);
+      return Buffer.alloc(0);
     }
-    const prefixOfSome = Object.values(PREAMBLE).some((line) => line.startsWith(this.held.subarray(0, PREAMBLE_MAX).toString('latin1')));
-    if (!prefixOfSome) this.state = 'absent';
+    this.held = Buffer.concat([this.held, chunk]);
+    const found = (
+      [['ready', PREAMBLE.ready], ['no-command', PREAMBLE.noCommand]] as const
+    )
+      .map(([verdict, line]) => ({ verdict, line, at: this.held.indexOf(line, 0, 'latin1') }))
+      .filter((f) => f.at >= 0 && f.at < HELD_MAX)
+      .sort((x, y) => x.at - y.at)[0];
+    if (found) {
+      this.state = found.verdict;
+      const rest = this.held.subarray(found.at + found.line.length);
+      this.held = this.held.subarray(0, found.at);
+      return found.verdict === 'ready' ? Buffer.from(rest) : Buffer.alloc(0);
+    }
+    if (this.held.length >= HELD_MAX + PREAMBLE_MAX) {
+      this.state = 'absent';
+      this.held = this.held.subarray(0, HELD_MAX);
+    }
     return Buffer.alloc(0);
   }
 
-  /** Ends the stream: a preamble that never completed counts as absent. */
+  /** Ends the stream: a preamble that never came counts as absent. */
   end(): void {
     if (this.state === 'pending') this.state = 'absent';
   }
 
-  /** Bytes held back that are not program output (the init process's or engine's words), as text. */
+  /** Bytes held back that are not program output (the CLI's, init process's or engine's words), as text. */
   heldText(): string {
-    return this.held.toString('utf8');
+    return this.held.subarray(0, HELD_MAX).toString('utf8');
   }
 }

@@ -79,10 +79,12 @@ const OOM_RECHECK_MS = 50;
 const ATTACH_EXIT_GRACE_MS = 5000;
 
 /**
- * Images whose cold launcher could not start (no `sh`): their cold runs exec the command directly,
- * where an exit 127 is the program's own. Process-wide, keyed by image reference.
+ * Profiles whose cold launcher could not start (no `sh` in the image, as the profile's env, workdir
+ * and mounts leave it): their cold runs exec the command directly, where an exit 127 is the
+ * program's own. Process-wide, keyed by the whole validated profile, so a profile that hides `sh`
+ * (a PATH, a mount over /bin) sends only itself to the direct path, never other profiles of the image.
  */
-const imagesWithoutShell = new Set<string>();
+const profilesWithoutShell = new Set<string>();
 
 /**
  * The summary of a result: one sentence on how it ended, then the sandbox rule behind it when
@@ -253,7 +255,8 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
   try {
     const warm = req.warm?.take(req.profileName, profile, req.sourceFileName);
     // The launcher's preamble tells whether the program started; images without `sh` run direct.
-    const preamble = warm || !imagesWithoutShell.has(profile.image) ? new PreambleReader() : undefined;
+    const shellKey = JSON.stringify(profile);
+    const preamble = warm || !profilesWithoutShell.has(shellKey) ? new PreambleReader() : undefined;
     let attachArgs: string[];
     if (warm) {
       // Warm path: the container is running, blocked in the launcher until its stdin closes.
@@ -297,8 +300,19 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
         stop('output-limit');
       }
     };
-    attach.stdout?.on('data', onChunk('stdout'));
+    // Without the launcher there is no preamble: the first output shows the program is running.
+    let watching = false;
+    const watchOnOutput = () => {
+      if (preamble || watching) return;
+      watching = true;
+      void pids.start(opts, name);
+    };
+    attach.stdout?.on('data', (chunk: Buffer) => {
+      watchOnOutput();
+      onChunk('stdout')(chunk);
+    });
     attach.stderr?.on('data', (chunk: Buffer) => {
+      watchOnOutput();
       if (!preamble) return onChunk('stderr')(chunk);
       const before = preamble.verdict;
       const program = preamble.push(chunk);
@@ -334,8 +348,8 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
       if (warm) return await retry({ ...req, warm: undefined });
       const state = await inspectState(opts, name);
       if (state.started && state.status === 'exited' && (state.exitCode === 126 || state.exitCode === 127)) {
-        // docker-init could not exec `sh`: run this image's command directly from now on.
-        imagesWithoutShell.add(profile.image);
+        // docker-init could not exec `sh`: run this profile's command directly from now on.
+        profilesWithoutShell.add(shellKey);
         return await retry(req);
       }
       if (state.started) {

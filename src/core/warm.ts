@@ -4,8 +4,9 @@
  * for the code on standard input (see `WARM_LAUNCHER` in argv.ts). A run takes it (it is removed
  * from the pool at once, so it never serves a second run), attaches, writes the code and closes
  * stdin; a replacement is started in the background. Idle containers expire; a changed profile
- * (image, limits, anything) discards its container. Images where the launcher cannot run (no
- * `sh`/`cat`) fall back to the cold path, reported once through `onLog`.
+ * (image, limits, anything) discards its container. Profiles whose launcher cannot run (no
+ * `sh`/`cat` in the image as the profile leaves it) fall back to the cold path, reported once
+ * through `onLog`.
  */
 import { randomUUID } from 'node:crypto';
 import { buildCreateArgv, SNIPPET_DIR, type ResolvedMount } from './argv';
@@ -71,7 +72,7 @@ export class WarmPool {
 
   /** Starts preparing a warm container for the profile unless one is ready or on its way. */
   prepare(profileName: string, profile: Profile): void {
-    if (this.disposed || this.coldOnly.has(profile.image)) return;
+    if (this.disposed || this.coldOnly.has(JSON.stringify(profile))) return;
     const key = warmKey(profileName, profile);
     const existing = this.slots.get(profileName);
     if (existing?.key === key) return;
@@ -127,12 +128,18 @@ export class WarmPool {
     return taken;
   }
 
-  /** Sends this image to the cold path from now on (the launcher cannot run in it); logged once. */
-  markColdOnly(image: string, why: string): void {
-    if (this.coldOnly.has(image)) return;
-    this.coldOnly.add(image);
-    this.log(`image ${image} cannot run the warm launcher (${why}); its profiles use the cold path`);
-    for (const slot of [...this.slots.values()]) if (slot.key.includes(JSON.stringify(image))) this.discard(slot);
+  /**
+   * Sends this profile to the cold path from now on (the launcher cannot run with it: no `sh` in
+   * the image, or none the profile's env, workdir and mounts leave visible); logged once. Keyed by
+   * the whole profile, so a profile that hides `sh` never turns warm start off for the image's others.
+   */
+  markColdOnly(profileName: string, profile: Profile, why: string): void {
+    const key = JSON.stringify(profile);
+    if (this.coldOnly.has(key)) return;
+    this.coldOnly.add(key);
+    this.log(`profile ${profileName} cannot run the warm launcher in image ${profile.image} (${why}); it uses the cold path`);
+    const slot = this.slots.get(profileName);
+    if (slot?.key === warmKey(profileName, profile)) this.discard(slot);
   }
 
   /** Names of the warm containers ready and waiting (not taken by any run). */
@@ -209,7 +216,7 @@ export class WarmPool {
     const state = await inspectState(opts, name);
     if (state.status !== 'running') {
       await removeContainer(opts, name).catch(() => undefined);
-      this.markColdOnly(profile.image, `the launcher stopped at once with status ${state.exitCode}`);
+      this.markColdOnly(profileName, profile, `the launcher stopped at once with status ${state.exitCode}`);
       return undefined;
     }
     return { name, fileName, pid: state.pid };

@@ -7,11 +7,17 @@
  * mmap, which the test image's minimal Python lacks: the unit tests cover its wording.)
  */
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { execa } from 'execa';
+import { WarmPool } from '../../src/core';
 import { chunkText, IMAGES, productContainers, pythonProfile, requireEngine, run, shellProfile, TEST_PATH, waitFor } from './helpers';
 
 /** A copy of the busybox test image without `/bin/sh` (built here, never pulled). */
 const NO_SHELL_IMAGE = 'sandbox-runner-test/no-shell:1';
+/** A busybox copy whose ENTRYPOINT says a line on stderr, then execs its arguments (as many images do). */
+const ENTRYPOINT_IMAGE = 'sandbox-runner-test/entrypoint:1';
 
 /** Cancels `pending`'s run as soon as `text` appeared on its stdout. */
 function cancelWhen(seen: () => string, text: string, controller: AbortController): Promise<void> {
@@ -26,9 +32,14 @@ describe(`run fidelity on the ${TEST_PATH} path (engine)`, function () {
     // RUN in exec form needs no shell; the applets stay, only the shell goes.
     const dockerfile = `FROM ${IMAGES.busybox}\nRUN ["/bin/busybox", "rm", "-f", "/bin/sh"]\n`;
     await execa('docker', ['build', '-q', '-t', NO_SHELL_IMAGE, '-'], { input: dockerfile, env: { DOCKER_BUILDKIT: '0' } });
+    const entrypoint = `FROM ${IMAGES.busybox}\nENTRYPOINT ["/bin/sh", "-c", "echo 'entrypoint: setting up' >&2; exec \\"$@\\"", "entrypoint"]\n`;
+    await execa('docker', ['build', '-q', '-t', ENTRYPOINT_IMAGE, '-'], { input: entrypoint, env: { DOCKER_BUILDKIT: '0' } });
   });
   afterEach(async () => {
     assert.deepEqual(await productContainers(), [], 'a test left a product container behind');
+  });
+  after(async () => {
+    await execa('docker', ['image', 'rm', '-f', NO_SHELL_IMAGE, ENTRYPOINT_IMAGE], { reject: false });
   });
 
   describe('outcomes come from the launcher and the engine, never from program text', () => {
@@ -55,6 +66,50 @@ describe(`run fidelity on the ${TEST_PATH} path (engine)`, function () {
       assert.equal(r.result.error?.code, 'start-failed');
       assert.match(r.result.message, /command "\/no\/such\/interpreter" was not found in the image/);
       assert.equal(r.stdout + r.stderr, '', 'launcher text is never program output');
+    });
+
+    it('the image\'s ENTRYPOINT never runs before the launcher: a program that ran is never "could not start", nor re-run', async () => {
+      const r = await run(shellProfile({ image: ENTRYPOINT_IMAGE }), 'echo ran; echo bye >&2; exit 7\n');
+      assert.equal(r.result.outcome, 'exited', r.result.message);
+      assert.equal(r.result.exitCode, 7);
+      assert.equal(r.stdout, 'ran\n');
+      assert.equal(r.stderr, 'bye\n');
+      const twice = await run(shellProfile({ image: ENTRYPOINT_IMAGE }), 'echo ran; exit 127\n');
+      assert.equal(twice.stdout, 'ran\n', 'the code ran once');
+      assert.equal(twice.result.exitCode, 127);
+    });
+
+    it('the docker CLI\'s own warnings before the preamble change nothing: the code runs once, its status stands', async () => {
+      const cfg = await mkdtemp(join(tmpdir(), 'sr-fidelity-cfg-'));
+      const docker = { env: { DOCKER_CONFIG: cfg } };
+      // A run with its own docker options skips the shared pool: on the warm path use one with them.
+      const pool = TEST_PATH === 'warm' ? new WarmPool({ docker }) : undefined;
+      try {
+        await writeFile(join(cfg, 'config.json'), '{bad json');
+        for (const [code, status] of [['echo ran; exit 3\n', 3], ['echo ran; exit 127\n', 127]] as const) {
+          const profile = shellProfile();
+          if (pool) {
+            pool.prepare('cfg', profile);
+            assert.equal(await pool.ready('cfg', profile), true);
+          }
+          const r = await run(profile, code, { docker, warm: pool, profileName: 'cfg' });
+          assert.equal(r.result.outcome, 'exited', r.result.message);
+          assert.equal(r.result.exitCode, status);
+          assert.equal(r.stdout, 'ran\n', 'the code ran once');
+          assert.doesNotMatch(r.stderr, /WARNING|config file/i, 'the CLI\'s words are not program output');
+        }
+      } finally {
+        await pool?.dispose();
+        await rm(cfg, { recursive: true, force: true });
+      }
+    });
+
+    it('a profile that hides sh from the launcher sends only itself to the direct path, not the image\'s other profiles', async () => {
+      const hidden = await run(pythonProfile({ command: ['/usr/bin/python3', '${file}'], env: { PATH: '/nonexistent' } }), 'print("x")\n', { warm: undefined });
+      assert.equal(hidden.stdout, 'x\n');
+      const missing = await run(pythonProfile({ command: ['/no/such/interpreter', '${file}'] }), 'print(1)\n');
+      assert.equal(missing.result.outcome, 'failed-to-start', missing.result.message);
+      assert.equal(missing.result.error?.code, 'start-failed');
     });
 
     it('an image without sh runs its command directly; its exit 127 is the program\'s own', async () => {

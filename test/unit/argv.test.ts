@@ -59,16 +59,17 @@ describe('argv builder (unit)', () => {
       '--env', 'ALL_PROXY', '--env', 'all_proxy',
       '--label', 'sandbox-runner=1',
       '--label', 'sandbox-runner.run-id=r1',
+      '--entrypoint', 'sh',
       '--',
       'python:3.12-slim',
-      'sh', '-c', COLD_LAUNCHER, '/sandbox/main.py',
+      '-c', COLD_LAUNCHER, '/sandbox/main.py',
       'python3', '/sandbox/main.py',
     ]);
   });
 
   it('runs the command directly, without the launcher, for images without sh', () => {
     const argv = buildCreateArgv(spec({ image: 'img', command: ['python3', '${file}'] }, { launcher: false }));
-    assert.deepEqual(argv.slice(argv.indexOf('--')), ['--', 'img', 'python3', '/sandbox/main.py']);
+    assert.deepEqual(argv.slice(argv.indexOf('--') - 2), ['--entrypoint', '', '--', 'img', 'python3', '/sandbox/main.py']);
   });
 
   it('maps tightened limits, bridge network, mounts, user and runtime to their flags', () => {
@@ -95,7 +96,7 @@ describe('argv builder (unit)', () => {
     // A bind mount on the workdir replaces its tmpfs, and is writable only because mode is rw.
     assert.doesNotMatch(joined, /--tmpfs \/src/);
     assert.match(joined, /--mount type=bind,src=\/home\/u\/project,dst=\/src --workdir \/src /);
-    assert.ok(joined.endsWith(`--runtime runsc -- img sh -c ${COLD_LAUNCHER} /sandbox/main.sh sh -c cat "$1" sh /sandbox/main.sh`));
+    assert.ok(joined.endsWith(`--runtime runsc --entrypoint sh -- img -c ${COLD_LAUNCHER} /sandbox/main.sh sh -c cat "$1" sh /sandbox/main.sh`));
   });
 
   it('never lets profile values become flags: the image follows "--" and env is one NAME=VALUE item', () => {
@@ -104,7 +105,7 @@ describe('argv builder (unit)', () => {
     );
     const sep = argv.indexOf('--');
     assert.equal(argv[sep + 1], 'img');
-    assert.deepEqual(argv.slice(sep + 2), ['sh', '-c', COLD_LAUNCHER, '/sandbox/main.py', '/sandbox/main.py', '--privileged']);
+    assert.deepEqual(argv.slice(sep + 2), ['-c', COLD_LAUNCHER, '/sandbox/main.py', '/sandbox/main.py', '--privileged']);
     assert.ok(argv.includes('X=--network=host; rm -rf /'));
     assert.equal(argv.filter((a) => a === '--privileged').length, 1);
   });
@@ -181,7 +182,7 @@ describe('argv builder, warm delivery (unit)', () => {
     const cold = buildCreateArgv(spec({ image: 'img', command: ['python3', '${file}'] }));
     const warm = buildCreateArgv(spec({ image: 'img', command: ['python3', '${file}'] }, { delivery: 'stdin' }));
     const sep = warm.indexOf('--');
-    assert.deepEqual(warm.slice(sep), ['--', 'img', 'sh', '-c', WARM_LAUNCHER, '/sandbox/main.py', 'python3', '/sandbox/main.py']);
+    assert.deepEqual(warm.slice(sep - 2), ['--entrypoint', 'sh', '--', 'img', '-c', WARM_LAUNCHER, '/sandbox/main.py', 'python3', '/sandbox/main.py']);
     for (const launcher of [WARM_LAUNCHER, COLD_LAUNCHER]) assert.doesNotMatch(launcher, /python|main/, 'the launcher is constant: no profile text inside');
     assert.ok(warm.includes('--interactive'));
     // exec: a shebang snippet may be the command itself, as on the cold path's bind mount.

@@ -24,7 +24,14 @@ describe('launcher preamble (unit)', () => {
     assert.equal(r.program, '');
   });
 
-  it('anything else first means the launcher never ran: held back, never program output', () => {
+  it('the CLI\'s own words before the preamble are skipped and never program output', () => {
+    const warning = 'WARNING: Error loading config file: /x/config.json: invalid character\n';
+    for (const chunks of [[warning + PREAMBLE.ready + 'err\n'], [warning, PREAMBLE.ready.slice(0, 7), PREAMBLE.ready.slice(7) + 'err\n']]) {
+      assert.deepEqual(feed(chunks), { program: 'err\n', verdict: 'ready', held: warning });
+    }
+  });
+
+  it('no preamble at all means the launcher never ran: held back, never program output', () => {
     const tini = '[FATAL tini (7)] exec sh failed: No such file or directory\n';
     assert.deepEqual(feed([tini]), { program: '', verdict: 'absent', held: tini });
     assert.equal(feed([]).verdict, 'absent');
