@@ -35,10 +35,13 @@ interface Display {
 
 export class TerminalOutput {
   private pipeClosed = false;
+  /** Streams that reported a write error; the other one still carries our summary. */
+  private readonly closedStreams = new Set<Writable>();
   private readonly displays: Partial<Record<ProgramStream, Display>> = {};
 
   /**
-   * @param onPipeClosed called once when stdout or stderr reports EPIPE (the reader went away)
+   * @param onPipeClosed called once when stdout or stderr fails a write (EPIPE: the reader went
+   *   away; EIO: the terminal was closed)
    * @param raw pass the program's bytes through unchanged even to a terminal
    */
   constructor(
@@ -49,8 +52,10 @@ export class TerminalOutput {
   ) {
     for (const [name, stream] of [['stdout', out], ['stderr', err]] as const) {
       if (!raw && stream.isTTY) this.displays[name] = { decoder: new Utf8Decoder(), filter: new TerminalTextFilter() };
-      stream.on('error', (e: NodeJS.ErrnoException) => {
-        if (e.code !== 'EPIPE') throw e;
+      // EPIPE (the reader went away), EIO (the terminal was closed) or any other write error: the
+      // output is gone, never a crash (a crashed CLI would leave its container running untimed).
+      stream.on('error', () => {
+        this.closedStreams.add(stream);
         if (this.pipeClosed) return;
         this.pipeClosed = true;
         this.onPipeClosed();
@@ -58,7 +63,7 @@ export class TerminalOutput {
     }
   }
 
-  /** True once a reader closed our stdout or stderr. */
+  /** True once our stdout or stderr failed a write (a reader or the terminal went away). */
   get closed(): boolean {
     return this.pipeClosed;
   }
@@ -95,7 +100,7 @@ export class TerminalOutput {
   }
 
   private write(stream: Writable, data: string | Uint8Array): void {
-    if (data.length > 0 && !this.pipeClosed && !stream.destroyed) stream.write(data);
+    if (data.length > 0 && !this.closedStreams.has(stream) && !stream.destroyed) stream.write(data);
   }
 }
 

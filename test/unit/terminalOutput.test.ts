@@ -88,6 +88,32 @@ describe('CLI terminal output (unit)', () => {
     assert.equal(out.text + err.text, '');
   });
 
+  it('a closed stdout (| head -1) still lets the summary reach stderr', () => {
+    const out = fakeStream(false);
+    const err = fakeStream(false);
+    let closed = 0;
+    const t = new TerminalOutput(() => closed++, false, out as never, err as never);
+    out.emit('error', Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+    t.program('stdout', b('more\n'));
+    t.line('summary');
+    assert.equal(closed, 1);
+    assert.equal(out.text, '');
+    assert.equal(err.text, 'sandbox-run: summary\n');
+  });
+
+  it('a closed terminal (EIO, the window went away) ends the run instead of crashing the CLI', () => {
+    const out = fakeStream(true);
+    const err = fakeStream(true);
+    let closed = 0;
+    const t = new TerminalOutput(() => closed++, false, out as never, err as never);
+    const eio = Object.assign(new Error('write EIO'), { code: 'EIO' });
+    assert.doesNotThrow(() => out.emit('error', eio));
+    assert.doesNotThrow(() => err.emit('error', eio));
+    t.program('stdout', b('tick\n'));
+    assert.equal(closed, 1);
+    assert.equal(t.closed, true);
+  });
+
   // Issue 8: the summary and "engine said" lines quoted the snippet's stderr tail raw.
   it("filters our own lines to a terminal (summary, engine said), also with --raw", () => {
     const hostile =
