@@ -195,7 +195,10 @@ async function main(): Promise<number> {
   let interrupts = 0;
   const onSignal = () => {
     interrupts += 1;
-    if (interrupts === 1) controller.abort();
+    if (interrupts === 1) {
+      say(`interrupting the program (SIGINT); the container is removed in ${profile.limits.interruptGraceSeconds} s (limits.interruptGraceSeconds); press Ctrl-C again to remove it now.`);
+      controller.abort();
+    }
     else if (interrupts === 2) {
       say('removing the container now…');
       force.abort();
@@ -222,7 +225,10 @@ async function main(): Promise<number> {
   if (result.error?.detail && !values.quiet) terminal.line(`engine said: ${result.error.detail}`);
   if (result.cleanupError) terminal.line(`cleanup failed: ${result.cleanupError}`);
   // The reader of our output went away: the run was stopped like `yes | head` stops `yes`.
-  if (terminal.closed && result.outcome === 'cancelled') return EXIT.outputLimit;
+  if (terminal.closed && result.outcome === 'cancelled') {
+    terminal.line('the reader of the output went away (e.g. | head), so the run was stopped and the container removed.');
+    return EXIT.outputLimit;
+  }
   return exitCodeFor(result);
 }
 

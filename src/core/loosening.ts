@@ -231,7 +231,8 @@ export function routeLoosening(settings: RouteSettings, query: ProfileQuery): Lo
     ProfileSchema.parse({ image: now.profile.image, command: now.profile.command, limits: settings.baselineOptions?.limitDefaults ?? {} });
   const sameName = base.profiles.find((b) => b.name === now.name)?.profile ?? defaults();
   const own = compareToBaseline(now.name, now.profile, sameName, realMountSource);
-  if (before?.name === now.name) return own.loosenings.length > 0 ? own : undefined;
+  // A profile the user named (a command's explicit choice) is not a re-routing by the workspace.
+  if (before?.name === now.name || query.name !== undefined) return own.loosenings.length > 0 ? own : undefined;
 
   const route = compareToBaseline(now.name, now.profile, before?.profile ?? defaults(), realMountSource);
   const loosenings = [...route.loosenings];

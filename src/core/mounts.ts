@@ -4,8 +4,8 @@
  * inside a protected path. What was checked is pinned by an open descriptor until the container
  * has started, and that descriptor is what the engine mounts (see `resolveMounts`).
  */
-import { constants as fsConstants } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { constants as fsConstants, realpathSync } from 'node:fs';
 import { mkdtemp, open, readlink, realpath, rm, symlink, type FileHandle } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
@@ -34,17 +34,30 @@ const HOME_CREDENTIALS = [
 /** Why `hostPath` (absolute, symlink-free) is refused, or undefined when allowed. */
 export function protectedReason(hostPath: string, extraProtected: readonly string[] = []): string | undefined {
   if (hostPath === '/') return 'it is the root directory';
-  const home = homedir();
-  if (home && hostPath === home) return 'it is your home directory itself';
-  if (home && HOME_CREDENTIALS.some((d) => isPathInside(hostPath, posix.join(home, d)))) {
-    return 'it holds credentials in your home directory';
+  // `hostPath` is symlink-free, so each protected path counts as written and where it leads (a
+  // home under a symlinked /home, ~/.ssh linked elsewhere, a moved /var/lib/docker).
+  const homes = homedir() ? forms(homedir()) : [];
+  if (homes.includes(hostPath)) return 'it is your home directory itself';
+  const credentials = homes.flatMap((home) => HOME_CREDENTIALS.flatMap((d) => forms(posix.join(home, d))));
+  if (credentials.some((c) => isPathInside(hostPath, c))) return 'it holds credentials in your home directory';
+  for (const written of [...PROTECTED_HOST_PATHS, ...extraProtected]) {
+    for (const root of forms(written)) {
+      if (isPathInside(hostPath, root)) return `it is or sits inside ${written}`;
+      if (isPathInside(root, hostPath)) return `it contains ${written}`;
+    }
   }
-  for (const root of [...PROTECTED_HOST_PATHS, ...extraProtected]) {
-    if (isPathInside(hostPath, root)) return `it is or sits inside ${root}`;
-    if (isPathInside(root, hostPath)) return `it contains ${root}`;
-  }
-  if (home && isPathInside(home, hostPath)) return 'it contains your home directory';
+  if (homes.some((home) => isPathInside(home, hostPath))) return 'it contains your home directory';
   return undefined;
+}
+
+/** `path` as written and, when it differs, where it leads through symlinks (when it exists). */
+function forms(path: string): string[] {
+  try {
+    const real = realpathSync(path);
+    return real === path ? [path] : [path, real];
+  } catch {
+    return [path];
+  }
 }
 
 const RESERVED_TARGETS = [SNIPPET_DIR, SANDBOX_HOME, '/tmp'];
@@ -149,6 +162,10 @@ export async function resolveMounts(
       if (RESERVED_TARGETS.some((t) => isPathInside(m.target, t))) {
         throw fail(`its target ${m.target} is reserved by the sandbox (${RESERVED_TARGETS.join(', ')})`);
       }
+      // A target above a path the sandbox mounts itself (HOME under /home, the workdir) would make
+      // the engine create that mount point inside the host directory.
+      const below = [...RESERVED_TARGETS, profile.workdir].find((t) => t !== m.target && isPathInside(t, m.target));
+      if (below) throw fail(`its target ${m.target} contains ${below}, which the sandbox mounts itself (the engine would create it in the host directory)`);
       let resolved: string;
       try {
         resolved = await realpath(m.source);
@@ -173,7 +190,7 @@ export async function resolveMounts(
         throw fail('this process cannot read /proc/self/fd, so the mount cannot be pinned');
       }
       const info = await handle.stat();
-      if (info.isFile()) throw fail('it is a single file, which cannot be pinned against a swap after the check; mount its directory instead');
+      if (info.isFile()) throw fail('it is a single file, which cannot be pinned against a swap after the check (mount its directory)');
       if (!info.isDirectory()) throw fail('it is neither a regular file nor a directory');
       if (!pinnedPath.startsWith('/') || /[,"\n\r\0]/.test(pinnedPath)) {
         throw fail('its resolved path contains a comma, quote or line break');

@@ -82,7 +82,7 @@ export const MountSchema = withDescription(
           error: hostPathError,
         }),
       ),
-      'Absolute host path (file or directory); resolved through symlinks before use.',
+      'Absolute host path of a directory (single files cannot be mounted); resolved through symlinks and pinned before use.',
     ),
     // Reserved targets (RESERVED_CONTAINER_PATHS) are refused at run time by `resolveMounts`.
     target: withDescription(ContainerPathSchema, 'Absolute path inside the container.'),
@@ -102,7 +102,7 @@ const envNameError = 'must be a name matching [A-Za-z_][A-Za-z0-9_]*';
 export const MAX_ENV_VALUE_CHARS = 32768;
 const envValueError = `must be a string without NUL characters, at most ${MAX_ENV_VALUE_CHARS} characters long`;
 
-const userError = 'must be a numeric, non-root "UID:GID" such as "65534:65534" (UID and GID from 1 to 2147483647)';
+const userError = 'must be a numeric, non-root "UID:GID" such as "65534:65534" (UID and GID from 1 to 2147483647, no leading zeros)';
 const imageError =
   'must be an image reference such as "python:3.12-slim" or "registry.example/team/tool@sha256:…" (letters, digits, ".", "_", "-", "/", ":", "@"; not starting with "-")';
 const languageError = 'must be a list of VS Code language ids such as ["python"]';
@@ -172,7 +172,8 @@ export const ProfileSchema = withDescription(
         z.string({ error: userError }).check(
           z.refine(
             (u) => {
-              const m = /^(\d{1,10}):(\d{1,10})$/.exec(u);
+              // No leading zeros: docker reads "010" as 10, the kernel's tmpfs uid= option as octal 8.
+              const m = /^([1-9]\d{0,9}):([1-9]\d{0,9})$/.exec(u);
               if (!m) return false;
               const [uid, gid] = [Number(m[1]), Number(m[2])];
               return uid >= 1 && gid >= 1 && uid <= 2147483647 && gid <= 2147483647;

@@ -24,6 +24,8 @@ export interface RuleNote {
 export interface RunEvidence {
   /** Forks or threads the pids cgroup refused during the run (`pids.events` max). */
   readonly refusedForks?: number;
+  /** The engine's OOM flag was set, although the program itself exited with another status. */
+  readonly oomKilledChild?: boolean;
 }
 
 /** Name of the signal N for a 128+N exit status, or null. */
@@ -66,6 +68,13 @@ export function sandboxRule(outcome: RunOutcome, exitCode: number | null, profil
       key: 'limits.pids',
       certain: true,
       text: `The process limit limits.pids (${l.pids}, threads count too) refused ${evidence.refusedForks} new process${evidence.refusedForks === 1 ? '' : 'es'} or thread${evidence.refusedForks === 1 ? '' : 's'} during the run.`,
+    };
+  }
+  if (evidence.oomKilledChild && outcome === 'exited') {
+    return {
+      key: 'limits.memoryMiB',
+      certain: true,
+      text: `The memory limit limits.memoryMiB (${l.memoryMiB} MiB, no swap) killed a process of the run (the engine reported an OOM kill); the program's own exit status stands.`,
     };
   }
   switch (outcome) {

@@ -98,7 +98,7 @@ export function describeOutcome(
 ): string {
   const ms = Math.round(facts.durationMs);
   const own = (signal: string) =>
-    facts.exitCode === null ? '' : `the program exited with code ${facts.exitCode} after ${signal}; `;
+    facts.exitCode === null ? '' : `the program had exited with code ${facts.exitCode} within the grace period after ${signal}; `;
   const withRule = (text: string) => (facts.rule && (outcome === 'exited' || facts.rule.key === 'limits.pids') ? `${text} ${facts.rule.text}` : text);
   switch (outcome) {
     case 'exited':
@@ -168,6 +168,7 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
   let cleanupError: string | undefined;
   let snippet: SnippetFile | undefined;
   const pids = new PidsWatch();
+  let oomKilledChild = false;
   // Open descriptors pinning the checked mount sources; held until the run ends (see mounts.ts).
   let pins: PinnedMounts | undefined;
 
@@ -205,7 +206,7 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
   const result = (outcome: RunOutcome, exitCode: number | null, error?: SandboxErrorInfo): RunResult => {
     const durationMs = performance.now() - t0;
     const ran = outcome !== 'failed-to-start' && outcome !== 'engine-error';
-    const rule = ran ? sandboxRule(outcome, exitCode, profile, { refusedForks: pids.refusedForks }) : undefined;
+    const rule = ran ? sandboxRule(outcome, exitCode, profile, { refusedForks: pids.refusedForks, oomKilledChild }) : undefined;
     return {
       outcome,
       exitCode,
@@ -402,7 +403,10 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
       await new Promise((r) => setTimeout(r, OOM_RECHECK_MS));
       state = await inspectState(opts, name).catch(() => state!);
     }
-    if (state.oomKilled) return await finish('oom-killed', state.exitCode);
+    // OOM-killed is the outcome only when the program itself died of it (SIGKILL); a child killed
+    // by the OOM killer leaves the program's own status, with the memory rule named beside it.
+    if (state.oomKilled && state.exitCode === 137) return await finish('oom-killed', state.exitCode);
+    oomKilledChild = state.oomKilled;
     return await finish('exited', state.exitCode);
   } catch (e) {
     if (stopReason) return await finish(stopReason, null);

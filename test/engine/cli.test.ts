@@ -91,7 +91,8 @@ describe('sandbox-run CLI (engine)', function () {
     const r = await child;
     assert.deepEqual(await productContainers(child.pid!), []);
     assert.equal(r.exitCode, 130);
-    assert.match(String(r.stderr), /Cancelled after \d+ ms; the program exited with code 130 after SIGINT; the container was removed/);
+    assert.match(String(r.stderr), /interrupting the program \(SIGINT\); the container is removed in 2 s/);
+    assert.match(String(r.stderr), /Cancelled after \d+ ms; the program had exited with code 130 within the grace period after SIGINT; the container was removed/);
   });
 
   it('a second Ctrl-C removes the container at once, even when the program ignores SIGINT', async () => {
@@ -139,6 +140,8 @@ describe('sandbox-run CLI (engine)', function () {
     const r = await child;
     assert.equal(r.exitCode, 141, String(r.stderr));
     assert.doesNotMatch(String(r.stderr), /EPIPE|at .*\.js/);
+    // stdout's reader went away, stderr did not: the summary still says what happened.
+    assert.match(String(r.stderr), /the reader of the output went away \(e\.g\. \| head\), so the run was stopped/);
     assert.deepEqual(await productContainers(child.pid!), []);
   });
 

@@ -147,7 +147,7 @@ describe(`run fidelity on the ${TEST_PATH} path (engine)`, function () {
       assert.equal(r.result.outcome, 'cancelled');
       assert.equal(out, 'loop\nKeyboardInterrupt\nfinally ran\n');
       assert.equal(r.result.exitCode, 130, 'the program\'s own status (death by SIGINT) within the grace period');
-      assert.match(r.result.message, /exited with code 130 after SIGINT/);
+      assert.match(r.result.message, /had exited with code 130 within the grace period after SIGINT/);
     });
 
     it('the interrupt reaches the whole process group (a program under sh -c)', async () => {
@@ -228,6 +228,18 @@ describe(`run fidelity on the ${TEST_PATH} path (engine)`, function () {
       assert.equal(r.result.rule?.key, 'limits.pids', r.result.message);
       assert.equal(r.result.rule?.certain, true);
       assert.match(r.result.message, /process limit limits\.pids \(128, threads count too\) refused/);
+    });
+
+    it('a child killed by the OOM killer leaves the program\'s own status; the memory rule is named as a fact', async () => {
+      const code =
+        'import os, sys\npid = os.fork()\nif pid == 0:\n    x = []\n    while True:\n        x.append(b"x" * 1024 * 1024)\n' +
+        'os.waitpid(pid, 0)\nprint("parent exits 1 by itself")\nsys.exit(1)\n';
+      const r = await run(pythonProfile({ limits: { memoryMiB: 32 } }), code);
+      assert.equal(r.stdout, 'parent exits 1 by itself\n');
+      assert.equal(r.result.outcome, 'exited', r.result.message);
+      assert.equal(r.result.exitCode, 1);
+      assert.equal(r.result.rule?.key, 'limits.memoryMiB');
+      assert.equal(r.result.rule?.certain, true);
     });
 
     it('text imitating a rule changes nothing: a normal exit names no limit', async () => {

@@ -160,7 +160,7 @@ const CASES: readonly BadCase[] = [
   { what: 'env value null', profile: { env: { X: null } }, key: 'env.X', says: ENV_VALUE },
   { what: 'env as a list', profile: { env: ['A=1'] }, key: 'env', says: /must be an object of NAME: "value" strings/ },
   // user
-  ...['0', '0:0', 'root', 'root:root', '0:1000', '1000:0', '65534', 'nobody:nogroup', '-1:-1', ' 1000:1000', '1000:1000:1000', '4294967295:1', '00:00'].map(
+  ...['0', '0:0', 'root', 'root:root', '0:1000', '1000:0', '65534', 'nobody:nogroup', '-1:-1', ' 1000:1000', '1000:1000:1000', '4294967295:1', '00:00', '010:010', '0000000001:0000065534', '1000:01000'].map(
     (user): BadCase => ({ what: `user "${user}"`, profile: { user }, key: 'user', says: USER }),
   ),
   { what: 'user as a number', profile: { user: 1000 }, key: 'user', says: USER },

@@ -21,6 +21,33 @@ describe('mount validation (unit)', () => {
 
   const profileWith = (mounts: unknown[]) => ProfileSchema.parse({ image: 'i', command: ['${file}'], mounts });
 
+  it('protects home entries where they lead: a symlinked home (/home -> /var/home) or ~/.ssh linked elsewhere', async () => {
+    const saved = process.env.HOME;
+    const root = await mkdtemp(join(tmpdir(), 'sr-home-'));
+    try {
+      await mkdir(join(root, 'real', '.ssh'), { recursive: true });
+      await mkdir(join(root, 'keys'));
+      await symlink(join(root, 'real'), join(root, 'link'));
+      process.env.HOME = join(root, 'link');
+      assert.match(protectedReason(join(root, 'real', '.ssh'))!, /credentials/, 'the home behind a symlink');
+      assert.match(protectedReason(join(root, 'real'))!, /home directory/);
+      process.env.HOME = join(root, 'real');
+      await rm(join(root, 'real', '.ssh'), { recursive: true });
+      await symlink(join(root, 'keys'), join(root, 'real', '.ssh'));
+      assert.match(protectedReason(join(root, 'keys'))!, /credentials/, '~/.ssh linked elsewhere');
+    } finally {
+      process.env.HOME = saved;
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a mount target above a path the sandbox mounts itself (HOME, the workdir)', async () => {
+    for (const [target, workdir] of [['/home', undefined], ['/work', '/work/app']] as const) {
+      const profile = ProfileSchema.parse({ image: 'i', command: ['${file}'], ...(workdir ? { workdir } : {}), mounts: [{ source: join(dir, 'project'), target, mode: 'rw' }] });
+      await assert.rejects(resolveMounts('p', profile), (e: unknown) => isSandboxError(e) && /contains \/(home\/sandbox|work\/app)/.test(e.message));
+    }
+  });
+
   it('refuses protected host paths: being, containing or sitting inside them', () => {
     assert.match(protectedReason('/')!, /root directory/);
     assert.match(protectedReason('/etc')!, /\/etc/);
