@@ -224,8 +224,10 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
 
   if (req.signal?.aborted) return result('cancelled', null);
   const onAbort = () => stop('cancelled');
+  // Forced: no interrupt (no `docker kill` racing the removal), straight to removal.
   const onForce = () => {
-    stop('cancelled');
+    if (programEnded) return;
+    stopReason ??= 'cancelled';
     removeNow();
   };
   req.signal?.addEventListener('abort', onAbort, { once: true });
