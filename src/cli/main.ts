@@ -76,8 +76,10 @@ async function reap(): Promise<number> {
     return EXIT.failedToStart;
   }
   for (const name of report.removed) row(`removed\t${name}`);
+  for (const dir of report.removedAnchors ?? []) row(`removed\t${dir}`);
   for (const k of report.kept) row(`kept\t${k.name}\t${k.reason}`);
-  say(`removed ${report.removed.length} orphaned container(s), kept ${report.kept.length}.`);
+  const anchors = report.removedAnchors?.length ? ` and ${report.removedAnchors.length} mount anchor folder(s)` : '';
+  say(`removed ${report.removed.length} orphaned container(s)${anchors}, kept ${report.kept.length}.`);
   return 0;
 }
 

@@ -12,6 +12,7 @@ import { join, posix } from 'node:path';
 import type { ResolvedMount } from './argv';
 import { SANDBOX_HOME, SNIPPET_DIR } from './argv';
 import { SandboxError } from './errors';
+import { currentStartTime } from './labels';
 import { isPathInside, type Profile } from './profile';
 
 /** Host paths a mount may not be, contain, or sit inside. */
@@ -96,6 +97,26 @@ async function anchorRoot(): Promise<string> {
   return realpath(tmpdir());
 }
 
+/** Every folder an anchor may be in (for the orphan sweep): the temp dir and `$XDG_RUNTIME_DIR` under /run. */
+export function anchorRoots(): string[] {
+  const roots = new Set<string>();
+  for (const candidate of [process.env.XDG_RUNTIME_DIR, tmpdir()]) {
+    if (!candidate?.startsWith('/')) continue;
+    try {
+      roots.add(realpathSync(candidate));
+    } catch {
+      // missing: nothing to sweep there
+    }
+  }
+  return [...roots];
+}
+
+/**
+ * Name of an anchor directory: `sandbox-runner-pin-<owner pid>-<owner start time>-XXXXXX`, so the
+ * orphan sweep can tell when its owner is provably gone (see reaper.ts).
+ */
+export const ANCHOR_NAME = /^sandbox-runner-pin-([1-9]\d{0,9})-(\d{1,20})-[A-Za-z0-9]{6}$/;
+
 /**
  * The anchor of one run's pinned mounts: a fresh directory (mode 0700, random name) held open,
  * with one link per mount, `<random hex>` → `/proc/<pid>/fd/<n>`. Docker is given
@@ -110,7 +131,7 @@ interface Anchor {
 }
 
 async function makeAnchor(): Promise<Anchor> {
-  const dir = await mkdtemp(join(await anchorRoot(), 'sandbox-runner-pin-'));
+  const dir = await mkdtemp(join(await anchorRoot(), `sandbox-runner-pin-${process.pid}-${currentStartTime()}-`));
   try {
     return { dir, handle: await open(dir, fsConstants.O_RDONLY | fsConstants.O_DIRECTORY) };
   } catch (e) {

@@ -14,10 +14,11 @@
  */
 import { lstatSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { SNIPPET_DIR } from './argv';
 import { classifyEngineFailure, docker, removeContainer, type DockerOptions } from './docker';
 import { isSandboxError } from './errors';
+import { ANCHOR_NAME, anchorRoots } from './mounts';
 import {
   currentBootId, currentPidNamespace, currentStartTime, LABELS, PRODUCT_FILTER, statStartTime, statState,
 } from './labels';
@@ -40,6 +41,8 @@ export interface KeptContainer {
 export interface ReapReport {
   /** Names of the containers removed. */
   readonly removed: string[];
+  /** Pin anchor directories of dead runs that were removed (absolute paths; see mounts.ts). */
+  readonly removedAnchors?: string[];
   /** Containers left in place, each with the reason. */
   readonly kept: KeptContainer[];
 }
@@ -291,7 +294,45 @@ export async function reapOrphans(opts: ReapOptions = {}): Promise<ReapReport> {
     else kept.push({ name: c.name, reason: live.reason });
   }
   const removed = await removeAll(dockerOpts, await withoutImageLabelled(dockerOpts, orphans, kept), kept);
-  return { removed, kept: kept.sort((a, b) => a.name.localeCompare(b.name)) };
+  return { removed, removedAnchors: removeStaleAnchors(probe), kept: kept.sort((a, b) => a.name.localeCompare(b.name)) };
+}
+
+/**
+ * Removes the pin anchor directories (mounts.ts) of runs whose owner is provably gone, judged by
+ * the owner pid and start time in the name as a container's owner is judged by its labels (same
+ * host, boot and pid namespace as this process: the directory is local). Only a real directory
+ * holding nothing but the anchor's links (32 hex digits) is removed; anything else is left alone.
+ * @returns the removed directories
+ */
+export function removeStaleAnchors(probe: ProcessProbe = localProbe(), roots: readonly string[] = anchorRoots()): string[] {
+  const removed: string[] = [];
+  for (const root of roots) {
+    let names: string[];
+    try {
+      names = readdirSync(root);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const m = ANCHOR_NAME.exec(name);
+      if (!m) continue;
+      const labels = {
+        [LABELS.ownerPid]: m[1]!, [LABELS.ownerStart]: m[2]!, [LABELS.host]: probe.host,
+        [LABELS.ownerPidNamespace]: probe.pidNamespace, [LABELS.ownerBoot]: probe.bootId,
+      };
+      if (ownerLiveness(labels, probe).state !== 'dead') continue;
+      const dir = join(root, name);
+      try {
+        if (!lstatSync(dir).isDirectory()) continue;
+        if (!readdirSync(dir).every((f) => /^[0-9a-f]{32}$/.test(f) && lstatSync(join(dir, f)).isSymbolicLink())) continue;
+        rmSync(dir, { recursive: true, force: true });
+        removed.push(dir);
+      } catch {
+        // gone meanwhile, or not ours to remove
+      }
+    }
+  }
+  return removed.sort();
 }
 
 /**

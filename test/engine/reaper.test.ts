@@ -6,11 +6,12 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { hostname } from 'node:os';
-import { resolve } from 'node:path';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import {
-  currentBootId, currentPidNamespace, currentStartTime, isSandboxError, LABELS, PRODUCT_LABEL, reapOrphans,
+  anchorRoots, currentBootId, currentPidNamespace, currentStartTime, isSandboxError, LABELS, PRODUCT_LABEL, reapOrphans,
   removeOwnContainers, runInSandbox, statStartTime,
 } from '../../src/core';
 import { chunkText, containerExists, IMAGES, requireEngine, shellProfile, waitFor } from './helpers';
@@ -119,6 +120,36 @@ describe('orphan sweep (engine)', function () {
     assert.deepEqual(own.removed.filter((n) => mine.has(n)), [names.self]);
     assert.equal(await containerExists(names.self), false);
     assert.equal(await containerExists(names.alive), true);
+  });
+
+  it('sandbox-run --reap also removes the pin anchor folder of a SIGKILLed run with a mount', async () => {
+    const ws = await mkdtemp(join(tmpdir(), 'sr-reap-ws-'));
+    const data = await mkdtemp(join(tmpdir(), 'sr-reap-data-'));
+    const anchors = async () =>
+      (await Promise.all(anchorRoots().map((root) => readdir(root).catch(() => [] as string[])))).flat().filter((n) => n.startsWith('sandbox-runner-pin-'));
+    try {
+      await mkdir(join(ws, '.vscode'));
+      await writeFile(join(ws, '.vscode', 'settings.json'), JSON.stringify({
+        'sandboxRunner.profiles': { m: { image: IMAGES.busybox, command: ['sh', '${file}'], extensions: ['.sh'], mounts: [{ source: data, target: '/mnt/d' }] } },
+      }));
+      await writeFile(join(ws, 's.sh'), 'echo up; sleep 30\n');
+      const before = new Set(await anchors());
+      const child = execa('node', [CLI, '--workspace', ws, '--allow-loosening', join(ws, 's.sh')], { reject: false, buffer: { stdout: false } });
+      let out = '';
+      child.stdout?.on('data', (d: Buffer) => (out += chunkText(d)));
+      await waitFor(() => out.includes('up'), 20_000, 'the run to start');
+      const mine = (await anchors()).filter((n) => !before.has(n) && n.startsWith(`sandbox-runner-pin-${child.pid}-`));
+      assert.equal(mine.length, 1, 'the run pinned its mount through one anchor named after its owner');
+      child.kill('SIGKILL');
+      await child;
+      const r = await execa('node', [CLI, '--reap'], { reject: false });
+      assert.equal(r.exitCode, 0, String(r.stderr));
+      assert.match(String(r.stdout), new RegExp(`removed\t.*${mine[0]}`));
+      assert.deepEqual((await anchors()).filter((n) => mine.includes(n)), [], 'the anchor folder was left behind');
+    } finally {
+      await rm(ws, { recursive: true, force: true });
+      await rm(data, { recursive: true, force: true });
+    }
   });
 
   it('sandbox-run --reap removes an orphan, keeps a live run, and exits 0', async () => {
