@@ -45,12 +45,23 @@ npm_clean() {
   env "${unset[@]}" PATH="$path" "$@"
 }
 
+# The global npmrc of the machine's npm, read once when this file is sourced (before any PATH
+# change): it may hold the machine's cafile, registry or proxy. npm looks for its global npmrc
+# under the prefix of the node that runs it, so a nested npm run by another node (Node 24 for
+# code-server) would miss it: every fetch then failed TLS (SELF_SIGNED_CERT_IN_CHAIN) and fell back
+# to the stale cache, 70 s a package, unless NODE_EXTRA_CA_CERTS happened to be set.
+NPM_MACHINE_GLOBALCONFIG=$(npm_clean npm config get globalconfig 2>/dev/null </dev/null || true)
+
 # npm_install PREFIX [NAME=VALUE...] SPEC...: `npm install` into PREFIX from a clean npm
-# environment (npm_clean), quiet, without prompts, audits, funding or update notices; never reads
-# stdin; npm's output goes to stderr. NAME=VALUE arguments (before the first SPEC) are set for npm.
+# environment (npm_clean) with the machine's global npmrc, quiet, without prompts, audits, funding
+# or update notices; never reads stdin; npm's output goes to stderr. NAME=VALUE arguments (before
+# the first SPEC) are set for npm.
 npm_install() {
   local prefix=$1 envs=()
   shift
+  if [ -n "$NPM_MACHINE_GLOBALCONFIG" ] && [ -f "$NPM_MACHINE_GLOBALCONFIG" ]; then
+    envs+=("npm_config_globalconfig=$NPM_MACHINE_GLOBALCONFIG")
+  fi
   while [ "$#" -gt 0 ] && [[ $1 =~ ^[A-Za-z_][A-Za-z0-9_]*= ]]; do
     envs+=("$1")
     shift
