@@ -67,7 +67,7 @@
  * Containers are labelled like the core's (owner pid = this process); any left over after an
  * error or Ctrl-C are removed on exit.
  */
-import { statSync, readFileSync, mkdtempSync, existsSync } from 'node:fs';
+import { statSync, readFileSync, mkdtempSync, existsSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -435,6 +435,15 @@ async function composition(): Promise<string[]> {
   const esbuild = resolve('node_modules/.bin/esbuild');
   if (!existsSync(esbuild)) return ['  (esbuild not found; composition skipped)'];
   const dir = mkdtempSync(join(tmpdir(), 'sandbox-runner-bench-meta-'));
+  try {
+    return await compositionIn(esbuild, dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** {@link composition}, building into the scratch folder `dir`. */
+async function compositionIn(esbuild: string, dir: string): Promise<string[]> {
   const meta = join(dir, 'meta.json');
   const r = await execa(esbuild, [
     'src/extension.ts', '--bundle', '--platform=node', '--target=node20', '--format=cjs', '--minify',

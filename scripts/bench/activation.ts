@@ -9,7 +9,7 @@
  * activate() keeps working), with real objects where a stub would break typical code:
  * Uri, EventEmitter, Disposable, configuration reads, output channels, mementos, the context.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -157,6 +157,7 @@ const commands = withFallback({
 const enumLike = (name, values) => withFallback(Object.fromEntries(values.map((v, i) => [v, i + 1])), name);
 
 const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sandbox-runner-bench-ext-'));
+process.on('exit', () => fs.rmSync(stateDir, { recursive: true, force: true }));
 function makeContext(extensionPath) {
   const sub = (d) => { const p = path.join(stateDir, d); fs.mkdirSync(p, { recursive: true }); return p; };
   const g = sub('global'), s = sub('workspace'), l = sub('log');
@@ -229,14 +230,14 @@ export interface ActivationSample {
   readonly subscriptions: number;
 }
 
-/** Writes the fake module and the child script; returns their paths. */
-function prepare(): { fake: string; child: string } {
+/** Writes the fake module and the child script into a new folder; returns their paths and the folder. */
+function prepare(): { dir: string; fake: string; child: string } {
   const dir = mkdtempSync(join(tmpdir(), 'sandbox-runner-bench-act-'));
   const fake = join(dir, 'vscode-fake.js');
   const child = join(dir, 'activate-child.js');
   writeFileSync(fake, FAKE_VSCODE);
   writeFileSync(child, CHILD);
-  return { fake, child };
+  return { dir, fake, child };
 }
 
 /**
@@ -245,7 +246,16 @@ function prepare(): { fake: string; child: string } {
  * @throws Error with the child's stack when activate() throws or the bundle fails to load
  */
 export async function measureActivation(bundle: string, extensionPath: string, runs: number, warmup: number): Promise<ActivationSample[]> {
-  const { fake, child } = prepare();
+  const { dir, fake, child } = prepare();
+  try {
+    return await timeActivations(bundle, extensionPath, runs, warmup, fake, child);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The timing loop of {@link measureActivation}. */
+async function timeActivations(bundle: string, extensionPath: string, runs: number, warmup: number, fake: string, child: string): Promise<ActivationSample[]> {
   const out: ActivationSample[] = [];
   for (let i = 0; i < warmup + runs; i++) {
     const r = await execa(process.execPath, [child, bundle, fake, extensionPath], { reject: false, stdin: 'ignore' });
