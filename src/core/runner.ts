@@ -152,6 +152,7 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
     stdout: new BoundedStream('stdout', profile.limits.outputBytes, sink),
     stderr: new BoundedStream('stderr', profile.limits.outputBytes, sink),
   };
+  /** Direct runs only: the last stderr text, for a start failure's detail. */
   let stderrTail = '';
 
   let stopReason: StopReason | undefined;
@@ -296,7 +297,9 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
       attach.stdin?.end(code);
     }
     const onChunk = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
-      if (stream === 'stderr') stderrTail = (stderrTail + chunk.toString('utf8')).slice(-4000);
+      // Only a run without the launcher needs a text tail (the engine's words when it never
+      // started); with it, the preamble reader keeps those apart from program output.
+      if (stream === 'stderr' && !preamble) stderrTail = (stderrTail + chunk.toString('utf8')).slice(-4000);
       if (streams[stream].push(chunk)) {
         overflowStream = stream;
         sink('notice', `\n[sandbox-runner] ${stream} passed its limit of ${profile.limits.outputBytes} bytes; stopping the run.\n`);
