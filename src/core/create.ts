@@ -26,7 +26,7 @@ export async function createContainer(
   createP.then((r) => onSettled(r.exitCode === 0), () => onSettled(false));
   const [create, volumes] = await Promise.allSettled([createP, imageVolumes(opts, image)]);
   if (create.status === 'rejected') throw create.reason;
-  if (create.value.exitCode !== 0) throw classifyEngineFailure(create.value.stderr, 'create the container', image);
+  if (create.value.exitCode !== 0) throw classifyEngineFailure(create.value.stderr, 'create the container', image, opts);
   const dropped = discardedLimits(create.value.stderr);
   if (dropped.length > 0) throw limitsDiscardedError(dropped);
   if (volumes.status === 'rejected') throw volumes.reason;

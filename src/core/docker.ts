@@ -3,6 +3,7 @@
  * mapping of engine failures to typed {@link SandboxError}s with one-sentence fixes.
  */
 import { execa, type Options } from 'execa';
+import { commandFor, engineTarget, targetText } from './engineTarget';
 import { SandboxError } from './errors';
 
 /** How to reach the engine. */
@@ -14,6 +15,10 @@ export interface DockerOptions {
    * process's environment. It reaches the CLI only, never the container. Machine-level, like `dockerPath`.
    */
   readonly env?: Readonly<Record<string, string>>;
+  /** The docker context to use (`DOCKER_CONTEXT`), e.g. "colima". Machine-level, like `dockerPath`. */
+  readonly context?: string;
+  /** The engine address to use (`DOCKER_HOST`), e.g. "ssh://build-host". Machine-level, like `dockerPath`. */
+  readonly host?: string;
   /** Longest a control command may take, ms (default {@link CONTROL_TIMEOUT_MS}). */
   readonly controlTimeoutMs?: number;
 }
@@ -113,8 +118,10 @@ export function tail(text: string, max = 2000): string {
  * or a generic engine error carrying the engine's message).
  * @param what what was attempted, e.g. "create the container"
  * @param image the image involved, for the missing-image message
+ * @param opts the engine the call went to: a missing image is named as missing on that engine
+ *   (its context or host), and the fix pulls it there
  */
-export function classifyEngineFailure(stderr: string, what: string, image?: string): SandboxError {
+export function classifyEngineFailure(stderr: string, what: string, image?: string, opts: DockerOptions = {}): SandboxError {
   const detail = tail(stderr);
   if (/permission denied.*docker.*sock|permission denied while trying to connect/i.test(stderr)) {
     return new SandboxError(
@@ -135,8 +142,8 @@ export function classifyEngineFailure(stderr: string, what: string, image?: stri
   if (image && /no such image|unable to find image|pull access denied|manifest unknown|not found: manifest/i.test(stderr)) {
     return new SandboxError(
       'image-missing',
-      `The image "${image}" is not present locally, and runs never pull implicitly.`,
-      `Pull it once with "docker pull ${image}" and run again.`,
+      `The image "${image}" is not present on the Docker engine of ${targetText(engineTarget(opts))}, and runs never pull implicitly.`,
+      `Pull it once with "${commandFor(opts, ['pull', image])}" and run again.`,
       detail,
     );
   }
@@ -228,7 +235,7 @@ export async function signalContainer(opts: DockerOptions, name: string, signal:
  */
 export async function imageVolumes(opts: DockerOptions, image: string): Promise<string[]> {
   const r = await docker(opts, ['image', 'inspect', '--format', '{{json .Config.Volumes}}', image]);
-  if (r.exitCode !== 0) throw classifyEngineFailure(r.stderr, `inspect image ${image}`, image);
+  if (r.exitCode !== 0) throw classifyEngineFailure(r.stderr, `inspect image ${image}`, image, opts);
   const volumes = JSON.parse(r.stdout || 'null') as Record<string, unknown> | null;
   return volumes ? Object.keys(volumes) : [];
 }

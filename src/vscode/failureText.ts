@@ -12,7 +12,7 @@ const WHAT: Record<SandboxErrorCode, string> = {
   'docker-missing': 'the docker command could not be started (check the sandboxRunner.dockerPath user setting)',
   'daemon-unreachable': 'the Docker engine could not be reached (is it running?)',
   'permission-denied': 'the Docker engine refused access to this user',
-  'image-missing': "the profile's image is not present locally, and runs never pull it",
+  'image-missing': "the profile's image is not present on the Docker engine in use, and runs never pull it",
   'image-has-volumes': "the profile's image declares VOLUMEs, which the sandbox refuses",
   'invalid-profile': 'the sandbox profile is invalid',
   'invalid-mount': 'a bind mount of the sandbox profile was refused',

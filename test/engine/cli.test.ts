@@ -218,7 +218,7 @@ describe('sandbox-run CLI (engine)', function () {
   it('exits 125 with a one-sentence fix when the image is missing', async () => {
     const r = await runInOtherWorkspace('{"sandboxRunner.profiles":{"python":{"image":"sandbox-runner-test/absent:1"}}}');
     assert.equal(r.exitCode, 125);
-    assert.match(String(r.stderr), /The image "sandbox-runner-test\/absent:1" is not present locally, and runs never pull implicitly\. Pull it once with "docker pull sandbox-runner-test\/absent:1"/);
+    assert.match(String(r.stderr), /The image "sandbox-runner-test\/absent:1" is not present on the Docker engine of (context "default"|host "[^"]+"), and runs never pull implicitly\. Pull it once with "docker (--host \S+ )?pull sandbox-runner-test\/absent:1"/);
   });
 
   // Issue 8: on a terminal, the summary and "engine said" lines printed the snippet's stderr tail raw.

@@ -110,7 +110,8 @@ describe('runner on a real engine (engine)', function () {
     const r = await run(pythonProfile({ image: 'sandbox-runner-test/does-not-exist:1' }), 'print(1)\n');
     assert.equal(r.result.outcome, 'failed-to-start');
     assert.equal(r.result.error?.code, 'image-missing');
-    assert.match(r.result.message, /not present locally.*docker pull sandbox-runner-test\/does-not-exist:1/);
+    // Named on the engine in use: the local one ("default" context) or the suite's DOCKER_HOST.
+    assert.match(r.result.message, /not present on the Docker engine of (context "default"|host "[^"]+").*"docker (--host \S+ )?pull sandbox-runner-test\/does-not-exist:1"/);
     assert.deepEqual(await productContainers(), before);
   });
 

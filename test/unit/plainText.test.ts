@@ -67,7 +67,7 @@ describe('failure notification wording (unit)', () => {
       seen.add(text);
     }
     assert.equal(seen.size, codes.length, 'each code has its own sentence');
-    assert.match(failureNotice(run({ error: { code: 'image-missing', message: '', fix: '', detail: '' } })), /image is not present locally/);
+    assert.match(failureNotice(run({ error: { code: 'image-missing', message: '', fix: '', detail: '' } })), /image is not present on the Docker engine in use/);
   });
 
   it('has a sentence for a result without an error, and for an unknown code', () => {

@@ -269,7 +269,7 @@ async function linkChecks(page: Page): Promise<void> {
   const failure = [...seen.toasts].find((t) => /Sandbox run failed/.test(t)) ?? '';
   step(`toasts of the missing-image run: ${JSON.stringify([...seen.toasts])}`);
   check('a missing image shows the "Sandbox run failed" error notification', failure !== '', JSON.stringify([...seen.toasts]));
-  check('the error notification says what failed in our own words', /image is not present locally/.test(failure), JSON.stringify(failure));
+  check('the error notification says what failed in our own words', /image is not present on the Docker engine in use/.test(failure), JSON.stringify(failure));
   check('no notification of the failed run renders a link', seen.links.length === 0, showLinks(seen.links));
   await clearNotifications(page);
 
