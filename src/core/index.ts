@@ -11,6 +11,7 @@ export * from './labels';
 export * from './launcher';
 export * from './limits';
 export * from './loosening';
+export * from './mountProbe';
 export * from './mounts';
 export * from './output';
 export * from './pidsEvidence';

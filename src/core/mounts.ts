@@ -2,7 +2,9 @@
  * Run-time validation of a profile's bind mounts (isolation.md, "Filesystem"): the host path
  * must exist, is resolved through symlinks, must be a directory, and must not be, contain, or sit
  * inside a protected path. What was checked is pinned by an open descriptor until the container
- * has started, and that descriptor is what the engine mounts (see `resolveMounts`).
+ * has started, and that descriptor is what a local engine mounts (see `resolveMounts`). The
+ * engine must also see the client's file at that path (mountProbe.ts): an engine that does not is
+ * refused, and one that does but cannot see this process gets a plain bind of the checked path.
  */
 import { randomBytes } from 'node:crypto';
 import { constants as fsConstants, realpathSync } from 'node:fs';
@@ -11,8 +13,10 @@ import { homedir, tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import type { ResolvedMount } from './argv';
 import { SANDBOX_HOME, SNIPPET_DIR } from './argv';
+import type { DockerOptions } from './docker';
 import { SandboxError } from './errors';
 import { currentStartTime } from './labels';
+import { engineMountAccess, probeEngineView } from './mountProbe';
 import { isPathInside, type Profile } from './profile';
 
 /** Host paths a mount may not be, contain, or sit inside. */
@@ -140,6 +144,18 @@ async function makeAnchor(): Promise<Anchor> {
   }
 }
 
+/** The engine a run's mounts are for (see {@link resolveMounts}). */
+export interface MountEngine {
+  /** How to reach the engine (default: the docker CLI's own choice). */
+  readonly docker?: DockerOptions;
+  /** FOR TESTS ONLY: replaces the engine probe (mountProbe.ts `probeEngineView`). */
+  readonly probe?: typeof probeEngineView;
+}
+
+/** The fix for a mount the engine cannot see. */
+const UNSEEN_FIX =
+  'Mount a directory the engine shares at the same path (Docker Desktop, Colima and Rancher Desktop share your home directory), run on a local engine, or remove the mount from the profile.';
+
 /**
  * Validates the profile's mounts and pins each one: the source is opened, and everything that is
  * checked comes from the open descriptor (the path from `readlink /proc/self/fd/N`, the type from
@@ -149,14 +165,23 @@ async function makeAnchor(): Promise<Anchor> {
  * later (a source swapped for a symlink to /etc after the check).
  * Only directories can be pinned (docker's local volume driver mounts onto a directory), so a
  * single file is refused: mount its directory.
+ * Then the engine is asked what it sees there (mountProbe.ts `engineMountAccess`, once per engine,
+ * source root and process): a local engine that sees the client's file mounts the pinned
+ * descriptor; an engine that sees the file but not this process (Docker Desktop, Colima) gets a
+ * plain bind of the checked path (no pin: see the notes on what that weakens in mountProbe.ts);
+ * an engine that does not see it is refused, named.
  * @param extraProtected more host paths to refuse (e.g. the extension's own state directory)
+ * @param engine the engine the run goes to (probed only when the profile has mounts)
  * @returns the pinned mounts; the caller must `dispose` them once the container started
- * @throws SandboxError `invalid-mount` naming the setting key and the reason
+ * @throws SandboxError `invalid-mount` naming the setting key and the reason (and the engine when
+ *   it cannot see the directory); an engine error (e.g. `image-missing`) when the probe container
+ *   cannot be created
  */
 export async function resolveMounts(
   profileName: string,
   profile: Profile,
   extraProtected: readonly string[] = [],
+  engine: MountEngine = {},
 ): Promise<PinnedMounts> {
   const handles: FileHandle[] = [];
   let anchor: Anchor | undefined;
@@ -174,12 +199,8 @@ export async function resolveMounts(
     const out: ResolvedMount[] = [];
     for (const [i, m] of profile.mounts.entries()) {
       const key = `sandboxRunner.profiles.${profileName}.mounts.${i}`;
-      const fail = (why: string) =>
-        new SandboxError(
-          'invalid-mount',
-          `The bind mount ${key} (${m.source}) is refused because ${why}.`,
-          'Mount a project directory instead, or remove the mount from the profile.',
-        );
+      const fail = (why: string, fix = 'Mount a project directory instead, or remove the mount from the profile.') =>
+        new SandboxError('invalid-mount', `The bind mount ${key} (${m.source}) is refused because ${why}.`, fix);
       if (RESERVED_TARGETS.some((t) => isPathInside(m.target, t))) {
         throw fail(`its target ${m.target} is reserved by the sandbox (${RESERVED_TARGETS.join(', ')})`);
       }
@@ -219,6 +240,14 @@ export async function resolveMounts(
       const why = protectedReason(pinnedPath, extraProtected);
       if (why) throw fail(pinnedPath === m.source ? why : `it resolves to ${pinnedPath} and ${why}`);
       anchor ??= await makeAnchor();
+      const access = await engineMountAccess(
+        engine.docker ?? {}, profile.image, profileName, { root: pinnedPath, rootFd: handle.fd, anchorFd: anchor.handle.fd }, engine.probe,
+      );
+      if (access.kind === 'refused') throw fail(`${access.engine} does not see it: ${access.why}`, UNSEEN_FIX);
+      if (access.kind === 'by-path') {
+        out.push({ source: pinnedPath, target: m.target, readOnly: m.mode !== 'rw' });
+        continue;
+      }
       const link = randomBytes(16).toString('hex');
       await symlink(`/proc/${process.pid}/fd/${handle.fd}`, join(anchor.dir, link));
       out.push({

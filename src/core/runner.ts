@@ -268,7 +268,7 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
       settleCreated(true);
       attachArgs = ['attach', '--sig-proxy=false', name];
     } else {
-      pins = await resolveMounts(req.profileName, profile, req.protectedPaths);
+      pins = await resolveMounts(req.profileName, profile, req.protectedPaths, { docker: opts });
       snippet = await writeSnippet(code, snippetFileName(profile, req.sourceFileName), req.tempRoot);
       const argv = buildCreateArgv({
         name,

@@ -177,7 +177,7 @@ export class WarmPool {
     const name = `sandbox-runner-${runId}`;
     const fileName = snippetFileName(profile);
     // The pinned mount sources stay open until `docker start` returned (the engine mounted them).
-    const pins = await resolveMounts(profileName, profile, this.options.protectedPaths);
+    const pins = await resolveMounts(profileName, profile, this.options.protectedPaths, { docker: this.options.docker });
     try {
       return await this.createPinned(profile, name, fileName, profileName, runId, pins.mounts);
     } finally {
