@@ -7,7 +7,7 @@
  * Every disposable goes into `context.subscriptions`.
  */
 import * as vscode from 'vscode';
-import { pickProfile, reapOrphans, removeOwnContainers, WarmPool, type ResolvedProfile } from './core';
+import { describeEngine, engineIdentity, pickProfile, reapOrphans, removeOwnContainers, WarmPool, type ResolvedProfile } from './core';
 import type { SandboxRunnerApi } from './vscode/api';
 import { registerCommands } from './vscode/commands';
 import { ConsentStore } from './vscode/consent';
@@ -15,7 +15,7 @@ import { checkEngine } from './vscode/engineStatus';
 import { ProfileTree } from './vscode/profileTree';
 import { channelRunProfile, ProgramOutput } from './vscode/programOutput';
 import { RunManager } from './vscode/runManager';
-import { currentSettings, dockerPath, SECTION, SettingsCache, warmStartSettings, type SettingsSnapshot } from './vscode/settings';
+import { currentSettings, dockerOptions, engineSettings, SECTION, SettingsCache, warmStartSettings, type SettingsSnapshot } from './vscode/settings';
 import { RunStatusBar } from './vscode/statusBar';
 
 let runs: RunManager | undefined;
@@ -46,7 +46,17 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
   const view = vscode.window.createTreeView('sandboxRunner.profiles', { treeDataProvider: tree, showCollapseAll: false });
   context.subscriptions.push(channel, log, runs, statusBar, consents, settings, tree, view, consents.onDidChange(() => tree.refresh(null)));
 
-  const refreshEngine = async () => tree.refresh(await checkEngine({ dockerPath: dockerPath() }));
+  // The engine in use, checked and named in the tree (its identity is cached per engine: later runs' headers show it at once).
+  const refreshEngine = async () => {
+    const opts = dockerOptions();
+    tree.setEngine(undefined, engineSettings().problems);
+    const problem = await checkEngine(opts);
+    tree.refresh(problem);
+    if (problem === undefined) {
+      const id = await engineIdentity(opts);
+      tree.setEngine(id && describeEngine(id), engineSettings().problems);
+    }
+  };
   const protectedPaths = [context.globalStorageUri.fsPath, context.logUri.fsPath, ...(context.storageUri ? [context.storageUri.fsPath] : [])];
 
   // Warm start: created on first use; replaced (old containers removed) when its settings change.
@@ -66,7 +76,7 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
   };
   const warmFor = (chosen: ResolvedProfile, snapshot: SettingsSnapshot): WarmPool | undefined => {
     if (!warmMode(chosen) || !consented(chosen, snapshot)) return undefined;
-    pool ??= new WarmPool({ docker: { dockerPath: dockerPath() }, idleMs: warmStartSettings().idleMs, protectedPaths, onLog: (m) => log.info(`warm start: ${m}`) });
+    pool ??= new WarmPool({ docker: dockerOptions(), idleMs: warmStartSettings().idleMs, protectedPaths, onLog: (m) => log.info(`warm start: ${m}`) });
     return pool;
   };
   // Runs on every editor switch: cheap checks and the cached snapshot first; fresh settings (which
@@ -92,7 +102,8 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
     runs.onDidChange(() => tree.refresh(null)),
     view.onDidChangeVisibility((e) => e.visible && void refreshEngine()),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (['warmStart', 'warmIdleSeconds', 'dockerPath'].some((k) => e.affectsConfiguration(`${SECTION}.${k}`))) resetPool();
+      if (['warmStart', 'warmIdleSeconds', 'dockerPath', 'dockerContext', 'dockerHost'].some((k) => e.affectsConfiguration(`${SECTION}.${k}`))) resetPool();
+      if (['dockerPath', 'dockerContext', 'dockerHost'].some((k) => e.affectsConfiguration(`${SECTION}.${k}`))) void refreshEngine();
     }),
     settings.onDidChange(() => {
       void publishContext(settings);
@@ -104,12 +115,14 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
   // Validating profiles for the menus' context keys is off the activation path.
   setImmediate(() => void publishContext(settings));
   if (view.visible) void refreshEngine();
+  // Which engine runs the code, for the first run's header: asked off the activation path, cached per engine.
+  setImmediate(() => void engineIdentity(dockerOptions()));
 
   // Orphans of dead windows (crashed extension hosts, killed CLIs): swept soon after activation,
   // off the activation path, then periodically. Unknown owner liveness is never "dead".
   const sweep = async () => {
     try {
-      const report = await reapOrphans({ docker: { dockerPath: dockerPath() } });
+      const report = await reapOrphans({ docker: dockerOptions() });
       if (report.removed.length > 0) log.info(`orphan sweep removed ${report.removed.length} container(s): ${report.removed.join(', ')}`);
     } catch (e) {
       log.debug(`orphan sweep skipped: ${String(e)}`);
@@ -139,7 +152,7 @@ export async function deactivate(): Promise<void> {
   pool = undefined;
   // Anything of this window still there (e.g. a run whose cancel raced the shutdown) goes too.
   try {
-    await removeOwnContainers({ docker: { dockerPath: dockerPath() } });
+    await removeOwnContainers({ docker: dockerOptions() });
   } catch (e) {
     logChannel?.warn(`could not remove this window's containers: ${String(e)}`);
   }

@@ -6,11 +6,16 @@ import { readFile, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
-  isSandboxError, LIMIT_RANGES, pickProfile, ProfileSchema, rangeMessage, reapOrphans, resolveProfiles, routeLoosening, runInSandbox, blockingIssues, type RunResult,
+  engineIdentity, engineTarget, isSandboxError, LIMIT_RANGES, pickProfile, ProfileSchema, rangeMessage, reapOrphans, resolveProfiles, routeLoosening, runInSandbox,
+  blockingIssues, targetText, type DockerOptions, type EngineIdentity, type RunResult,
 } from '../core';
+import { ENGINE_FLAGS, engineFromFlags, engineSummary } from './engineArgs';
 import { exitCodeFor, EXIT } from './exitCodes';
 import { dataRow, ownLine, TerminalOutput } from './terminalOutput';
 import { readWorkspaceSettings } from './workspaceSettings';
+
+/** Longest the summary waits for the engine's identity after the run ended, ms. */
+const IDENTITY_GRACE_MS = 500;
 
 function usage(): string {
   return `Usage: sandbox-run [options] FILE
@@ -24,18 +29,23 @@ Options:
   -p, --profile NAME     profile to use (default: chosen by FILE's extension)
   -w, --workspace DIR    workspace whose .vscode/settings.json defines profiles (default: .)
   -t, --timeout SECONDS  wall-clock limit, overriding the profile's limits.timeoutSeconds
+      --context NAME     run on the engine of this docker context (docker context ls);
+                         default: DOCKER_HOST, DOCKER_CONTEXT or the current context, as for docker
+      --docker-path PATH the docker CLI to use (default: docker on PATH)
       --allow-loosening  run a workspace profile that loosens the sandbox (network, mounts,
                          larger limits than the built-in profile); without it such a run is
                          refused and the loosened settings and docker arguments are listed
       --list-profiles    list the profiles and their problems, then exit
       --reap             remove sandbox containers whose owning process is provably gone
-                         (same host, boot and pid namespace, and that process has exited);
-                         print what was removed and what was kept, then exit
+                         (same host, boot and pid namespace, and that process has exited)
+                         from the engine in use (--context chooses it); print what was
+                         removed and what was kept, then exit
       --raw              pass the program's output to a terminal unfiltered (by default escape
                          sequences, lone carriage returns and control characters are removed
                          when stdout/stderr is a terminal); sandbox-run's own lines, which may
                          quote the program, file names or settings, are filtered regardless
-  -q, --quiet            do not print the summary line on stderr
+  -q, --quiet            do not print the summary line on stderr (it names the profile, the
+                         image and the engine that ran the code)
   -h, --help             show this help
 
 Exit status: the program's own exit status when it ends by itself, else
@@ -65,11 +75,11 @@ async function readStdin(): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** `--reap`: the orphan sweep, reported one container per line on stdout. */
-async function reap(): Promise<number> {
+/** `--reap`: the orphan sweep on the engine of `opts`, reported one container per line on stdout. */
+async function reap(opts: DockerOptions): Promise<number> {
   let report;
   try {
-    report = await reapOrphans();
+    report = await reapOrphans({ docker: opts });
   } catch (e) {
     if (!isSandboxError(e)) throw e;
     say(`${e.message} ${e.fix}`);
@@ -79,7 +89,7 @@ async function reap(): Promise<number> {
   for (const dir of report.removedAnchors ?? []) row(`removed\t${dir}`);
   for (const k of report.kept) row(`kept\t${k.name}\t${k.reason}`);
   const anchors = report.removedAnchors?.length ? ` and ${report.removedAnchors.length} mount anchor folder(s)` : '';
-  say(`removed ${report.removed.length} orphaned container(s)${anchors}, kept ${report.kept.length}.`);
+  say(`removed ${report.removed.length} orphaned container(s)${anchors}, kept ${report.kept.length} (engine ${targetText(engineTarget(opts))}).`);
   return 0;
 }
 
@@ -98,6 +108,7 @@ async function main(): Promise<number> {
         raw: { type: 'boolean' },
         quiet: { type: 'boolean', short: 'q' },
         help: { type: 'boolean', short: 'h' },
+        ...ENGINE_FLAGS,
       },
     });
   } catch (e) {
@@ -112,7 +123,9 @@ async function main(): Promise<number> {
   if ((values.reap || values['list-profiles']) && positionals.length > 0) {
     fail(`--${values.reap ? 'reap' : 'list-profiles'} takes no FILE. Run "sandbox-run --help" for usage.`);
   }
-  if (values.reap) return reap();
+  const engine = engineFromFlags(values);
+  if ('error' in engine) fail(`${engine.error} Run "sandbox-run --help" for usage.`);
+  if (values.reap) return reap(engine);
 
   const workspace = resolve(values.workspace ?? '.');
   if (!(await stat(workspace).catch(() => undefined))?.isDirectory()) {
@@ -210,9 +223,13 @@ async function main(): Promise<number> {
   process.on('SIGTERM', onSignal);
   process.on('SIGHUP', onSignal);
 
+  // Which engine ran the code, for the summary: asked beside the run, never before it.
+  let identity: EngineIdentity | undefined;
+  const identityKnown = values.quiet ? undefined : engineIdentity(engine).then((id) => (identity = id));
   const result: RunResult = await runInSandbox({
     profileName: chosen.name,
     profile,
+    docker: engine,
     code,
     sourceFileName: fromStdin ? undefined : file,
     signal: controller.signal,
@@ -222,7 +239,9 @@ async function main(): Promise<number> {
   terminal.end();
   if (!values.quiet) {
     const network = profile.network === 'none' ? 'off' : 'on';
-    terminal.line(`${result.message} [profile ${chosen.name}, image ${profile.image}, network ${network}]`);
+    // Normally known long before the run ends; an engine slow to say what it is delays the summary at most this long.
+    await Promise.race([identityKnown, new Promise((r) => setTimeout(r, IDENTITY_GRACE_MS).unref())]);
+    terminal.line(`${result.message} [profile ${chosen.name}, image ${profile.image}, network ${network}, ${engineSummary(engine, identity)}]`);
   }
   if (result.error?.detail && !values.quiet) terminal.line(`engine said: ${result.error.detail}`);
   if (result.cleanupError) terminal.line(`cleanup failed: ${result.cleanupError}`);

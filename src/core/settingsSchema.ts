@@ -76,6 +76,22 @@ export function settingsContribution(): JsonSchema {
         markdownDescription: 'The docker CLI executable. Machine-scoped: never read from workspace settings.',
         scope: 'machine',
       },
+      'sandboxRunner.dockerContext': {
+        type: 'string',
+        default: '',
+        pattern: '^$|^[A-Za-z0-9][A-Za-z0-9_.+-]{0,99}$',
+        markdownDescription:
+          'The docker context whose engine runs the code (`docker context ls`), e.g. `colima`. Empty: `DOCKER_HOST`, `DOCKER_CONTEXT` or the current context decide, as for `docker` in a terminal. Wins over `#sandboxRunner.dockerHost#` when both are set. Machine-scoped: never read from workspace settings.',
+        scope: 'machine',
+      },
+      'sandboxRunner.dockerHost': {
+        type: 'string',
+        default: '',
+        pattern: '^$|^(unix|tcp|ssh|npipe|fd|http|https)://[\\x21-\\x7e]{0,480}$',
+        markdownDescription:
+          'The engine address that runs the code, as `DOCKER_HOST` takes it, e.g. `ssh://me@build-host` or `unix:///run/user/1000/docker.sock`. Empty: the environment and the current context decide. A profile with mounts runs on an engine only where that engine sees the same files at the same path (checked once per folder). Machine-scoped: never read from workspace settings.',
+        scope: 'machine',
+      },
     },
   };
 }

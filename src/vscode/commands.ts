@@ -3,14 +3,16 @@
  * puts every registration into `context.subscriptions`.
  */
 import * as vscode from 'vscode';
-import { blockingIssues, chooseProfile, type ResolvedProfile, type RunResult, type WarmPool } from '../core';
+import {
+  blockingIssues, chooseProfile, describeEngine, engineIdentity, knownEngineIdentity, type ResolvedProfile, type RunResult, type WarmPool,
+} from '../core';
 import { ensureConsent, type ConsentStore } from './consent';
 import type { TreeNode } from './profileTree';
 import { reportNoProfile, reportRunFailure } from './failures';
 import { plainText } from './plainText';
 import { channelRunProfile, type ProgramOutput } from './programOutput';
 import type { RunManager } from './runManager';
-import { currentSettings, dockerPath, type SettingsSnapshot } from './settings';
+import { currentSettings, dockerOptions, type SettingsSnapshot } from './settings';
 
 /** What the extension's commands need. */
 export interface CommandDeps {
@@ -114,16 +116,19 @@ async function execute(deps: CommandDeps, target: Target, profileName?: string):
     return undefined;
   }
   const profile = channelRunProfile(chosen.profile);
-  const docker = dockerPath();
+  const docker = dockerOptions();
+  // Which engine runs it: known from the cache, else asked beside the run (never awaited).
+  const known = knownEngineIdentity(docker);
+  if (!known) void engineIdentity(docker);
   deps.output.show();
-  const frame = deps.output.begin(target.label, chosen.name, chosen.source, profile);
+  const frame = deps.output.begin(target.label, chosen.name, chosen.source, profile, known && describeEngine(known));
   const { info, done } = deps.runs.start({
     profileName: chosen.name,
     profile,
     code: target.code,
     label: target.label,
     sourceFileName: target.fileName,
-    docker: { dockerPath: docker },
+    docker,
     protectedPaths: deps.protectedPaths,
     warm: deps.warmFor(chosen, settings),
     onOutput: frame.sink,
@@ -139,7 +144,8 @@ async function execute(deps: CommandDeps, target: Target, profileName?: string):
     },
   );
   const result = await done;
-  frame.end(result);
+  const late = knownEngineIdentity(docker);
+  frame.end(result, late && describeEngine(late));
   deps.log.info(`run ${info.id} ended: ${result.outcome} (${result.message})${result.cleanupError ? ` cleanup: ${result.cleanupError}` : ''}`);
   if (result.error?.detail) deps.log.warn(`run ${info.id}: ${result.error.detail}`);
   deps.runs.announce({ ...info, result });

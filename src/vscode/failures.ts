@@ -7,7 +7,7 @@
  * engine, are in the output channel (the run's footer), names only through `plainText`.
  */
 import * as vscode from 'vscode';
-import type { ProfileIssue, RunResult } from '../core';
+import { commandFor, dockerBinary, type DockerOptions, type ProfileIssue, type RunResult } from '../core';
 import { failureNotice } from './failureText';
 import { plainText } from './plainText';
 
@@ -15,27 +15,28 @@ const SHOW_OUTPUT = 'Show Output';
 const OPEN_SETTINGS = 'Open Settings';
 const PULL_IMAGE = 'Pull Image';
 
-/** Runs `docker pull IMAGE` as a visible task (argv, no shell). */
-function pullImage(dockerPath: string, image: string): void {
+/** Runs `docker pull IMAGE` on the engine of `docker` (its context or host) as a visible task (argv, no shell). */
+function pullImage(docker: DockerOptions, image: string): void {
   const task = new vscode.Task(
     { type: 'process', image },
     vscode.TaskScope.Workspace,
-    `docker pull ${image}`,
+    commandFor(docker, ['pull', image]),
     'Sandbox Runner',
-    new vscode.ProcessExecution(dockerPath, ['pull', image]),
+    // The engine choice reaches the CLI as its environment (DOCKER_CONTEXT / DOCKER_HOST), as for runs.
+    new vscode.ProcessExecution(dockerBinary(docker), ['pull', image], docker.env ? { env: { ...docker.env } } : {}),
   );
   void vscode.tasks.executeTask(task);
 }
 
 /** Shows the failure of a run, if it is one the user must act on. */
-export async function reportRunFailure(result: RunResult, image: string, dockerPath: string): Promise<void> {
+export async function reportRunFailure(result: RunResult, image: string, docker: DockerOptions): Promise<void> {
   if (result.outcome !== 'failed-to-start' && result.outcome !== 'engine-error') return;
   const actions = [SHOW_OUTPUT];
   const code = result.error?.code;
   if (code === 'image-missing') actions.unshift(PULL_IMAGE);
   if (code === 'invalid-mount' || code === 'invalid-profile' || code === 'docker-missing' || code === 'image-has-volumes') actions.push(OPEN_SETTINGS);
   const choice = await vscode.window.showErrorMessage(failureNotice(result), ...actions);
-  await act(choice, { image, dockerPath });
+  await act(choice, { image, docker });
 }
 
 /** Shows why no run could start (no or invalid profile). */
@@ -49,8 +50,8 @@ export async function reportNoProfile(languageId: string, issues: readonly Profi
   await act(choice, {});
 }
 
-async function act(choice: string | undefined, ctx: { image?: string; dockerPath?: string }): Promise<void> {
+async function act(choice: string | undefined, ctx: { image?: string; docker?: DockerOptions }): Promise<void> {
   if (choice === SHOW_OUTPUT) await vscode.commands.executeCommand('sandboxRunner.showOutput');
   if (choice === OPEN_SETTINGS) await vscode.commands.executeCommand('workbench.action.openSettings', 'sandboxRunner');
-  if (choice === PULL_IMAGE && ctx.image) pullImage(ctx.dockerPath ?? 'docker', ctx.image);
+  if (choice === PULL_IMAGE && ctx.image) pullImage(ctx.docker ?? {}, ctx.image);
 }

@@ -1,6 +1,7 @@
 /**
- * The "Sandbox Profiles" tree: each profile with its source, image and network state; invalid
- * profiles with their problems as children; active runs under their profile (cancel inline);
+ * The "Sandbox Profiles" tree: the engine that runs the code (context or host, product, version,
+ * runtime) and problems with the engine settings as notes; each profile with its source, image
+ * and network state; invalid profiles with their problems as children; active runs under their profile (cancel inline);
  * a note when the workspace is untrusted and its profiles are ignored; no rows while the engine is
  * unreachable, so the view's welcome content (package.json `viewsWelcome`) says why and what to do.
  */
@@ -43,6 +44,8 @@ export class ProfileTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
   private readonly emitter = new vscode.EventEmitter<TreeNode | undefined>();
   readonly onDidChangeTreeData = this.emitter.event;
   private engineProblem: string | undefined;
+  private engine: string | undefined;
+  private engineSettingProblems: readonly string[] = [];
   private loosened = new Map<string, string>();
 
   constructor(
@@ -54,6 +57,16 @@ export class ProfileTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
   /** Re-reads everything. */
   refresh(engineProblem?: string | null): void {
     if (engineProblem !== null) this.engineProblem = engineProblem;
+    this.emitter.fire(undefined);
+  }
+
+  /**
+   * Names the engine in use (core `describeEngine`, plain text) and the problems with the engine
+   * settings (workspace values ignored, invalid values), shown as notes; undefined: not known yet.
+   */
+  setEngine(engine: string | undefined, settingProblems: readonly string[] = []): void {
+    this.engine = engine;
+    this.engineSettingProblems = settingProblems;
     this.emitter.fire(undefined);
   }
 
@@ -72,6 +85,10 @@ export class ProfileTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
       // Empty while the engine is unreachable, so the view's welcome content explains how to fix it.
       if (this.engineProblem) return [];
       const rows: TreeNode[] = [];
+      if (this.engine) {
+        rows.push({ kind: 'note', text: `Engine: ${this.engine}`, icon: 'server', tooltip: `Runs go to ${this.engine}.` });
+      }
+      for (const problem of this.engineSettingProblems) rows.push({ kind: 'note', text: problem, icon: 'warning', tooltip: problem });
       if (!vscode.workspace.isTrusted) {
         rows.push({
           kind: 'note',

@@ -1,6 +1,7 @@
 /**
  * The "Sandbox Runner" output channel: each run framed by a header (what, profile, image, limits,
- * network) and a footer (outcome and duration); program output streamed in between, decoded as
+ * network, and the engine when known) and a footer (outcome and duration; the engine just before
+ * it when it was not known at the start); program output streamed in between, decoded as
  * UTF-8 (invalid bytes shown as U+FFFD), with ANSI escape sequences stripped, stderr lines marked,
  * and very long lines cut with a marker.
  * Appends are batched (see OutputWriter). A copy of the last 1 MiB is kept for the exported API.
@@ -131,15 +132,18 @@ export class ProgramOutput {
 
   /**
    * Starts a run's frame; returns the sink for its output and a function that writes the footer.
+   * @param engine which engine runs the code (core `describeEngine`), when known now; else give it
+   *   to `end`, which writes it just before the footer (the header is never delayed for it)
    */
-  begin(what: string, profileName: string, source: string, profile: Profile) {
+  begin(what: string, profileName: string, source: string, profile: Profile, engine?: string) {
     const l = profile.limits;
+    const engineLine = (text: string) => filtered(`  engine ${text.replace(/\n/g, ' ')}`) + '\n';
     this.writer.write(
       filtered(
         `\n▶ ${what.replace(/\n/g, ' ')}\n` +
           `  profile ${profileName} (${source}) · image ${profile.image} · network ${profile.network === 'none' ? 'off' : 'ON (bridge)'}\n` +
           `  limits ${l.memoryMiB} MiB memory, ${l.cpus} CPU, ${l.pids} processes, ${l.timeoutSeconds} s, ${l.outputBytes} bytes per stream\n`,
-      ),
+      ) + (engine ? engineLine(engine) : ''),
     );
     const shapers = { stdout: new LineShaper(''), stderr: new LineShaper(STDERR_PREFIX) };
     const sink: OutputSink = (stream, data) => {
@@ -151,8 +155,9 @@ export class ProgramOutput {
       const other = shapers[stream === 'stdout' ? 'stderr' : 'stdout'];
       this.writer.write((other.open ? other.interrupt() : '') + shapers[stream].shape(data));
     };
-    const end = (result: RunResult) => {
-      this.writer.write(shapers.stdout.end() + shapers.stderr.end() + `■ ${filtered(footer(result))}\n`);
+    const end = (result: RunResult, lateEngine?: string) => {
+      const late = !engine && lateEngine ? engineLine(lateEngine) : '';
+      this.writer.write(shapers.stdout.end() + shapers.stderr.end() + late + `■ ${filtered(footer(result))}\n`);
       this.writer.flush();
     };
     return { sink, end };

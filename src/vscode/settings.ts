@@ -1,14 +1,17 @@
 /**
  * Reads Sandbox Runner settings from VS Code as separate layers (user, then workspace), so the
  * core merges and validates them. In an untrusted workspace the workspace layer is ignored: a
- * cloned repository's `.vscode/settings.json` must not choose what runs. `dockerPath` (it names an
- * executable), `warmStart` and `warmIdleSeconds` are read from user settings only.
+ * cloned repository's `.vscode/settings.json` must not choose what runs. The engine settings
+ * (`dockerPath`, which names an executable, `dockerContext` and `dockerHost`, which choose where
+ * code goes), `warmStart` and `warmIdleSeconds` are read from user settings only.
  */
 import * as vscode from 'vscode';
 import {
+  type DockerOptions,
   LimitsSchema, resolveProfiles, routeLoosening, workspaceLoosenings,
   type LooseningReport, type ProfileIssue, type ProfileLayer, type ProfileQuery, type ProfileSet,
 } from '../core';
+import { engineSettingsFrom, engineSettingsOptions, type EngineSettings } from './engineChoice';
 
 /** The extension's settings section. */
 export const SECTION = 'sandboxRunner';
@@ -108,7 +111,21 @@ export function warmStartSettings(): { mode: 'built-in' | 'all' | 'off'; idleMs:
 
 /** The docker CLI path from user (machine) settings only; workspace values are never read. */
 export function dockerPath(): string {
-  return vscode.workspace.getConfiguration(SECTION).inspect<string>('dockerPath')?.globalValue || 'docker';
+  return engineSettings().choice.dockerPath || 'docker';
+}
+
+/**
+ * The engine settings (`dockerPath`, `dockerContext`, `dockerHost`) from user (machine) settings
+ * only, with the workspace values that were ignored and other problems (see ./engineChoice.ts).
+ */
+export function engineSettings(): EngineSettings {
+  const config = vscode.workspace.getConfiguration(SECTION);
+  return engineSettingsFrom((key) => config.inspect(key));
+}
+
+/** The docker options every engine call of the extension uses: the engine chosen in user settings. */
+export function dockerOptions(): DockerOptions {
+  return engineSettingsOptions(engineSettings());
 }
 
 /**

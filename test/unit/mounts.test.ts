@@ -20,6 +20,8 @@ describe('mount validation (unit)', () => {
   after(() => rm(dir, { recursive: true, force: true }));
 
   const profileWith = (mounts: unknown[]) => ProfileSchema.parse({ image: 'i', command: ['${file}'], mounts });
+  /** A local engine that sees the client's files (the engine probe is tested in engineMounts.test.ts and the engine suite). */
+  const local = { probe: async () => ({ sees: 'yes' as const, local: true }) };
 
   it('protects home entries where they lead: a symlinked home (/home -> /var/home) or ~/.ssh linked elsewhere', async () => {
     const saved = process.env.HOME;
@@ -90,7 +92,7 @@ describe('mount validation (unit)', () => {
     const pins = await resolveMounts('p', profileWith([
       { source: join(dir, 'project-link'), target: '/data' },
       { source: join(dir, 'project'), target: '/rw', mode: 'rw' },
-    ]));
+    ]), [], local);
     try {
       assert.deepEqual(pins.mounts.map((m) => ({ source: m.source, target: m.target, readOnly: m.readOnly })), [
         { source: join(dir, 'project'), target: '/data', readOnly: true },
@@ -123,7 +125,7 @@ describe('mount validation (unit)', () => {
     };
     try {
       const checked = await stat(join(dir, 'swap'));
-      const pins = await resolveMounts('p', profileWith([{ source: join(dir, 'swap'), target: '/data' }]));
+      const pins = await resolveMounts('p', profileWith([{ source: join(dir, 'swap'), target: '/data' }]), [], local);
       // After the swap the pinned path still leads to the checked directory, not to /etc.
       const seen = await stat(pins.mounts[0]!.pinned!);
       assert.equal(seen.ino, checked.ino);

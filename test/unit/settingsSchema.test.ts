@@ -13,6 +13,12 @@ describe('settings schema (unit)', () => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- walking generated JSON
     const c = settingsContribution() as { properties: Record<string, any> };
     assert.equal(c.properties['sandboxRunner.dockerPath'].scope, 'machine');
+    // Where code goes: machine-scoped (never from a workspace) and restricted in untrusted workspaces.
+    const pkg = JSON.parse(readFileSync(join(__dirname, '../../../package.json'), 'utf8'));
+    for (const key of ['sandboxRunner.dockerContext', 'sandboxRunner.dockerHost']) {
+      assert.equal(c.properties[key].scope, 'machine', key);
+      assert.ok(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations.includes(key), key);
+    }
     // A workspace can set neither the warm-start mode nor its expiry.
     assert.equal(c.properties['sandboxRunner.warmStart'].scope, 'application');
     assert.equal(c.properties['sandboxRunner.warmIdleSeconds'].scope, 'application');
