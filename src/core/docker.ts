@@ -455,6 +455,51 @@ export async function imageVolumes(opts: DockerOptions, image: string): Promise<
   return volumes ? Object.keys(volumes) : [];
 }
 
+/** A container as listed by {@link listContainers}: its name (no leading "/") and labels. */
+export interface ListedContainer {
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+}
+
+/**
+ * Containers in any state carrying every label filter (API `GET /containers/json?all=1&filters=`;
+ * CLI `docker ps -a --filter label=…`).
+ * @param labelFilters `docker ps --filter label=` values, e.g. `sandbox-runner=1`
+ * @param labelKeys the labels to read on the CLI path ("" when absent); the API returns all
+ * @throws SandboxError when the engine cannot be reached
+ */
+export async function listContainers(opts: DockerOptions, labelFilters: readonly string[], labelKeys: readonly string[]): Promise<ListedContainer[]> {
+  return control(
+    opts,
+    async (c, t) => {
+      const filters = encodeURIComponent(JSON.stringify({ label: labelFilters }));
+      const r = await c.request('GET', `/containers/json?all=1&filters=${filters}`, t);
+      if (r.status !== 200 || !Array.isArray(r.body)) throw apiFailure(r, 'list sandbox containers');
+      return (r.body as { Names?: string[]; Labels?: Record<string, string> | null }[]).map((x) => {
+        const labels: Record<string, string> = {};
+        for (const k of labelKeys) labels[k] = x.Labels?.[k] ?? '';
+        return { name: (x.Names?.[0] ?? '').replace(/^\//, ''), labels: { ...x.Labels, ...labels } };
+      });
+    },
+    async () => {
+      // `{{.Label "k"}}` prints one label's value exactly ("" when absent); tabs never occur in them.
+      const format = ['{{.Names}}', ...labelKeys.map((k) => `{{.Label "${k}"}}`)].join('\t');
+      const args = ['ps', '-a', '--no-trunc', ...labelFilters.flatMap((f) => ['--filter', `label=${f}`]), '--format', format];
+      const r = await docker(opts, args);
+      if (r.exitCode !== 0) throw classifyEngineFailure(r.stderr, 'list sandbox containers');
+      const out: ListedContainer[] = [];
+      for (const line of r.stdout.split('\n')) {
+        if (!line.trim()) continue;
+        const [name = '', ...values] = line.split('\t');
+        const labels: Record<string, string> = {};
+        labelKeys.forEach((k, i) => (labels[k] = values[i] ?? ''));
+        out.push({ name: name.trim(), labels });
+      }
+      return out;
+    },
+  );
+}
+
 /** Which engine ran the code, for headers and summaries. Engine text: show it as plain text only. */
 export interface EngineVersion {
   /** e.g. "Docker Engine", "Docker Desktop 4.37.1", "Podman Engine". */
@@ -483,7 +528,8 @@ export function parseEngineVersion(v: VersionJson, endpoint: string, via: 'api' 
   const podman = podmanCli || (v.Components ?? []).some((c) => /podman/i.test(c.Name ?? ''));
   const [osArchOs = '', osArchArch = ''] = (v.OsArch ?? '').split('/');
   return {
-    name: v.Platform?.Name?.trim() || (podman ? 'Podman Engine' : 'Docker Engine'),
+    // Podman's compat API puts "linux/amd64/debian-12" in Platform.Name: its Components say Podman.
+    name: podman ? 'Podman Engine' : v.Platform?.Name?.trim() || 'Docker Engine',
     version: v.Version ?? '',
     apiVersion: v.ApiVersion ?? v.APIVersion ?? '',
     os: v.Os ?? osArchOs,

@@ -40,9 +40,16 @@ export interface Endpoint {
   readonly socketPath?: string;
 }
 
-/** The environment the docker CLI sees for `opts` (before `spawnOptions` applies host/context). */
-function baseEnv(opts: DockerOptions): Readonly<Record<string, string | undefined>> {
-  return opts.env ? { ...process.env, ...opts.env } : process.env;
+/** The variables of the docker CLI's environment that decide its endpoint. */
+type EngineVars = Readonly<Record<'DOCKER_HOST' | 'DOCKER_CONTEXT' | 'DOCKER_CONFIG' | 'HOME', string | undefined>>;
+
+/**
+ * The engine variables the docker CLI sees for `opts` (`opts.env` over `process.env`, before
+ * `spawnOptions` applies host/context). Read one by one: copying `process.env` costs ~0.1 ms.
+ */
+function baseEnv(opts: DockerOptions): EngineVars {
+  const get = (k: string) => opts.env?.[k] ?? process.env[k];
+  return { DOCKER_HOST: get('DOCKER_HOST'), DOCKER_CONTEXT: get('DOCKER_CONTEXT'), DOCKER_CONFIG: get('DOCKER_CONFIG'), HOME: get('HOME') };
 }
 
 /**
@@ -67,7 +74,7 @@ export function unixSocketPath(host: string): string | undefined {
 /** Modification time of a file in ms, or -1 when it is missing (cache validation). */
 function mtime(path: string): number {
   try {
-    return statSync(path).mtimeMs;
+    return statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? -1;
   } catch {
     return -1;
   }
@@ -95,7 +102,7 @@ export function contextHost(configDir: string, name: string): string | undefined
 }
 
 /** The context name that decides the endpoint (rules 2, 4, 5), or undefined for a host rule. */
-function contextName(opts: DockerOptions, env: Readonly<Record<string, string | undefined>>, configDir: string): { name: string; source: EndpointSource } | undefined {
+function contextName(opts: DockerOptions, env: EngineVars, configDir: string): { name: string; source: EndpointSource } | undefined {
   if (opts.context) return { name: opts.context, source: 'option-context' };
   if (env.DOCKER_HOST) return undefined;
   if (env.DOCKER_CONTEXT) return { name: env.DOCKER_CONTEXT, source: 'env-context' };
@@ -104,7 +111,7 @@ function contextName(opts: DockerOptions, env: Readonly<Record<string, string | 
   return typeof current === 'string' && current ? { name: current, source: 'config-context' } : undefined;
 }
 
-function resolveUncached(opts: DockerOptions, env: Readonly<Record<string, string | undefined>>, configDir: string): Endpoint | undefined {
+function resolveUncached(opts: DockerOptions, env: EngineVars, configDir: string): Endpoint | undefined {
   const make = (host: string, source: EndpointSource, context?: string): Endpoint =>
     ({ host, source, socketPath: unixSocketPath(host), ...(context ? { context } : {}) });
   if (opts.host) return make(opts.host, 'option-host');
