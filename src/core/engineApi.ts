@@ -39,6 +39,8 @@ export interface ApiResponse {
 
 /** The engine could not be reached over the API transport (not an answer of the engine). */
 export class EngineApiUnavailable extends Error {
+  /** True when it failed on a reused keep-alive connection before any answer (worth one retry). */
+  reusedSocket = false;
   constructor(message: string, readonly errno?: string) {
     super(message);
     this.name = 'EngineApiUnavailable';
@@ -178,7 +180,15 @@ export class EngineApiClient {
         throw e;
       },
     );
-    return this.raw(method, `/v${await this.version}${path}`, timeoutMs);
+    const versioned = `/v${await this.version}${path}`;
+    try {
+      return await this.raw(method, versioned, timeoutMs);
+    } catch (e) {
+      // A kept-alive connection the engine closed while idle fails at once on reuse (Node's http
+      // docs: retry when `reusedSocket` and ECONNRESET); a fresh connection is tried once.
+      if (e instanceof EngineApiUnavailable && e.reusedSocket) return this.raw(method, versioned, timeoutMs);
+      throw e;
+    }
   }
 
   /** The API version in use (negotiating it when needed). */
@@ -198,6 +208,7 @@ export class EngineApiClient {
         ...(this.transport.kind === 'unix' ? { socketPath: this.transport.socketPath } : {}),
         headers: { Accept: 'application/json' },
       });
+      let gotResponse = false;
       const timer = setTimeout(() => {
         req.destroy(new SandboxError(
           'engine-error',
@@ -208,10 +219,13 @@ export class EngineApiClient {
       timer.unref();
       req.on('error', (e: NodeJS.ErrnoException) => {
         clearTimeout(timer);
-        if (e instanceof SandboxError || e instanceof EngineApiUnavailable) reject(e);
-        else reject(new EngineApiUnavailable(`the engine API is not reachable: ${e.message}`, e.code));
+        if (e instanceof SandboxError) return reject(e);
+        const u = e instanceof EngineApiUnavailable ? e : new EngineApiUnavailable(`the engine API is not reachable: ${e.message}`, e.code);
+        u.reusedSocket = req.reusedSocket && !gotResponse;
+        reject(u);
       });
       req.on('response', (res) => {
+        gotResponse = true;
         const chunks: Buffer[] = [];
         res.on('data', (d: Buffer) => chunks.push(d));
         res.on('error', (e) => {
