@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -106,6 +107,25 @@ describe('engine API control calls (engine)', function () {
       await assert.rejects(inspectContainer({ ...opts, host: 'unix:///nonexistent/docker.sock' }, 'x'), (e: unknown) => isSandboxError(e) && e.code === 'daemon-unreachable');
     });
   }
+
+  it('a hung engine is an engine error after controlTimeoutMs, not a wait forever nor a CLI retry', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sr-engineapi-hung-'));
+    const sock = join(dir, 'docker.sock');
+    const held: Socket[] = [];
+    const server = createServer((c) => held.push(c)); // accepts, never answers
+    await new Promise<void>((r) => server.listen(sock, r));
+    try {
+      const t0 = Date.now();
+      await assert.rejects(inspectContainer({ host: `unix://${sock}`, controlTimeoutMs: 400 }, 'x'), (e: unknown) =>
+        isSandboxError(e) && e.code === 'engine-error' && /did not answer/.test(e.message));
+      const took = Date.now() - t0;
+      assert.ok(took >= 380 && took < 5000, `took ${took} ms`);
+    } finally {
+      held.forEach((c) => c.destroy());
+      await new Promise((r) => server.close(r));
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 
   it('dial-stdio keeps one connection for many calls, and it never keeps Node alive', async () => {
     const opts = { controlTransport: 'dial-stdio' } as const;
