@@ -3,6 +3,8 @@
  * mapping of engine failures to typed {@link SandboxError}s with one-sentence fixes.
  */
 import { execa, type Options } from 'execa';
+import { describeEndpoint, resolveEndpoint, type Endpoint } from './endpoint';
+import { apiErrorMessage, EngineApiUnavailable, engineClient, type ApiResponse, type EngineApiClient } from './engineApi';
 import { commandFor, engineTarget, targetText } from './engineTarget';
 import { SandboxError } from './errors';
 
@@ -15,12 +17,27 @@ export interface DockerOptions {
    * process's environment. It reaches the CLI only, never the container. Machine-level, like `dockerPath`.
    */
   readonly env?: Readonly<Record<string, string>>;
-  /** The docker context to use (`DOCKER_CONTEXT`), e.g. "colima". Machine-level, like `dockerPath`. */
+  /**
+   * The docker context to use (setting `sandboxRunner.dockerContext`, CLI `--context`). It reaches
+   * the CLI as `DOCKER_CONTEXT` and wins over an inherited `DOCKER_HOST` (see endpoint.ts).
+   * Machine-level, like `dockerPath`.
+   */
   readonly context?: string;
-  /** The engine address to use (`DOCKER_HOST`), e.g. "ssh://build-host". Machine-level, like `dockerPath`. */
+  /**
+   * The engine address, e.g. `ssh://me@build-host` or `unix:///run/user/1000/docker.sock` (setting
+   * `sandboxRunner.dockerHost`). It reaches the CLI as `DOCKER_HOST` and wins over `context`.
+   * Machine-level, like `dockerPath`.
+   */
   readonly host?: string;
   /** Longest a control command may take, ms (default {@link CONTROL_TIMEOUT_MS}). */
   readonly controlTimeoutMs?: number;
+  /**
+   * How control calls (inspect, kill, remove, version) reach the engine: `auto` (default) uses
+   * the Engine API when the CLI is Docker's and the endpoint resolves (a `unix://` socket directly,
+   * anything else through `docker system dial-stdio`), else the CLI; `cli` always uses the CLI;
+   * `dial-stdio` forces the dial-stdio transport even for a socket (tests, measurements).
+   */
+  readonly controlTransport?: 'auto' | 'cli' | 'dial-stdio';
 }
 
 /** Output of a finished docker CLI call. */
@@ -73,10 +90,27 @@ export function spawnOptions(opts: DockerOptions, args: readonly string[] = []) 
     if (args[i] === '--') break;
     if ((args[i] === '--env' || args[i] === '-e') && !args[i + 1]!.includes('=')) unset[args[i + 1]!] = undefined;
   }
-  const hasUnset = Object.keys(unset).length > 0;
-  if (!opts.env && !hasUnset) return SPAWN_OPTIONS;
+  const engine = engineEnv(opts);
+  if (!opts.env && !engine && Object.keys(unset).length === 0) return SPAWN_OPTIONS;
   // execa merges `env` over process.env; an undefined value removes the variable (Node drops it).
-  return { ...SPAWN_OPTIONS, env: { ...opts.env, ...unset } };
+  return { ...SPAWN_OPTIONS, env: { ...opts.env, ...engine, ...unset } };
+}
+
+/**
+ * The CLI environment entries for `opts.host` / `opts.context`: `DOCKER_HOST` (and no
+ * `DOCKER_CONTEXT`) for a host, else `DOCKER_CONTEXT` (and no inherited `DOCKER_HOST`, which the
+ * CLI would prefer) for a context; undefined when neither is set. See endpoint.ts for the order.
+ */
+export function engineEnv(opts: DockerOptions): Record<string, string | undefined> | undefined {
+  if (opts.host) return { DOCKER_HOST: opts.host, DOCKER_CONTEXT: undefined };
+  if (opts.context) return { DOCKER_CONTEXT: opts.context, DOCKER_HOST: undefined };
+  return undefined;
+}
+
+/** The full environment of a docker CLI process for `opts` (this process's, plus `opts.env` and {@link engineEnv}). */
+export function cliEnvironment(opts: DockerOptions): Record<string, string> {
+  const env: Record<string, string | undefined> = { ...process.env, ...opts.env, ...engineEnv(opts) };
+  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
 }
 
 /**
@@ -164,15 +198,197 @@ export function classifyEngineFailure(stderr: string, what: string, image?: stri
   );
 }
 
+/** What a docker CLI binary is, from its `--version` output (never from its file name). */
+export type CliFlavor = 'docker' | 'podman' | 'other';
+
 /**
- * Removes a container and its anonymous volumes (`docker rm -f -v`), which ends every process in it.
- * "No such container" counts as success.
+ * Classifies `<cli> --version` output: Podman prints "podman version 4.3.1" (a docker → podman
+ * wrapper adds "Emulate Docker CLI using podman" on stderr); Docker's CLI "Docker version 28.2.2, build …".
+ */
+export function classifyVersionOutput(text: string): CliFlavor {
+  if (/podman/i.test(text)) return 'podman';
+  if (/^Docker version \d/m.test(text)) return 'docker';
+  return 'other';
+}
+
+const flavors = new Map<string, Promise<CliFlavor>>();
+
+/**
+ * Which CLI `opts` runs (cached per binary and environment for the process lifetime; the first
+ * call spawns `<cli> --version`, which does not contact the engine). A binary that cannot be
+ * spawned counts as "other" (the CLI call that follows reports it).
+ */
+export function cliFlavor(opts: DockerOptions): Promise<CliFlavor> {
+  const key = JSON.stringify([dockerBinary(opts), opts.env ?? {}, opts.host ?? '', opts.context ?? '']);
+  let f = flavors.get(key);
+  if (!f) {
+    f = execa(dockerBinary(opts), ['--version'], { ...spawnOptions(opts), timeout: opts.controlTimeoutMs ?? CONTROL_TIMEOUT_MS })
+      .then((r) => (r.exitCode === 0 ? classifyVersionOutput(`${String(r.stdout)}\n${String(r.stderr)}`) : 'other'), () => 'other' as const);
+    flavors.set(key, f);
+  }
+  return f;
+}
+
+/**
+ * Starts the one-time work of the first control call (CLI flavor, endpoint) without waiting, so
+ * that it overlaps with `docker run`. Safe to call any number of times.
+ */
+export function prepareControl(opts: DockerOptions): void {
+  if (opts.controlTransport !== 'cli') void cliFlavor(opts);
+}
+
+/** The `DOCKER_*` part of the CLI environment that decides what `dial-stdio` reaches (client cache key). */
+function dialKey(opts: DockerOptions, env: Record<string, string>): string {
+  const picked = Object.entries(env).filter(([k]) => k.startsWith('DOCKER_') || k === 'HOME').sort(([a], [b]) => a.localeCompare(b));
+  return JSON.stringify([dockerBinary(opts), picked]);
+}
+
+/**
+ * The Engine API client for control calls on `opts`'s engine, or undefined when control calls
+ * go through the CLI: `controlTransport: 'cli'`, a CLI that is not Docker's (Podman: no
+ * `system dial-stdio`, and its containers may not be where a socket leads), or an endpoint that
+ * does not resolve (a missing context: the CLI reports it).
+ */
+export async function controlApi(opts: DockerOptions): Promise<EngineApiClient | undefined> {
+  if (opts.controlTransport === 'cli') return undefined;
+  const endpoint = resolveEndpoint(opts);
+  if (!endpoint) return undefined;
+  if ((await cliFlavor(opts)) !== 'docker') return undefined;
+  if (endpoint.socketPath && opts.controlTransport !== 'dial-stdio') {
+    return engineClient(`unix:${endpoint.socketPath}`, { kind: 'unix', socketPath: endpoint.socketPath });
+  }
+  const env = cliEnvironment(opts);
+  return engineClient(`dial:${dialKey(opts, env)}`, { kind: 'dial-stdio', binary: dockerBinary(opts), env });
+}
+
+/**
+ * Runs a control call through the Engine API when {@link controlApi} gives a client and the
+ * engine is reachable over it; otherwise (or on {@link EngineApiUnavailable}) through the CLI.
+ */
+async function control<T>(opts: DockerOptions, api: (c: EngineApiClient, timeoutMs: number) => Promise<T>, cli: () => Promise<T>): Promise<T> {
+  const client = await controlApi(opts);
+  if (client) {
+    try {
+      return await api(client, opts.controlTimeoutMs ?? CONTROL_TIMEOUT_MS);
+    } catch (e) {
+      if (!(e instanceof EngineApiUnavailable)) throw e;
+    }
+  }
+  return cli();
+}
+
+/** A name or id as one URL path segment (image references keep their "/", ":" and "@"). */
+function segment(name: string): string {
+  return encodeURIComponent(name).replace(/%2F/gi, '/').replace(/%3A/gi, ':').replace(/%40/g, '@');
+}
+
+/** The typed error for an engine's error answer, worded as for the CLI's "Error response from daemon". */
+function apiFailure(r: ApiResponse, what: string, image?: string, opts?: DockerOptions): SandboxError {
+  return classifyEngineFailure(`Error response from daemon: ${apiErrorMessage(r)}`, what, image, opts);
+}
+
+/** The engine `opts` reaches, for messages: `context "NAME" (HOST)`, a host, or the configured context. */
+export function engineLabel(opts: DockerOptions): string {
+  return describeEndpoint(resolveEndpoint(opts), opts);
+}
+
+/** The endpoint `opts` reaches (see endpoint.ts), or undefined for a missing context. */
+export function engineEndpoint(opts: DockerOptions): Endpoint | undefined {
+  return resolveEndpoint(opts);
+}
+
+/**
+ * Removes a container and its anonymous volumes (`docker rm -f -v`; API
+ * `DELETE /containers/{name}?force=1&v=1`), which ends every process in it.
+ * "No such container" (404) counts as success.
  * @throws SandboxError when the engine cannot remove it
  */
 export async function removeContainer(opts: DockerOptions, name: string): Promise<void> {
-  const r = await docker(opts, ['rm', '-f', '-v', name]);
-  if (r.exitCode === 0 || /no such container/i.test(r.stderr)) return;
-  throw classifyEngineFailure(r.stderr, `remove container ${name}`);
+  await control(
+    opts,
+    async (c, t) => {
+      const r = await c.request('DELETE', `/containers/${segment(name)}?force=1&v=1`, t);
+      if (r.status < 300 || r.status === 404) return;
+      throw apiFailure(r, `remove container ${name}`);
+    },
+    async () => {
+      const r = await docker(opts, ['rm', '-f', '-v', name]);
+      if (r.exitCode === 0 || /no such container/i.test(r.stderr)) return;
+      throw classifyEngineFailure(r.stderr, `remove container ${name}`);
+    },
+  );
+}
+
+/**
+ * A container's inspect JSON, as `docker container inspect` prints it for one container
+ * (PascalCase: `Id`, `Name`, `State`, `Config`, `HostConfig`, `Mounts`, …).
+ */
+export type ContainerInspect = Readonly<Record<string, unknown>> & {
+  readonly Id?: string;
+  readonly Image?: string;
+  readonly State?: Readonly<Record<string, unknown>>;
+  readonly Config?: Readonly<Record<string, unknown>> & { readonly Env?: readonly string[]; readonly Labels?: Readonly<Record<string, string>> | null };
+  readonly HostConfig?: Readonly<Record<string, unknown>>;
+  readonly Mounts?: readonly Readonly<Record<string, unknown>>[];
+};
+
+/** An image's inspect JSON, as `docker image inspect` prints it for one image (`Id`, `Config`, …). */
+export type ImageInspect = Readonly<Record<string, unknown>> & {
+  readonly Id?: string;
+  readonly Config?: Readonly<Record<string, unknown>> & {
+    readonly Env?: readonly string[] | null;
+    readonly Volumes?: Readonly<Record<string, unknown>> | null;
+    readonly Labels?: Readonly<Record<string, string>> | null;
+  } | null;
+};
+
+/** The one object of a `docker … inspect` array, or undefined. */
+function firstInspected(stdout: string): Record<string, unknown> | undefined {
+  const list = JSON.parse(stdout || '[]') as unknown;
+  const first = Array.isArray(list) ? (list[0] as unknown) : undefined;
+  return first && typeof first === 'object' ? (first as Record<string, unknown>) : undefined;
+}
+
+/**
+ * A container's full inspect JSON (API `GET /containers/{name}/json`; CLI `docker container inspect`).
+ * @throws SandboxError when the container does not exist ("No such container") or the engine fails
+ */
+export async function inspectContainer(opts: DockerOptions, name: string): Promise<ContainerInspect> {
+  return control(
+    opts,
+    async (c, t) => {
+      const r = await c.request('GET', `/containers/${segment(name)}/json`, t);
+      if (r.status !== 200 || typeof r.body !== 'object' || !r.body) throw apiFailure(r, `inspect container ${name}`);
+      return r.body as ContainerInspect;
+    },
+    async () => {
+      const r = await docker(opts, ['container', 'inspect', name]);
+      const first = r.exitCode === 0 ? firstInspected(r.stdout) : undefined;
+      if (!first) throw classifyEngineFailure(r.stderr, `inspect container ${name}`);
+      return first as ContainerInspect;
+    },
+  );
+}
+
+/**
+ * An image's full inspect JSON (API `GET /images/{image}/json`; CLI `docker image inspect`).
+ * @throws SandboxError `image-missing` when the image is not on the engine, or an engine error
+ */
+export async function inspectImage(opts: DockerOptions, image: string): Promise<ImageInspect> {
+  return control(
+    opts,
+    async (c, t) => {
+      const r = await c.request('GET', `/images/${segment(image)}/json`, t);
+      if (r.status !== 200 || typeof r.body !== 'object' || !r.body) throw apiFailure(r, `inspect image ${image}`, image, opts);
+      return r.body as ImageInspect;
+    },
+    async () => {
+      const r = await docker(opts, ['image', 'inspect', image]);
+      const first = r.exitCode === 0 ? firstInspected(r.stdout) : undefined;
+      if (!first) throw classifyEngineFailure(r.stderr, `inspect image ${image}`, image, opts);
+      return first as ImageInspect;
+    },
+  );
 }
 
 /** The parts of `docker inspect`'s `.State` the runner reads. */
@@ -188,14 +404,9 @@ export interface ContainerState {
   readonly pid: number;
 }
 
-/**
- * Reads a container's state.
- * @throws SandboxError when the container does not exist or the engine fails
- */
-export async function inspectState(opts: DockerOptions, name: string): Promise<ContainerState> {
-  const r = await docker(opts, ['container', 'inspect', '--format', '{{json .State}}', name]);
-  if (r.exitCode !== 0) throw classifyEngineFailure(r.stderr, `inspect container ${name}`);
-  const s = JSON.parse(r.stdout) as {
+/** The {@link ContainerState} of an inspect JSON's `.State`. */
+export function containerState(inspect: ContainerInspect): ContainerState {
+  const s = (inspect.State ?? {}) as {
     Status?: string; ExitCode?: number; OOMKilled?: boolean; Error?: string; StartedAt?: string; Pid?: number;
   };
   return {
@@ -209,33 +420,154 @@ export async function inspectState(opts: DockerOptions, name: string): Promise<C
 }
 
 /**
+ * Reads a container's state.
+ * @throws SandboxError when the container does not exist or the engine fails
+ */
+export async function inspectState(opts: DockerOptions, name: string): Promise<ContainerState> {
+  return containerState(await inspectContainer(opts, name));
+}
+
+/**
  * The host pid of a running container's init process (`.State.Pid`), or 0 when it is not running.
  * @throws SandboxError when the container does not exist or the engine fails
  */
 export async function inspectPid(opts: DockerOptions, name: string): Promise<number> {
-  const r = await docker(opts, ['container', 'inspect', '--format', '{{.State.Pid}}', name]);
-  if (r.exitCode !== 0) throw classifyEngineFailure(r.stderr, `inspect container ${name}`);
-  const pid = Number(r.stdout.trim());
-  return Number.isInteger(pid) && pid > 0 ? pid : 0;
+  return (await inspectState(opts, name)).pid;
 }
 
 /**
- * Sends a signal to a container's init process (`docker kill --signal`), which docker-init
- * forwards to the program's process group (TINI_KILL_PROCESS_GROUP, see argv.ts).
+ * Sends a signal to a container's init process (`docker kill --signal`; API
+ * `POST /containers/{name}/kill?signal=`), which docker-init forwards to the program's process
+ * group (TINI_KILL_PROCESS_GROUP, see argv.ts).
  * @returns true when the engine delivered it (false: not running, gone, or the engine failed)
  */
 export async function signalContainer(opts: DockerOptions, name: string, signal: NodeJS.Signals): Promise<boolean> {
-  const r = await docker(opts, ['kill', '--signal', signal, name]).catch(() => undefined);
-  return r?.exitCode === 0;
+  return control(
+    opts,
+    async (c, t) => (await c.request('POST', `/containers/${segment(name)}/kill?signal=${signal}`, t)).status === 204,
+    async () => (await docker(opts, ['kill', '--signal', signal, name]).catch(() => undefined))?.exitCode === 0,
+  ).catch(() => false);
 }
 
 /**
  * The VOLUMEs an image declares (they would be writable and outlive the run).
- * @throws SandboxError `image-missing` when the image is not present locally, or an engine error
+ * @throws SandboxError `image-missing` when the image is not present on the engine, or an engine error
  */
 export async function imageVolumes(opts: DockerOptions, image: string): Promise<string[]> {
-  const r = await docker(opts, ['image', 'inspect', '--format', '{{json .Config.Volumes}}', image]);
-  if (r.exitCode !== 0) throw classifyEngineFailure(r.stderr, `inspect image ${image}`, image, opts);
-  const volumes = JSON.parse(r.stdout || 'null') as Record<string, unknown> | null;
+  const volumes = (await inspectImage(opts, image)).Config?.Volumes;
   return volumes ? Object.keys(volumes) : [];
+}
+
+/** A container as listed by {@link listContainers}: its name (no leading "/") and labels. */
+export interface ListedContainer {
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+}
+
+/**
+ * Containers in any state carrying every label filter (API `GET /containers/json?all=1&filters=`;
+ * CLI `docker ps -a --filter label=…`).
+ * @param labelFilters `docker ps --filter label=` values, e.g. `sandbox-runner=1`
+ * @param labelKeys the labels to read on the CLI path ("" when absent); the API returns all
+ * @throws SandboxError when the engine cannot be reached
+ */
+export async function listContainers(opts: DockerOptions, labelFilters: readonly string[], labelKeys: readonly string[]): Promise<ListedContainer[]> {
+  return control(
+    opts,
+    async (c, t) => {
+      const filters = encodeURIComponent(JSON.stringify({ label: labelFilters }));
+      const r = await c.request('GET', `/containers/json?all=1&filters=${filters}`, t);
+      if (r.status !== 200 || !Array.isArray(r.body)) throw apiFailure(r, 'list sandbox containers');
+      return (r.body as { Names?: string[]; Labels?: Record<string, string> | null }[]).map((x) => {
+        const labels: Record<string, string> = {};
+        for (const k of labelKeys) labels[k] = x.Labels?.[k] ?? '';
+        return { name: (x.Names?.[0] ?? '').replace(/^\//, ''), labels: { ...x.Labels, ...labels } };
+      });
+    },
+    async () => {
+      // `{{.Label "k"}}` prints one label's value exactly ("" when absent); tabs never occur in them.
+      const format = ['{{.Names}}', ...labelKeys.map((k) => `{{.Label "${k}"}}`)].join('\t');
+      const args = ['ps', '-a', '--no-trunc', ...labelFilters.flatMap((f) => ['--filter', `label=${f}`]), '--format', format];
+      const r = await docker(opts, args);
+      if (r.exitCode !== 0) throw classifyEngineFailure(r.stderr, 'list sandbox containers');
+      const out: ListedContainer[] = [];
+      for (const line of r.stdout.split('\n')) {
+        if (!line.trim()) continue;
+        const [name = '', ...values] = line.split('\t');
+        const labels: Record<string, string> = {};
+        labelKeys.forEach((k, i) => (labels[k] = values[i] ?? ''));
+        out.push({ name: name.trim(), labels });
+      }
+      return out;
+    },
+  );
+}
+
+/** Which engine ran the code, for headers and summaries. Engine text: show it as plain text only. */
+export interface EngineVersion {
+  /** e.g. "Docker Engine", "Docker Desktop 4.37.1", "Podman Engine". */
+  readonly name: string;
+  /** The engine's version, e.g. "20.10.24+dfsg1", "4.3.1". */
+  readonly version: string;
+  /** The engine's API version, e.g. "1.41" ("" when unknown). */
+  readonly apiVersion: string;
+  /** The engine's OS and architecture, e.g. "linux", "amd64" ("" when unknown). */
+  readonly os: string;
+  readonly arch: string;
+  /** Where it runs: `context "NAME" (HOST)` or the host (see {@link engineLabel}). */
+  readonly endpoint: string;
+  /** How it was asked: the Engine API or the CLI. */
+  readonly via: 'api' | 'cli';
+}
+
+interface VersionJson {
+  Platform?: { Name?: string };
+  Components?: { Name?: string; Version?: string; Details?: { ApiVersion?: string } }[];
+  Version?: string; ApiVersion?: string; APIVersion?: string; Os?: string; Arch?: string; OsArch?: string;
+}
+
+/** An {@link EngineVersion} from a `/version` answer (Docker's, or Podman's compat or CLI JSON). */
+export function parseEngineVersion(v: VersionJson, endpoint: string, via: 'api' | 'cli', podmanCli = false): EngineVersion {
+  const podman = podmanCli || (v.Components ?? []).some((c) => /podman/i.test(c.Name ?? ''));
+  const [osArchOs = '', osArchArch = ''] = (v.OsArch ?? '').split('/');
+  return {
+    // Podman's compat API puts "linux/amd64/debian-12" in Platform.Name: its Components say Podman.
+    name: podman ? 'Podman Engine' : v.Platform?.Name?.trim() || 'Docker Engine',
+    version: v.Version ?? '',
+    apiVersion: v.ApiVersion ?? v.APIVersion ?? '',
+    os: v.Os ?? osArchOs,
+    arch: v.Arch ?? osArchArch,
+    endpoint,
+    via,
+  };
+}
+
+/**
+ * Which engine `opts` reaches (API `GET /version`; CLI `version --format json`, whose `Server`,
+ * or for a local Podman `Client`, part is read).
+ * @throws SandboxError when the engine cannot be reached
+ */
+export async function engineVersion(opts: DockerOptions): Promise<EngineVersion> {
+  const endpoint = engineLabel(opts);
+  return control(
+    opts,
+    async (c, t) => {
+      const r = await c.request('GET', '/version', t);
+      if (r.status !== 200 || typeof r.body !== 'object' || !r.body) throw apiFailure(r, 'read the engine version');
+      return parseEngineVersion(r.body as VersionJson, endpoint, 'api');
+    },
+    async () => {
+      const r = await docker(opts, ['version', '--format', 'json']);
+      let parsed: { Server?: VersionJson | null; Client?: VersionJson } | undefined;
+      try {
+        parsed = JSON.parse(r.stdout) as typeof parsed;
+      } catch {
+        parsed = undefined;
+      }
+      const podman = (await cliFlavor(opts)) === 'podman';
+      const server = parsed?.Server ?? (podman ? parsed?.Client : undefined);
+      if (!server) throw classifyEngineFailure(r.stderr, 'read the engine version');
+      return parseEngineVersion(server, endpoint, 'cli', podman);
+    },
+  );
 }

@@ -1,15 +1,16 @@
 /**
  * What the engine is, for display: product, version and default runtime, asked once per process
- * and engine (`engineIdentity`), never on a run's critical path. Everything the engine says is
- * untrusted and passes `engineText` before anyone shows it.
+ * and engine (`engineIdentity`), never on a run's critical path. The version comes from docker.ts
+ * `engineVersion` (Engine API, CLI fallback), the runtime from `/info` (`docker info`).
+ * Everything the engine says is untrusted and passes `engineText` before anyone shows it.
  */
-import { docker, type DockerOptions } from './docker';
+import { controlApi, docker, engineVersion, type DockerOptions } from './docker';
 import { engineKey, engineTarget, engineText, targetText, type EngineTarget } from './engineTarget';
 
-/** What the engine says it is. */
+/** What the engine says it is (every field plain text, through {@link engineText}). */
 export interface EngineIdentity {
   readonly target: EngineTarget;
-  /** The product, e.g. "Docker Engine", "Docker Desktop 4.30.0 (149282)", "Podman" ("" when unknown). */
+  /** The product, e.g. "Docker Engine", "Docker Desktop 4.30.0 (149282)", "Podman Engine" ("" when unknown). */
   readonly name: string;
   /** The engine's version ("" when unknown). */
   readonly version: string;
@@ -17,57 +18,28 @@ export interface EngineIdentity {
   readonly runtime: string;
 }
 
-interface VersionPart {
-  Version?: unknown;
-  APIVersion?: unknown;
-  OsArch?: unknown;
-  Context?: unknown;
-  Platform?: { Name?: unknown };
-  Components?: Array<{ Name?: unknown; Version?: unknown }>;
-}
-
-/**
- * The product and version from `docker version --format '{{json .}}'` (Docker: `Server.Platform.Name`,
- * else the "Engine" component; Podman: a component named Podman, or Podman's own `APIVersion`/`OsArch`
- * fields, with or without a `Server` part), plus the client's context. Engine text is cleaned
- * with {@link engineText}. Never throws: unreadable output gives empty fields.
- */
-export function parseVersion(stdout: string): { name: string; version: string; context?: string } {
-  let doc: { Client?: VersionPart; Server?: VersionPart | null };
+/** The default runtime from an info document: Docker's `DefaultRuntime` or Podman's `host.ociRuntime.name`. Never throws. */
+export function parseRuntime(info: unknown): string {
   try {
-    doc = JSON.parse(stdout.trim().split('\n').find((l) => l.startsWith('{')) ?? '{}') as typeof doc;
-  } catch {
-    return { name: '', version: '' };
-  }
-  const client = doc.Client ?? {};
-  const server = doc.Server ?? undefined;
-  const context = typeof client.Context === 'string' && client.Context ? engineText(client.Context, 200) : undefined;
-  const components = Array.isArray(server?.Components) ? server.Components : [];
-  const podmanComponent = components.find((c) => /podman/i.test(String(c?.Name ?? '')));
-  const podmanShape = (p: VersionPart | undefined) => !!p && p.APIVersion !== undefined && p.OsArch !== undefined && !Array.isArray(p.Components);
-  let name = '';
-  let version = engineText(server?.Version ?? '');
-  if (podmanComponent) {
-    name = 'Podman';
-    version = engineText(podmanComponent.Version ?? server?.Version ?? '');
-  } else if (podmanShape(server ?? undefined) || (!server && podmanShape(client))) {
-    name = 'Podman';
-    version = engineText((server ?? client).Version ?? '');
-  } else if (server) {
-    const platform = engineText(server.Platform?.Name ?? '');
-    name = platform || (components.some((c) => c?.Name === 'Engine') ? 'Docker Engine' : 'Docker-compatible engine');
-  }
-  return { name, version, ...(context ? { context } : {}) };
-}
-
-/** The default runtime from `docker info --format '{{json .}}'` (`DefaultRuntime`) or Podman's (`host.ociRuntime.name`). Never throws. */
-export function parseRuntime(stdout: string): string {
-  try {
-    const info = JSON.parse(stdout) as { DefaultRuntime?: unknown; host?: { ociRuntime?: { name?: unknown } } };
-    return engineText(info.DefaultRuntime ?? info.host?.ociRuntime?.name ?? '');
+    const doc = (typeof info === 'string' ? JSON.parse(info) : info) as { DefaultRuntime?: unknown; host?: { ociRuntime?: { name?: unknown } } } | null;
+    return engineText(doc?.DefaultRuntime ?? doc?.host?.ociRuntime?.name ?? '');
   } catch {
     return '';
   }
+}
+
+/** Longest wait for one identity call, ms (they are never awaited by a run). */
+const IDENTITY_TIMEOUT_MS = 15_000;
+
+/** The engine's default runtime: API `GET /info`, else `docker info --format '{{json .}}'`; "" when unknown. */
+async function defaultRuntime(opts: DockerOptions): Promise<string> {
+  const client = await controlApi(opts).catch(() => undefined);
+  if (client) {
+    const r = await client.request('GET', '/info', IDENTITY_TIMEOUT_MS).catch(() => undefined);
+    if (r?.status === 200) return parseRuntime(r.body);
+  }
+  const r = await docker(opts, ['info', '--format', '{{json .}}'], IDENTITY_TIMEOUT_MS).catch(() => undefined);
+  return r?.exitCode === 0 ? parseRuntime(r.stdout) : '';
 }
 
 /**
@@ -85,15 +57,11 @@ interface CachedIdentity {
 }
 const identities = new Map<string, CachedIdentity>();
 
-/** Longest wait for the identity calls, ms (they are never awaited by a run). */
-const IDENTITY_TIMEOUT_MS = 15_000;
-
 /**
- * What the engine of `opts` is: one `docker version --format '{{json .}}'` and one
- * `docker info --format '{{json .}}'` (for the default runtime), in parallel. Cached per process
- * and {@link engineKey}; a failed lookup (engine down) is not cached. Start it early and show it
- * when ready: a run never waits for it.
- * @returns the identity, or undefined when the engine did not answer `version`
+ * What the engine of `opts` is: `engineVersion` and the default runtime, in parallel. Cached per
+ * process and `engineKey`; a failed lookup (engine down) is not cached. Start it early and show
+ * it when ready: a run never waits for it.
+ * @returns the identity, or undefined when the engine did not answer the version call
  * Never rejects.
  */
 export function engineIdentity(opts: DockerOptions): Promise<EngineIdentity | undefined> {
@@ -102,23 +70,12 @@ export function engineIdentity(opts: DockerOptions): Promise<EngineIdentity | un
   if (cached) return cached.promise;
   const entry: { promise?: Promise<EngineIdentity | undefined>; value?: EngineIdentity } = {};
   entry.promise = (async () => {
-    const [version, info] = await Promise.all([
-      docker(opts, ['version', '--format', '{{json .}}'], IDENTITY_TIMEOUT_MS).catch(() => undefined),
-      docker(opts, ['info', '--format', '{{json .}}'], IDENTITY_TIMEOUT_MS).catch(() => undefined),
-    ]);
-    if (!version || version.exitCode !== 0) {
+    const [version, runtime] = await Promise.all([engineVersion(opts).catch(() => undefined), defaultRuntime(opts).catch(() => '')]);
+    if (!version) {
       identities.delete(key);
       return undefined;
     }
-    const parsed = parseVersion(version.stdout);
-    const target = engineTarget(opts);
-    const id: EngineIdentity = {
-      // The CLI's own answer names the context it used (a current context the config may hide).
-      target: target.kind === 'context' && parsed.context ? { ...target, name: parsed.context } : target,
-      name: parsed.name,
-      version: parsed.version,
-      runtime: info?.exitCode === 0 ? parseRuntime(info.stdout) : '',
-    };
+    const id: EngineIdentity = { target: engineTarget(opts), name: engineText(version.name), version: engineText(version.version), runtime };
     entry.value = id;
     return id;
   })();

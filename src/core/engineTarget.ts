@@ -4,15 +4,15 @@
  * cache key per engine (`engineKey`), and the one filter for engine-reported or configured text
  * (`engineText`). No engine call here (see engine.ts for the identity).
  */
-import { readFileSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DockerOptions } from './docker';
+import { dockerConfigDir, resolveEndpoint } from './endpoint';
 
 /** The docker executable of `opts` (as docker.ts `dockerBinary`, kept here so this module imports no engine code). */
 const binary = (opts: DockerOptions) => opts.dockerPath || 'docker';
 
-/** What a user chose: the docker CLI, and at most one of a context and a host. */
+/** What a user chose: the docker CLI, and a context or a host (a host wins when both are given). */
 export interface EngineChoice {
   /** The docker CLI executable (default `docker`). */
   readonly dockerPath?: string;
@@ -38,19 +38,18 @@ export function hostProblem(host: string): string | undefined {
 }
 
 /**
- * The docker options for `choice`. A context is passed as `DOCKER_CONTEXT` with `DOCKER_HOST`
- * emptied, and a host as `DOCKER_HOST` with `DOCKER_CONTEXT` emptied (the docker CLI treats an
- * empty variable as unset, and an inherited `DOCKER_HOST` would otherwise win over
- * `DOCKER_CONTEXT`: docker/cli `resolveContextName`). Neither: the environment and the CLI's
- * current context decide, as for `docker` in a terminal. When both are given the context wins
- * (callers report the conflict). Values are not validated here (see {@link contextNameProblem}).
- * @returns options with `context`/`host` set and the matching `env`
+ * The docker options for `choice`: `context` and `host` are passed as they are, and docker.ts
+ * `spawnOptions` turns them into the CLI's `DOCKER_CONTEXT` / `DOCKER_HOST` (endpoint.ts has the
+ * order: a host wins over a context; an explicit context wins over an inherited `DOCKER_HOST`).
+ * Neither: the environment and the CLI's current context decide, as for `docker` in a terminal.
+ * Values are not validated here (see {@link contextNameProblem}).
  */
 export function engineOptions(choice: EngineChoice): DockerOptions {
-  const base = choice.dockerPath ? { dockerPath: choice.dockerPath } : {};
-  if (choice.context) return { ...base, context: choice.context, env: { DOCKER_CONTEXT: choice.context, DOCKER_HOST: '' } };
-  if (choice.host) return { ...base, host: choice.host, env: { DOCKER_HOST: choice.host, DOCKER_CONTEXT: '' } };
-  return base;
+  return {
+    ...(choice.dockerPath ? { dockerPath: choice.dockerPath } : {}),
+    ...(choice.context ? { context: choice.context } : {}),
+    ...(choice.host ? { host: choice.host } : {}),
+  };
 }
 
 /** Which engine, as a user names it: a context or a host address. */
@@ -59,48 +58,29 @@ export interface EngineTarget {
   /** The context name or host address, as configured (shown through {@link engineText}). */
   readonly name: string;
   /**
-   * True when it was chosen for this process (options, `DOCKER_HOST`, `DOCKER_CONTEXT`, or a
-   * current context other than "default"): a command shown to the user must then name it.
+   * True when something chose it (options, `DOCKER_HOST`, `DOCKER_CONTEXT`, a current context):
+   * a command shown to the user must then name it.
    */
   readonly explicit: boolean;
 }
 
-/** `value` unless empty (the docker CLI treats an empty variable as unset). */
-const set = (value: string | undefined) => (value ? value : undefined);
-
-/** The docker CLI's config directory (`$DOCKER_CONFIG`, else `~/.docker`). */
-function dockerConfigDir(env: NodeJS.ProcessEnv): string {
-  return set(env.DOCKER_CONFIG) ?? join(homedir(), '.docker');
-}
-
 /**
- * The `currentContext` of the docker CLI config (`docker context use`), or undefined. Reads
- * only that field; the file (which may hold registry credentials) is never kept or shown.
+ * The engine `opts` reach, as the docker CLI resolves it (endpoint.ts `resolveEndpoint`): a
+ * context by its name, a host by its address, nothing chosen as the context "default". A context
+ * that does not exist is still named by the name given. Never throws.
  */
-function currentContext(env: NodeJS.ProcessEnv): string | undefined {
-  try {
-    const path = join(dockerConfigDir(env), 'config.json');
-    if (statSync(path).size > 1024 * 1024) return undefined;
-    const value = (JSON.parse(readFileSync(path, 'utf8')) as { currentContext?: unknown }).currentContext;
-    return typeof value === 'string' && value ? value : undefined;
-  } catch {
-    return undefined;
+export function engineTarget(opts: DockerOptions): EngineTarget {
+  const endpoint = resolveEndpoint(opts);
+  if (!endpoint) {
+    const named = opts.host ? undefined : opts.context || opts.env?.DOCKER_CONTEXT || process.env.DOCKER_CONTEXT;
+    return named ? { kind: 'context', name: named, explicit: true } : { kind: 'context', name: 'configured', explicit: false };
   }
-}
-
-/**
- * The engine `opts` reach, in the docker CLI's order: the options' host or context, then
- * `DOCKER_HOST`, `DOCKER_CONTEXT` (from `opts.env` over `env`), then the config's current
- * context, else the context "default". Reads the docker config file at most once per call; never throws.
- * @param env the process environment (a parameter for tests)
- */
-export function engineTarget(opts: DockerOptions, env: NodeJS.ProcessEnv = process.env): EngineTarget {
-  if (opts.context) return { kind: 'context', name: opts.context, explicit: true };
-  if (opts.host) return { kind: 'host', name: opts.host, explicit: true };
-  const host = set(opts.env && 'DOCKER_HOST' in opts.env ? opts.env.DOCKER_HOST : env.DOCKER_HOST);
-  if (host) return { kind: 'host', name: host, explicit: true };
-  const context = set(opts.env && 'DOCKER_CONTEXT' in opts.env ? opts.env.DOCKER_CONTEXT : env.DOCKER_CONTEXT) ?? currentContext(env);
-  return context && context !== 'default' ? { kind: 'context', name: context, explicit: true } : { kind: 'context', name: 'default', explicit: false };
+  if (endpoint.context) return { kind: 'context', name: endpoint.context, explicit: true };
+  if (endpoint.source === 'option-context' || endpoint.source === 'env-context' || endpoint.source === 'config-context') {
+    return { kind: 'context', name: 'default', explicit: true };
+  }
+  if (endpoint.source === 'default') return { kind: 'context', name: 'default', explicit: false };
+  return { kind: 'host', name: endpoint.host, explicit: true };
 }
 
 /** `context "colima"` or `host "ssh://build"`, for sentences (plain text). */
@@ -113,8 +93,8 @@ export function targetText(target: EngineTarget): string {
  * `docker --context colima pull x`, `docker --host ssh://b pull x`, or plain `docker pull x`
  * when nothing chose the engine. Text only: never run.
  */
-export function commandFor(opts: DockerOptions, args: readonly string[], env: NodeJS.ProcessEnv = process.env): string {
-  const target = engineTarget(opts, env);
+export function commandFor(opts: DockerOptions, args: readonly string[]): string {
+  const target = engineTarget(opts);
   const select = target.explicit ? [target.kind === 'context' ? '--context' : '--host', target.name] : [];
   return [binary(opts), ...select, ...args].map((a) => engineText(a, 500)).join(' ');
 }
@@ -141,7 +121,7 @@ export function engineText(value: unknown, max = MAX_ENGINE_TEXT): string {
 export function engineKey(opts: DockerOptions, env: NodeJS.ProcessEnv = process.env): string {
   let configTime = 0;
   try {
-    configTime = statSync(join(dockerConfigDir(env), 'config.json')).mtimeMs;
+    configTime = statSync(join(dockerConfigDir({ ...env, ...opts.env }), 'config.json')).mtimeMs;
   } catch {
     // no config file: the default context
   }

@@ -3,6 +3,8 @@ export * from './argv';
 export * from './create';
 export * from './defaults';
 export * from './docker';
+export * from './endpoint';
+export * from './engineApi';
 export * from './engine';
 export * from './engineTarget';
 export * from './engineFlags';

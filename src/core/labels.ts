@@ -1,7 +1,23 @@
 /**
  * Owner labels put on every container (isolation.md, "Ownership and orphans"), so that
  * containers can be listed with `docker ps -a --filter label=sandbox-runner=1` and an orphan's
- * owner can be checked for liveness (see `reaper.ts`).
+ * owner can be checked for liveness (see `reaper.ts`) on any engine, local or remote.
+ *
+ * Which client host made a container is recorded as the kernel's boot id plus the owner's pid
+ * namespace (`owner-boot`, `owner-pidns`), with the host name beside them for people:
+ *  - the boot id (`/proc/sys/kernel/random/boot_id`, random(4)) is 128 random bits the kernel
+ *    draws at each boot. Two machines or VMs run different kernels and so never share it by
+ *    chance, and it cannot be cloned with a disk image (a devcontainer shares its host's kernel,
+ *    and so its boot id; the pid namespace below tells them apart). Pids and start times only compare
+ *    within one boot, so it is exactly the scope in which the liveness data means something;
+ *  - the pid namespace inode tells apart containers sharing one kernel (a devcontainer and its
+ *    host share the boot id but not the pid namespace); it is unique within a boot;
+ *  - `/etc/machine-id` is not used: it survives reboots (so it proves nothing about pids), and
+ *    cloned VM and container images share it;
+ *  - the host name is not proof: many machines are called "localhost" or "vm", and the initial
+ *    pid namespace has the same inode on every Linux machine.
+ * So a sweep on a shared engine removes only containers whose boot id and pid namespace are this
+ * process's, and whose owner pid is provably dead here; other clients' containers stay.
  */
 import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -19,10 +35,12 @@ export const LABELS = {
    */
   ownerStart: `${PRODUCT_LABEL}.owner-start`,
   /**
-   * The kernel's boot id (`/proc/sys/kernel/random/boot_id`, random(4)): pids and start times
-   * only compare within one boot of one machine, and two machines may share a host name.
+   * The kernel's boot id (`/proc/sys/kernel/random/boot_id`, random(4)): the proof of the client
+   * host (see the module comment). Pids and start times only compare within one boot of one
+   * machine, and two machines may share a host name. Without it an owner is never judged dead.
    */
   ownerBoot: `${PRODUCT_LABEL}.owner-boot`,
+  /** The client's host name (`os.hostname()`): shown to people, checked, but not proof on its own. */
   host: `${PRODUCT_LABEL}.host`,
   runId: `${PRODUCT_LABEL}.run-id`,
   profile: `${PRODUCT_LABEL}.profile`,

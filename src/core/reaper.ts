@@ -1,11 +1,14 @@
 /**
  * The orphan sweep (isolation.md, "Ownership and orphans"): containers whose owning process is
- * provably gone are removed; everything else is left alone. "Provably gone" needs the owner to
- * have run on this machine, in this boot and in this pid namespace (labels `host`, `owner-boot`,
- * `owner-pidns`), and then either no process has its pid (`kill(pid, 0)` fails with ESRCH), or
- * the process with that pid is a zombie, or it started at another time (`owner-start`, pid
- * reuse). Unknown liveness (another host or boot, another pid namespace, /proc unreadable,
- * labels missing or malformed) is never "dead".
+ * provably gone are removed; everything else is left alone. It works on the engine in use
+ * (`DockerOptions`: local, remote over ssh/tcp, or shared by several clients), and judges owners
+ * from the client side: "provably gone" needs the owner to have run on this client host, in this
+ * boot and in this pid namespace (labels `owner-boot`, `owner-pidns`, `host`; see labels.ts for
+ * why the boot id is the proof), and then either no process has its pid (`kill(pid, 0)` fails
+ * with ESRCH), or the process with that pid is a zombie, or it started at another time
+ * (`owner-start`, pid reuse). Unknown liveness (another client host or boot, another pid
+ * namespace, /proc unreadable, labels missing or malformed, including containers made before the
+ * boot label existed) is never "dead": another client's containers on a shared engine stay.
  *
  * Labels alone do not prove the product made a container: an image's Dockerfile `LABEL`s are
  * copied onto every container made from it. So a container is only removed when its name is the
@@ -16,11 +19,11 @@ import { lstatSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { SNIPPET_DIR } from './argv';
-import { classifyEngineFailure, docker, removeContainer, type DockerOptions } from './docker';
+import { inspectContainer, inspectImage, listContainers, removeContainer, type DockerOptions } from './docker';
 import { isSandboxError } from './errors';
 import { ANCHOR_NAME, anchorRoots } from './mounts';
 import {
-  currentBootId, currentPidNamespace, currentStartTime, LABELS, PRODUCT_FILTER, statStartTime, statState,
+  currentBootId, currentPidNamespace, currentStartTime, LABELS, PRODUCT_LABEL, statStartTime, statState,
 } from './labels';
 
 /** Options of {@link reapOrphans} and {@link removeOwnContainers}. */
@@ -132,11 +135,12 @@ export function ownerLiveness(labels: Readonly<Record<string, string | undefined
   if (!pidns || pidns === 'unknown') return unknown('the owner-pidns label is missing');
   if (probe.pidNamespace === 'unknown') return unknown('this process cannot read its own pid namespace (/proc unavailable)');
   if (pidns !== probe.pidNamespace) return unknown(`its owner ran in pid namespace ${pidns}, this process is in ${probe.pidNamespace}`);
-  // Older containers have no boot label; host + pid namespace then decide, as isolation.md says.
-  if (boot && boot !== 'unknown') {
-    if (probe.bootId === 'unknown') return unknown('this machine\'s boot id cannot be read');
-    if (boot !== probe.bootId) return unknown(`its owner ran under another boot or machine (boot id ${boot})`);
-  }
+  // The boot id is what proves the owner ran on this client host (labels.ts): without it, a host
+  // name and the initial pid namespace's inode (the same on every Linux machine) match any other
+  // client of a shared engine that has the same host name.
+  if (!boot || boot === 'unknown') return unknown('the owner-boot label is missing, so its client host cannot be proven to be this one');
+  if (probe.bootId === 'unknown') return unknown('this machine\'s boot id cannot be read');
+  if (boot !== probe.bootId) return unknown(`its owner ran under another boot or client host (boot id ${boot})`);
   const hasStart = /^\d+$/.test(start);
 
   if (pid === probe.selfPid && (!hasStart || start === probe.selfStart)) {
@@ -182,11 +186,11 @@ export function notProductNamed(c: OwnedContainer): string | undefined {
 
 /** Whether a container's image carries any product label (then the container's labels prove nothing). */
 async function imageCarriesProductLabels(opts: DockerOptions, name: string): Promise<boolean | undefined> {
-  const image = await docker(opts, ['container', 'inspect', '--format', '{{.Image}}', name]).catch(() => undefined);
-  if (image?.exitCode !== 0 || !image.stdout.trim()) return undefined;
-  const r = await docker(opts, ['image', 'inspect', '--format', '{{json .Config.Labels}}', image.stdout.trim()]).catch(() => undefined);
-  if (r?.exitCode !== 0) return undefined;
-  const labels = JSON.parse(r.stdout || 'null') as Record<string, unknown> | null;
+  const image = (await inspectContainer(opts, name).catch(() => undefined))?.Image;
+  if (typeof image !== 'string' || !image) return undefined;
+  const inspected = await inspectImage(opts, image).catch(() => undefined);
+  if (!inspected) return undefined;
+  const labels = inspected.Config?.Labels;
   return Object.keys(labels ?? {}).some((k) => k === LABELS.product || k.startsWith(`${LABELS.product}.`));
 }
 
@@ -208,33 +212,24 @@ async function withoutImageLabelled(opts: DockerOptions, candidates: readonly Ow
 
 /**
  * Lists product containers (any state) with their owner labels.
- * @param filter extra `docker ps --filter` value (default: none beyond the product label)
+ * @param filter an extra `label=KEY=VALUE` filter (as for `docker ps --filter`; default: none
+ *   beyond the product label)
  * @throws SandboxError when the engine cannot be reached
  */
 export async function listOwnedContainers(opts: DockerOptions, filter?: string): Promise<OwnedContainer[]> {
-  // `{{.Label "k"}}` prints one label's value exactly ("" when absent); tabs never occur in them.
-  const format = ['{{.Names}}', ...LABEL_KEYS.map((k) => `{{.Label "${k}"}}`)].join('\t');
-  const args = ['ps', '-a', '--no-trunc', '--filter', PRODUCT_FILTER];
-  if (filter) args.push('--filter', filter);
-  const r = await docker(opts, [...args, '--format', format]);
-  if (r.exitCode !== 0) throw classifyEngineFailure(r.stderr, 'list sandbox containers');
-  const out: OwnedContainer[] = [];
-  for (const line of r.stdout.split('\n')) {
-    if (!line.trim()) continue;
-    const [name = '', ...values] = line.split('\t');
-    const labels: Record<string, string> = {};
-    LABEL_KEYS.forEach((k, i) => (labels[k] = values[i] ?? ''));
-    out.push({ name: name.trim(), labels });
-  }
-  return out;
+  if (filter && !filter.startsWith('label=')) throw new Error(`listOwnedContainers takes label filters only, not "${filter}"`);
+  const filters = [`${PRODUCT_LABEL}=1`, ...(filter ? [filter.slice('label='.length)] : [])];
+  return (await listContainers(opts, filters, LABEL_KEYS)).map((c) => ({
+    name: c.name,
+    labels: Object.fromEntries(LABEL_KEYS.map((k) => [k, c.labels[k] ?? ''])),
+  }));
 }
 
 /** The host directory a container has bind-mounted at {@link SNIPPET_DIR}, or undefined. */
 async function snippetDirOf(opts: DockerOptions, name: string): Promise<string | undefined> {
-  const format = `{{range .Mounts}}{{if eq .Destination "${SNIPPET_DIR}"}}{{.Source}}{{end}}{{end}}`;
-  const r = await docker(opts, ['container', 'inspect', '--format', format, name]).catch(() => undefined);
-  const dir = r?.exitCode === 0 ? r.stdout.trim() : '';
-  return dir || undefined;
+  const mounts = (await inspectContainer(opts, name).catch(() => undefined))?.Mounts ?? [];
+  const source = mounts.find((m) => m.Destination === SNIPPET_DIR)?.Source;
+  return typeof source === 'string' && source ? source : undefined;
 }
 
 /**

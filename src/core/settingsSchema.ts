@@ -81,7 +81,7 @@ export function settingsContribution(): JsonSchema {
         default: '',
         pattern: '^$|^[A-Za-z0-9][A-Za-z0-9_.+-]{0,99}$',
         markdownDescription:
-          'The docker context whose engine runs the code (`docker context ls`), e.g. `colima`. Empty: `DOCKER_HOST`, `DOCKER_CONTEXT` or the current context decide, as for `docker` in a terminal. Wins over `#sandboxRunner.dockerHost#` when both are set. Machine-scoped: never read from workspace settings.',
+          'The docker context whose engine runs the code (`docker context ls`), e.g. `colima`. Empty: `DOCKER_HOST`, `DOCKER_CONTEXT` or the current context decide, as for `docker` in a terminal. `#sandboxRunner.dockerHost#` wins when both are set. Machine-scoped: never read from workspace settings.',
         scope: 'machine',
       },
       'sandboxRunner.dockerHost': {

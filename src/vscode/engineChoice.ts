@@ -32,7 +32,8 @@ const text = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : und
  * Reads the engine settings from their layers: the user (global) value of each; a workspace or
  * folder value is ignored and reported. An invalid context or host is still used (the docker CLI
  * then refuses it and every run fails, rather than running on another engine than the one
- * meant) and reported. Both a context and a host: the context is used and the conflict reported.
+ * meant) and reported. Both a context and a host: the host is used (core endpoint.ts order) and the
+ * conflict reported.
  * @param inspect the layers of `sandboxRunner.<key>`
  */
 export function engineSettingsFrom(inspect: (key: EngineKey) => InspectedSetting | undefined): EngineSettings {
@@ -51,9 +52,9 @@ export function engineSettingsFrom(inspect: (key: EngineKey) => InspectedSetting
   if (contextProblem) problems.push(`sandboxRunner.dockerContext ${contextProblem}`);
   const hostIssue = host !== undefined ? hostProblem(host) : undefined;
   if (hostIssue) problems.push(`sandboxRunner.dockerHost ${hostIssue}`);
-  if (context !== undefined && host !== undefined) problems.push('sandboxRunner.dockerContext and sandboxRunner.dockerHost are both set: the context is used');
+  if (context !== undefined && host !== undefined) problems.push('sandboxRunner.dockerContext and sandboxRunner.dockerHost are both set: the host is used');
   return {
-    choice: { ...(dockerPath ? { dockerPath } : {}), ...(context ? { context } : host ? { host } : {}) },
+    choice: { ...(dockerPath ? { dockerPath } : {}), ...(host ? { host } : context ? { context } : {}) },
     problems,
   };
 }

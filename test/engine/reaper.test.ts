@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import {
   anchorRoots, currentBootId, currentPidNamespace, currentStartTime, isSandboxError, LABELS, PRODUCT_LABEL, reapOrphans,
-  removeOwnContainers, runInSandbox, statStartTime,
+  removeOwnContainers, resolveEndpoint, runInSandbox, statStartTime,
 } from '../../src/core';
 import { chunkText, containerExists, IMAGES, requireEngine, shellProfile, waitFor } from './helpers';
 
@@ -94,6 +94,9 @@ describe('orphan sweep (engine)', function () {
       otherHost: await make('other-host', labelsFor(dead, '1', { [LABELS.host]: 'another-machine' })),
       otherNs: await make('other-pidns', labelsFor(dead, '1', { [LABELS.ownerPidNamespace]: 'pid:[4026530000]' })),
       otherBoot: await make('other-boot', labelsFor(dead, '1', { [LABELS.ownerBoot]: '00000000-0000-0000-0000-000000000000' })),
+      // Another client of a shared engine with this host name, in its initial pid namespace (the
+      // same inode on every machine), made by a version without the boot label: not provably ours.
+      noBoot: await make('no-boot', labelsFor(dead, '1', { [LABELS.ownerBoot]: undefined })),
       noNs: await make('no-pidns', labelsFor(dead, '1', { [LABELS.ownerPidNamespace]: undefined })),
       badPid: await make('bad-pid', labelsFor(dead, '1', { [LABELS.ownerPid]: 'abc' })),
       self: await make('self', labelsFor(process.pid, currentStartTime())),
@@ -110,6 +113,7 @@ describe('orphan sweep (engine)', function () {
     assert.match(kept[names.otherHost]!, /liveness is unknown: it was started on host "another-machine"/);
     assert.match(kept[names.otherNs]!, /liveness is unknown: its owner ran in pid namespace pid:\[4026530000\]/);
     assert.match(kept[names.otherBoot]!, /liveness is unknown: its owner ran under another boot/);
+    assert.match(kept[names.noBoot]!, /liveness is unknown: the owner-boot label is missing/);
     assert.match(kept[names.noNs]!, /liveness is unknown: the owner-pidns label is missing/);
     assert.match(kept[names.badPid]!, /liveness is unknown: the owner-pid label is missing or malformed/);
     assert.match(kept[names.self]!, /belongs to this process/);
@@ -120,6 +124,31 @@ describe('orphan sweep (engine)', function () {
     assert.deepEqual(own.removed.filter((n) => mine.has(n)), [names.self]);
     assert.equal(await containerExists(names.self), false);
     assert.equal(await containerExists(names.alive), true);
+  });
+
+  it('sweeps the engine chosen by the options (a context, through the API and dial-stdio): this client\'s dead owner goes, another client\'s stays', async () => {
+    const config = await mkdtemp(join(tmpdir(), 'sr-reap-config-'));
+    try {
+      const socket = resolveEndpoint({})?.socketPath;
+      assert.ok(socket, 'this suite runs against a unix socket engine');
+      await execa('docker', ['context', 'create', 'sr-reap', '--docker', `host=unix://${socket}`], { env: { DOCKER_CONFIG: config } });
+      for (const controlTransport of ['auto', 'dial-stdio'] as const) {
+        const dead = await deadPid();
+        const mineDead = await make('this-client-dead', labelsFor(dead, '5'));
+        // Another client host with the same host name (the boot id tells them apart).
+        const otherClient = await make('other-client', labelsFor(dead, '5', { [LABELS.ownerBoot]: randomUUID() }));
+        // DOCKER_HOST points nowhere: only the context option can reach the engine.
+        const docker = { env: { DOCKER_CONFIG: config, DOCKER_HOST: 'unix:///nonexistent/docker.sock' }, context: 'sr-reap', controlTransport };
+        const report = await reapOrphans({ docker });
+        assert.ok(report.removed.includes(mineDead), `${controlTransport}: ${JSON.stringify(report)}`);
+        assert.match(report.kept.find((k) => k.name === otherClient)?.reason ?? '', /another boot or client host/);
+        assert.equal(await containerExists(mineDead), false);
+        assert.equal(await containerExists(otherClient), true);
+        await execa('docker', ['rm', '-f', otherClient]);
+      }
+    } finally {
+      await rm(config, { recursive: true, force: true });
+    }
   });
 
   it('sandbox-run --reap also removes the pin anchor folder of a SIGKILLed run with a mount', async () => {

@@ -8,47 +8,47 @@ import { ENGINE_FLAGS, engineFromFlags, engineSummary } from '../../src/cli/engi
 import { ownLine } from '../../src/cli/terminalOutput';
 import {
   classifyEngineFailure, commandFor, describeEngine, engineOptions, engineTarget, engineText, firstTarFile, isSandboxError, mountAccess,
-  parseRuntime, parseVersion, probeEngineView, ProfileSchema, resolveMounts, type EngineIdentity, type EngineView,
+  parseEngineVersion, parseRuntime, probeEngineView, ProfileSchema, resolveMounts, type DockerOptions, type EngineIdentity, type EngineView,
 } from '../../src/core';
 import { engineSettingsFrom } from '../../src/vscode/engineChoice';
 import { ProgramOutput } from '../../src/vscode/programOutput';
 
-/** No DOCKER_* variables and a docker config dir without a config file: the "default" context. */
-const cleanEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({ DOCKER_CONFIG: '/nonexistent-docker-config', ...extra });
+/** Options whose CLI environment has no DOCKER_HOST/DOCKER_CONTEXT and no docker config file (the "default" context), plus `extra`. */
+const clean = (opts: DockerOptions = {}, extra: Record<string, string> = {}): DockerOptions => ({
+  ...opts, env: { DOCKER_CONFIG: '/nonexistent-docker-config', DOCKER_HOST: '', DOCKER_CONTEXT: '', ...extra },
+});
 
 /** Engine strings as a hostile engine (or a hostile context name) could send them. */
 const HOSTILE = '\x1b]0;PWNED\x07Docker\nEngine [x](command:evil) $(alert) \u202etxt\u202c <b>bold</b>';
 
 describe('engine choice and naming (unit)', () => {
-  it('passes a context as DOCKER_CONTEXT with DOCKER_HOST emptied, and a host the other way round', () => {
-    assert.deepEqual(engineOptions({ context: 'colima' }), { context: 'colima', env: { DOCKER_CONTEXT: 'colima', DOCKER_HOST: '' } });
-    assert.deepEqual(engineOptions({ host: 'ssh://me@build', dockerPath: '/usr/bin/docker' }), {
-      dockerPath: '/usr/bin/docker', host: 'ssh://me@build', env: { DOCKER_HOST: 'ssh://me@build', DOCKER_CONTEXT: '' },
-    });
+  it('passes the choice as options (docker.ts maps them to DOCKER_CONTEXT / DOCKER_HOST)', () => {
+    assert.deepEqual(engineOptions({ context: 'colima' }), { context: 'colima' });
+    assert.deepEqual(engineOptions({ host: 'ssh://me@build', dockerPath: '/usr/bin/docker' }), { dockerPath: '/usr/bin/docker', host: 'ssh://me@build' });
     assert.deepEqual(engineOptions({}), {});
-    // Both: the context (reported by the settings reader).
-    assert.equal(engineOptions({ context: 'a', host: 'tcp://b:2376' }).context, 'a');
   });
 
   it('names the engine as the docker CLI chooses it: options, DOCKER_HOST, DOCKER_CONTEXT, then "default"', () => {
-    assert.deepEqual(engineTarget(engineOptions({ context: 'colima' }), cleanEnv({ DOCKER_HOST: 'tcp://x:1' })), { kind: 'context', name: 'colima', explicit: true });
-    assert.deepEqual(engineTarget({}, cleanEnv({ DOCKER_HOST: 'unix:///run/e2.sock', DOCKER_CONTEXT: 'c' })), { kind: 'host', name: 'unix:///run/e2.sock', explicit: true });
-    assert.deepEqual(engineTarget({}, cleanEnv({ DOCKER_CONTEXT: 'rancher-desktop' })), { kind: 'context', name: 'rancher-desktop', explicit: true });
-    assert.deepEqual(engineTarget({}, cleanEnv({ DOCKER_HOST: '' })), { kind: 'context', name: 'default', explicit: false });
-    // A chosen host empties an inherited DOCKER_CONTEXT, as it does for the CLI.
-    assert.deepEqual(engineTarget(engineOptions({ host: 'ssh://b' }), cleanEnv({ DOCKER_CONTEXT: 'colima' })).name, 'ssh://b');
+    // A context that does not exist is still named (the CLI then refuses it with its own words).
+    assert.deepEqual(engineTarget(clean(engineOptions({ context: 'colima' }), { DOCKER_HOST: 'tcp://x:1' })), { kind: 'context', name: 'colima', explicit: true });
+    assert.deepEqual(engineTarget(clean(engineOptions({ context: 'default' }), { DOCKER_HOST: 'tcp://x:1' })), { kind: 'context', name: 'default', explicit: true });
+    assert.deepEqual(engineTarget(clean({}, { DOCKER_HOST: 'unix:///run/e2.sock', DOCKER_CONTEXT: 'c' })), { kind: 'host', name: 'unix:///run/e2.sock', explicit: true });
+    assert.deepEqual(engineTarget(clean({}, { DOCKER_CONTEXT: 'rancher-desktop' })), { kind: 'context', name: 'rancher-desktop', explicit: true });
+    assert.deepEqual(engineTarget(clean()), { kind: 'context', name: 'default', explicit: false });
+    // A chosen host wins over an inherited DOCKER_CONTEXT and over a chosen context.
+    assert.deepEqual(engineTarget(clean(engineOptions({ host: 'ssh://b', context: 'colima' }), { DOCKER_CONTEXT: 'colima' })).name, 'ssh://b');
   });
 
   it('says on which engine an image is missing, with the pull command for that engine', () => {
     const stderr = 'Error response from daemon: No such image: x:1';
-    const colima = classifyEngineFailure(stderr, 'create the container', 'x:1', engineOptions({ context: 'colima' }));
+    const colima = classifyEngineFailure(stderr, 'create the container', 'x:1', clean(engineOptions({ context: 'colima' })));
     assert.equal(colima.code, 'image-missing');
     assert.equal(colima.message, 'The image "x:1" is not present on the Docker engine of context "colima", and runs never pull implicitly.');
     assert.equal(colima.fix, 'Pull it once with "docker --context colima pull x:1" and run again.');
-    const host = classifyEngineFailure(stderr, 'create the container', 'x:1', engineOptions({ host: 'ssh://me@build' }));
+    const host = classifyEngineFailure(stderr, 'create the container', 'x:1', clean(engineOptions({ host: 'ssh://me@build' })));
     assert.match(host.message, /not present on the Docker engine of host "ssh:\/\/me@build"/);
     assert.match(host.fix, /"docker --host ssh:\/\/me@build pull x:1"/);
-    assert.equal(commandFor({ dockerPath: 'podman' }, ['pull', 'x:1'], cleanEnv()), 'podman pull x:1');
+    assert.equal(commandFor(clean({ dockerPath: 'podman' }), ['pull', 'x:1']), 'podman pull x:1');
   });
 
   it('reduces engine-reported text to letters, digits and a few marks: no escape, markup, codicon or bidi control survives', () => {
@@ -58,27 +58,19 @@ describe('engine choice and naming (unit)', () => {
     assert.equal(engineText('x'.repeat(500)).length, 80);
   });
 
-  it('reads product, version and context from docker version JSON (Docker, Docker Desktop, Podman) and the runtime from info', () => {
-    const dockerEngine = JSON.stringify({
-      Client: { Version: '28.2.2', Context: 'default' },
-      Server: { Platform: { Name: '' }, Components: [{ Name: 'Engine', Version: '20.10.24+dfsg1' }], Version: '20.10.24+dfsg1' },
-    });
-    assert.deepEqual(parseVersion(dockerEngine), { name: 'Docker Engine', version: '20.10.24+dfsg1', context: 'default' });
-    const desktop = JSON.stringify({ Client: { Context: 'desktop-linux' }, Server: { Platform: { Name: 'Docker Desktop 4.30.0 (149282)' }, Components: [{ Name: 'Engine', Version: '26.1.1' }], Version: '26.1.1' } });
-    assert.deepEqual(parseVersion(desktop), { name: 'Docker Desktop 4.30.0 (149282)', version: '26.1.1', context: 'desktop-linux' });
-    // podman 4.3 (local, no Server part) and podman remote (Server with Podman's own fields).
-    assert.deepEqual(parseVersion(JSON.stringify({ Client: { APIVersion: '4.3.1', Version: '4.3.1', OsArch: 'linux/amd64' } })), { name: 'Podman', version: '4.3.1' });
-    assert.deepEqual(parseVersion(JSON.stringify({ Client: { APIVersion: '4.3.1', Version: '4.3.1', OsArch: 'linux/amd64' }, Server: { APIVersion: '4.9.0', Version: '4.9.0', OsArch: 'linux/amd64' } })).name, 'Podman');
-    assert.deepEqual(parseVersion(JSON.stringify({ Server: { Components: [{ Name: 'Podman Engine', Version: '5.0.1' }], Version: '5.0.1' } })), { name: 'Podman', version: '5.0.1' });
-    assert.deepEqual(parseVersion('not json'), { name: '', version: '' });
+  it('reads the default runtime from Docker\'s and Podman\'s info', () => {
     assert.equal(parseRuntime('{"DefaultRuntime":"runc"}'), 'runc');
-    assert.equal(parseRuntime('{"host":{"ociRuntime":{"name":"crun"}}}'), 'crun');
+    assert.equal(parseRuntime({ host: { ociRuntime: { name: 'crun' } } }), 'crun');
     assert.equal(parseRuntime('garbage'), '');
   });
 
   it('a hostile engine cannot put escapes, line breaks or markup into the identity, the CLI summary or the output header', () => {
-    const parsed = parseVersion(JSON.stringify({ Client: { Context: HOSTILE }, Server: { Platform: { Name: HOSTILE }, Version: HOSTILE } }));
-    const id: EngineIdentity = { target: { kind: 'context', name: parsed.context!, explicit: true }, name: parsed.name, version: parsed.version, runtime: parseRuntime(JSON.stringify({ DefaultRuntime: HOSTILE })) };
+    // As engineIdentity builds it: docker.ts parseEngineVersion (raw), then engineText on each field.
+    const parsed = parseEngineVersion({ Platform: { Name: HOSTILE }, Version: HOSTILE }, '', 'api');
+    const id: EngineIdentity = {
+      target: { kind: 'context', name: HOSTILE, explicit: true }, name: engineText(parsed.name), version: engineText(parsed.version),
+      runtime: parseRuntime(JSON.stringify({ DefaultRuntime: HOSTILE })),
+    };
     const line = describeEngine(id);
     assert.doesNotMatch(line, /[\x00-\x1f\x7f-\x9f\u202a-\u202e]|\]\(|\$\(|</, line);
     // CLI summary: one line, also to a terminal and to a pipe.
@@ -135,10 +127,10 @@ describe('engine settings scope (unit)', () => {
 
   it('reports an invalid value and a context beside a host (the context is used)', () => {
     const s = engineSettingsFrom((key) => ({ dockerContext: { globalValue: 'my ctx' }, dockerHost: { globalValue: 'build-host' }, dockerPath: undefined })[key]);
-    assert.equal(s.choice.context, 'my ctx', 'an invalid context is still used: docker refuses it rather than running elsewhere');
-    assert.equal(s.choice.host, undefined);
+    assert.equal(s.choice.host, 'build-host', 'an invalid host is still used: docker refuses it rather than running elsewhere');
+    assert.equal(s.choice.context, undefined);
     assert.equal(s.problems.length, 3, s.problems.join('\n'));
-    assert.match(s.problems.join('\n'), /dockerContext is not a docker context name[\s\S]*dockerHost is not an engine address[\s\S]*both set: the context is used/);
+    assert.match(s.problems.join('\n'), /dockerContext is not a docker context name[\s\S]*dockerHost is not an engine address[\s\S]*both set: the host is used/);
   });
 });
 
@@ -146,9 +138,9 @@ describe('sandbox-run engine flags (unit)', () => {
   const parse = (args: string[]) => parseArgs({ args, allowPositionals: true, options: ENGINE_FLAGS }).values;
 
   it('--context NAME and --docker-path PATH choose the engine; nothing: the environment decides', () => {
-    assert.deepEqual(engineFromFlags(parse(['--context', 'colima', 'a.py'])), { context: 'colima', env: { DOCKER_CONTEXT: 'colima', DOCKER_HOST: '' } });
+    assert.deepEqual(engineFromFlags(parse(['--context', 'colima', 'a.py'])), { context: 'colima' });
     assert.deepEqual(engineFromFlags(parse(['--docker-path', '/opt/podman/bin/podman'])), { dockerPath: '/opt/podman/bin/podman' });
-    assert.deepEqual(engineFromFlags(parse(['--context=default', '--docker-path=docker'])), { dockerPath: 'docker', context: 'default', env: { DOCKER_CONTEXT: 'default', DOCKER_HOST: '' } });
+    assert.deepEqual(engineFromFlags(parse(['--context=default', '--docker-path=docker'])), { dockerPath: 'docker', context: 'default' });
     assert.deepEqual(engineFromFlags(parse(['a.py'])), {});
   });
 
@@ -159,7 +151,7 @@ describe('sandbox-run engine flags (unit)', () => {
   });
 
   it('the summary names the engine even before its identity is known', () => {
-    assert.equal(engineSummary(engineOptions({ context: 'colima' }), undefined), 'engine context "colima"');
+    assert.equal(engineSummary(clean(engineOptions({ context: 'colima' })), undefined), 'engine context "colima"');
   });
 });
 

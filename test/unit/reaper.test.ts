@@ -78,8 +78,27 @@ describe('orphan liveness (unit)', () => {
   it('without a start-time label, a live pid counts as alive and a missing one as dead', () => {
     assert.equal(ownerLiveness(labels({ [LABELS.ownerStart]: '' }), probe({ 4242: ['S', 1] })).state, 'alive');
     assert.equal(ownerLiveness(labels({ [LABELS.ownerStart]: '' }), probe({})).state, 'dead');
-    // Older containers had no boot label: host and pid namespace decide.
-    assert.equal(ownerLiveness(labels({ [LABELS.ownerBoot]: '' }), probe({})).state, 'dead');
+  });
+
+  it('the client host is proven by the boot id, never by the host name alone (decision table)', () => {
+    // Every owner pid here is gone: only the client-host proof decides.
+    const gone = probe({});
+    const rows: [string, Record<string, string>, Partial<ProcessProbe>, 'dead' | 'unknown'][] = [
+      ['same host name, boot and pid namespace', {}, {}, 'dead'],
+      // A container made by an older version, or by another client of a shared engine that is
+      // also called "box" and runs in the initial pid namespace (same inode on every machine).
+      ['no boot label, same host name and pid namespace', { [LABELS.ownerBoot]: '' }, {}, 'unknown'],
+      ['boot label "unknown" (owner could not read it)', { [LABELS.ownerBoot]: 'unknown' }, {}, 'unknown'],
+      ['another client: same host name and pidns, other boot id', { [LABELS.ownerBoot]: 'boot-2' }, {}, 'unknown'],
+      ['another client: other host name, same boot id', { [LABELS.host]: 'laptop' }, {}, 'unknown'],
+      ['same kernel, other pid namespace (a devcontainer and its host)', { [LABELS.ownerPidNamespace]: 'pid:[4026532999]' }, {}, 'unknown'],
+      ['this client cannot read its boot id', {}, { bootId: 'unknown' }, 'unknown'],
+      ['this client cannot read its pid namespace', {}, { pidNamespace: 'unknown' }, 'unknown'],
+    ];
+    for (const [what, over, probeOver, expected] of rows) {
+      assert.equal(ownerLiveness(labels(over), { ...gone, ...probeOver }).state, expected, what);
+    }
+    assert.match(ownerLiveness(labels({ [LABELS.ownerBoot]: '' }), gone).reason, /owner-boot label is missing/);
   });
 
   it('recognises its own containers, and an earlier process that had our pid', () => {
