@@ -9,6 +9,13 @@
  * is local: it also mounts this process's anchor directory through `/proc/<pid>/fd/<n>`, which
  * only resolves for an engine that sees this process (see mounts.ts).
  * Done once per engine, source root and process (passes are cached), and only for profiles with mounts.
+ *
+ * What a by-path mount (an engine that sees the file but not this process) gives up compared with
+ * a pinned one: the engine resolves the path itself when the container starts, on its own host,
+ * so a directory swapped for a symlink between the check and the start is followed there (the
+ * pinned mount follows the checked inode); the protected-path rules were checked on the client's
+ * view of the path; and a pass is cached for the process, so a later change on the engine's side
+ * is not noticed. The probe file itself is briefly visible in the user's directory.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { unlink, writeFile } from 'node:fs/promises';
