@@ -194,6 +194,7 @@ module.exports = withFallback({
 const CHILD = String.raw`'use strict';
 // Times require(bundle) + activate(ctx) with the fake vscode (scripts/bench/activation.ts).
 const Module = require('module');
+const path = require('path');
 const { performance } = require('perf_hooks');
 const [bundle, fakePath, extensionPath] = process.argv.slice(2);
 const resolve = Module._resolveFilename;
@@ -213,8 +214,14 @@ Promise.resolve()
   .then(
     () => {
       const t2 = performance.now();
-      process.stdout.write(JSON.stringify({ ok: true, requireMs: t1 - t0, activateMs: t2 - t1, totalMs: t2 - t0, subscriptions: ctx.subscriptions.length }) + '\n');
-      process.exit(0);
+      // Which JavaScript files beside the bundle activation loaded: after activate() and the work
+      // it defers by setImmediate (untimed), before any timer (the first orphan sweep is at 2 s).
+      setImmediate(() => {
+        const dir = path.dirname(path.resolve(bundle));
+        const loaded = Object.keys(require.cache).filter((f) => path.dirname(f) === dir && f.endsWith('.js'));
+        process.stdout.write(JSON.stringify({ ok: true, requireMs: t1 - t0, activateMs: t2 - t1, totalMs: t2 - t0, subscriptions: ctx.subscriptions.length, loaded }) + '\n');
+        process.exit(0);
+      });
     },
     (e) => {
       process.stdout.write(JSON.stringify({ ok: false, error: String((e && e.stack) || e) }) + '\n');
@@ -228,6 +235,8 @@ export interface ActivationSample {
   readonly activateMs: number;
   readonly totalMs: number;
   readonly subscriptions: number;
+  /** Absolute paths of the .js files in the bundle's folder that were loaded once activation (and its setImmediate work) finished. */
+  readonly loaded: readonly string[];
 }
 
 /** Writes the fake module and the child script into a new folder; returns their paths and the folder. */

@@ -4,6 +4,7 @@
  * execa from this Node process, with the core's own spawn options (`SPAWN_OPTIONS`).
  */
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { execa } from 'execa';
 import {
   buildCreateArgv, LABELS, ownerLabels, ProfileSchema, resolveMounts, snippetFileName, SPAWN_OPTIONS, writeSnippet,
@@ -64,38 +65,77 @@ export async function rawSpec(profileName: string, profile: Profile, code: strin
   };
 }
 
-/** `docker …` to completion with the core's spawn options (output buffered). */
-export function dockerCli(args: readonly string[]) {
-  return execa('docker', args, { ...SPAWN_OPTIONS });
+/**
+ * Extra environment for the docker CLI that selects the engine (e.g. `{ DOCKER_HOST }` for the
+ * second engine), merged over this process's environment; undefined = the default engine.
+ */
+export type EngineEnv = Readonly<Record<string, string>> | undefined;
+
+/** `docker …` to completion with the core's spawn options (output buffered), on the engine of `env`. */
+export function dockerCli(args: readonly string[], env?: EngineEnv) {
+  return execa('docker', args, { ...SPAWN_OPTIONS, ...(env ? { env } : {}) });
+}
+
+/** Times of one raw `docker …` call: spawn → exit, and spawn → first stdout byte (NaN if none), ms. */
+export interface RawTiming {
+  readonly ms: number;
+  readonly firstByteMs: number;
+}
+
+/**
+ * `docker …` with the core's spawn options, stdout drained by a listener that notes the first
+ * byte's time; throws when docker exits non-zero.
+ */
+export async function rawTimed(args: readonly string[], what: string, env?: EngineEnv): Promise<RawTiming> {
+  const t0 = performance.now();
+  let first = NaN;
+  const p = execa('docker', args, { ...SPAWN_OPTIONS, buffer: false, ...(env ? { env } : {}) });
+  p.stdout?.on('data', () => {
+    if (Number.isNaN(first)) first = performance.now() - t0;
+  });
+  let stderr = '';
+  p.stderr?.on('data', (b: Buffer) => {
+    stderr = (stderr + b.toString('utf8')).slice(-2000);
+  });
+  const r = await p;
+  const ms = performance.now() - t0;
+  if (r.exitCode !== 0) throw new Error(`${what}: docker ${args[0]} exited ${r.exitCode}: ${stderr.trim()}`);
+  return { ms, firstByteMs: first };
 }
 
 /** True while a container with exactly this name exists in any state. */
-export async function containerExists(name: string): Promise<boolean> {
-  const r = await execa('docker', ['ps', '-a', '--filter', `name=^/${name}$`, '--format', '{{.Names}}'], { reject: false });
+export async function containerExists(name: string, env?: EngineEnv): Promise<boolean> {
+  const r = await execa('docker', ['ps', '-a', '--filter', `name=^/${name}$`, '--format', '{{.Names}}'], { reject: false, ...(env ? { env } : {}) });
   return String(r.stdout).trim() !== '';
 }
 
 /** Removes every container labelled as owned by one of `pids` (left behind by an interrupted run). */
-export async function sweep(pids: readonly number[]): Promise<number> {
+export async function sweep(pids: readonly number[], env?: EngineEnv): Promise<number> {
   let removed = 0;
+  const opts = { reject: false, ...(env ? { env } : {}) } as const;
   for (const pid of pids) {
-    const r = await execa('docker', ['ps', '-aq', '--filter', `label=${LABELS.ownerPid}=${pid}`], { reject: false });
+    const r = await execa('docker', ['ps', '-aq', '--filter', `label=${LABELS.ownerPid}=${pid}`], opts);
     const ids = String(r.stdout).split('\n').filter(Boolean);
-    if (ids.length) await execa('docker', ['rm', '-f', '-v', ...ids], { reject: false });
+    if (ids.length) await execa('docker', ['rm', '-f', '-v', ...ids], opts);
     removed += ids.length;
   }
   return removed;
 }
 
-/** Fails with a clear message when the engine or a test image is missing. */
-export async function requireEngine(): Promise<string> {
-  const info = await execa('docker', ['info', '--format', '{{.ServerVersion}}'], { reject: false });
+/**
+ * Fails with a clear message when the engine (of `env`) or a test image on it is missing.
+ * @returns the engine's server version
+ */
+export async function requireEngine(env?: EngineEnv): Promise<string> {
+  const opts = { reject: false, ...(env ? { env } : {}) } as const;
+  const where = env?.DOCKER_HOST ? ` at ${env.DOCKER_HOST}` : '';
+  const info = await execa('docker', ['info', '--format', '{{.ServerVersion}}'], opts);
   if (info.exitCode !== 0) {
-    throw new Error(`the Docker engine is not reachable (${String(info.stderr).trim()}); run "bash scripts/engine-up.sh" first`);
+    throw new Error(`the Docker engine${where} is not reachable (${String(info.stderr).trim()}); run "bash scripts/engine-up.sh" first`);
   }
   for (const image of Object.values(IMAGES)) {
-    const r = await execa('docker', ['image', 'inspect', '--format', '{{.Id}}', image], { reject: false });
-    if (r.exitCode !== 0) throw new Error(`image ${image} is missing; run "bash scripts/build-test-images.sh" first`);
+    const r = await execa('docker', ['image', 'inspect', '--format', '{{.Id}}', image], opts);
+    if (r.exitCode !== 0) throw new Error(`image ${image} is missing on the engine${where}; run "bash scripts/build-test-images.sh" first`);
   }
   return String(info.stdout).trim();
 }
