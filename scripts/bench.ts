@@ -35,7 +35,9 @@
  * the same snippet layout, mounts and owner labels, run with the docker CLI through execa with
  * the core's own spawn options (`SPAWN_OPTIONS`); only `create` becomes `run --rm` where noted.
  * The raw side's snippet directory is written before its timer starts; the core writes its own
- * inside runInSandbox (that is part of the core's cost).
+ * inside runInSandbox (that is part of the core's cost). The raw side delivers the code as the
+ * runner's cold path does (bind mount, or `--interactive` + stdin when the runner's argv has it:
+ * found once per case from an untimed run's `onArgv`); on the second engine always over stdin.
  *
  * - cold (scripts/bench/cold.ts): `runInSandbox` of `echo ok` (shell) and `print("ok")` (python),
  *   call to result delivered (the clock stops when the promise resolves: if container removal
@@ -88,9 +90,9 @@ import { execa } from 'execa';
 import { runInSandbox } from '../src/core';
 import { measureActivation } from './bench/activation';
 import { benchBundle } from './bench/bundle';
-import { CASES, cliExitSeries, coldSeries, expectExited, rawCold } from './bench/cold';
+import { CASES, cliExitSeries, coldSeries, expectExited, rawCold, type Case } from './bench/cold';
 import { CONCURRENCY, concurrentSeries } from './bench/concurrent';
-import { containerExists, dockerCli, rawSpec, requireEngine, shellProfile, sweep } from './bench/docker';
+import { containerExists, dockerCli, rawSpec, requireEngine, runnerDelivery, shellProfile, sweep, type RawDelivery } from './bench/docker';
 import { explain } from './bench/explain';
 import { FLOOD_BOUND, floodChildMain, isFloodChild, runFloodChild } from './bench/flood';
 import { interleave } from './bench/harness';
@@ -153,15 +155,32 @@ function firstByteNote(ours: Summary, raw: Summary): string {
 
 // ---------------------------------------------------------------- cold, cli, concurrent, remote
 
+const deliveries = new Map<string, RawDelivery>();
+
+/**
+ * How the raw side of a local cold comparison gets the code: as the runner's own cold path does
+ * (scripts/bench/docker.ts runnerDelivery: one untimed run, its argv), found once per case.
+ */
+async function deliveryFor(c: Case): Promise<RawDelivery> {
+  let d = deliveries.get(c.profileName);
+  if (!d) {
+    d = await runnerDelivery(c.profileName, c.profile, c.code);
+    log(`${c.label}: the runner's cold path delivers the code by ${d}; the raw side does the same`);
+    deliveries.set(c.profileName, d);
+  }
+  return d;
+}
+
 async function benchCold(a: Args, rows: Row[]): Promise<{ ratio: number; firstByteMs: number }> {
   const perCase: number[] = [];
   let firstByteMs = NaN;
   for (const c of CASES) {
-    const f = await coldSeries(`cold ${c.label}`, c, a.runs, a.warmup);
+    const delivery = await deliveryFor(c);
+    const f = await coldSeries(`cold ${c.label}`, c, a.runs, a.warmup, undefined, delivery);
     perCase.push(f.ratio);
     if (Number.isNaN(firstByteMs)) firstByteMs = f.coreFirstByte.median;
     rows.push({
-      metric: `cold ${c.label} (ms, to result)`, ours: ms(f.core), raw: ms(f.raw) + ' (run --rm)', figure: fmtRatio(f.ratio), target: targetText('cold_ratio'),
+      metric: `cold ${c.label} (ms, to result)`, ours: ms(f.core), raw: ms(f.raw) + ` (run --rm, ${delivery})`, figure: fmtRatio(f.ratio), target: targetText('cold_ratio'),
       verdict: verdictFor('cold_ratio', f.ratio), note: firstByteNote(f.coreFirstByte, f.rawFirstByte),
     });
   }
@@ -175,7 +194,7 @@ async function benchCli(a: Args, rows: Row[]): Promise<number> {
     rows.push({ metric: `cold CLI exit ${c.label} (ms)`, ours: '-', raw: '-', figure: 'n/a', target: '(info)', verdict: 'INFO', note: `(${cli} missing)` });
     return NaN;
   }
-  const r = await cliExitSeries(cli, c, a.runs, a.warmup);
+  const r = await cliExitSeries(cli, c, a.runs, a.warmup, await deliveryFor(c));
   if (!r) return NaN;
   rows.push({
     metric: `cold CLI exit ${c.label} (ms)`, ours: ms(r.cli), raw: ms(r.raw) + ' (run --rm)', figure: fmtRatio(r.cli.median / r.raw.median), target: '(info)', verdict: 'INFO',
@@ -186,7 +205,7 @@ async function benchCli(a: Args, rows: Row[]): Promise<number> {
 
 async function benchConcurrent(a: Args, rows: Row[]): Promise<number> {
   const c = CASES[0]!;
-  const r = await concurrentSeries(c, a.runs, a.warmup);
+  const r = await concurrentSeries(c, a.runs, a.warmup, await deliveryFor(c));
   rows.push({
     metric: `concurrent ${CONCURRENCY}x ${c.label} (ms, wall)`, ours: ms(r.core), raw: ms(r.raw) + ` (${CONCURRENCY}x run --rm)`, figure: fmtRatio(r.ratio),
     target: targetText('concurrent8_ratio'), verdict: verdictFor('concurrent8_ratio', r.ratio),
@@ -199,7 +218,7 @@ async function benchRemote(a: Args, rows: Row[]): Promise<number | null> {
   const r = await remoteCold(a.runs, a.warmup, [process.pid]);
   if (r.kind !== 'measured') {
     const text = `${r.kind === 'skipped' ? 'skipped' : 'ERROR'}: ${r.why}`;
-    log(`remote cold row ${text.toUpperCase()}`);
+    log(`REMOTE COLD ROW ${r.kind.toUpperCase()}: ${r.why}`);
     rows.push({ metric: 'remote cold (ms)', ours: '-', raw: '-', figure: 'n/a', target: targetText('remote_cold_ratio'), verdict: r.kind === 'skipped' ? 'SKIPPED' : 'ERROR', note: `(${text}; JSON value null)` });
     return null;
   }
@@ -235,11 +254,12 @@ async function benchWarm(a: Args, rows: Row[], coldRatio: number | undefined): P
       let cold = 0;
       let unknown = 0;
       const first: Record<string, number[]> = { warm: [], raw: [] };
+      const delivery = await deliveryFor(c);
       const res = await interleave(`warm ${c.label}`, [
         {
           name: 'raw',
           run: async () => {
-            const t = await rawCold(c);
+            const t = await rawCold(c, undefined, delivery);
             first.raw!.push(t.firstByteMs);
             return t.ms;
           },

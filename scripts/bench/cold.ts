@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { execa } from 'execa';
 import { runInSandbox, type Profile, type RunResult } from '../../src/core';
-import { pythonProfile, rawSpec, rawTimed, shellProfile, type EngineEnv, type RawTiming } from './docker';
+import { pythonProfile, rawSpec, rawTimed, shellProfile, type EngineEnv, type RawDelivery, type RawTiming } from './docker';
 import { interleave } from './harness';
 import { summarize, type Summary } from './stats';
 
@@ -37,11 +37,14 @@ export function expectExited(r: RunResult, what: string): void {
   if (r.outcome !== 'exited' || r.exitCode !== 0) throw new Error(`${what}: expected exit 0, got ${r.outcome}: ${r.message}`);
 }
 
-/** A raw cold run on the engine of `env`: identical argv as `run --rm`, snippet written first (untimed). */
-export async function rawCold(c: Case, env?: EngineEnv): Promise<RawTiming> {
-  const spec = await rawSpec(c.profileName, c.profile, c.code);
+/**
+ * A raw cold run on the engine of `env`: identical argv as `run --rm`, snippet written first
+ * (untimed) for `bind` delivery, or the code written to stdin for `stdin` delivery.
+ */
+export async function rawCold(c: Case, env?: EngineEnv, delivery: RawDelivery = 'bind'): Promise<RawTiming> {
+  const spec = await rawSpec(c.profileName, c.profile, c.code, delivery);
   try {
-    return await rawTimed(spec.runArgv, `raw ${c.label}`, env);
+    return await rawTimed(spec.runArgv, `raw ${c.label}`, env, spec.input);
   } finally {
     await spec.dispose();
   }
@@ -80,7 +83,7 @@ export interface ColdFigures {
 }
 
 /** Interleaved core vs raw cold runs of `c` on the engine of `env`. */
-export async function coldSeries(label: string, c: Case, runs: number, warmup: number, env?: EngineEnv): Promise<ColdFigures> {
+export async function coldSeries(label: string, c: Case, runs: number, warmup: number, env?: EngineEnv, delivery: RawDelivery = 'bind'): Promise<ColdFigures> {
   const first: Record<string, number[]> = { core: [], raw: [] };
   const timedSide = (name: 'core' | 'raw', fn: () => Promise<RawTiming>) => ({
     name,
@@ -90,7 +93,7 @@ export async function coldSeries(label: string, c: Case, runs: number, warmup: n
       return t.ms;
     },
   });
-  const res = await interleave(label, [timedSide('raw', () => rawCold(c, env)), timedSide('core', () => coreCold(c, env))], runs, warmup);
+  const res = await interleave(label, [timedSide('raw', () => rawCold(c, env, delivery)), timedSide('core', () => coreCold(c, env))], runs, warmup);
   const core = summarize(res.core!);
   const raw = summarize(res.raw!);
   return {
@@ -110,7 +113,7 @@ export async function coldSeries(label: string, c: Case, runs: number, warmup: n
  * profile; the CLI must be the build beside the measured extension bundle.
  * @returns undefined when dist/cli.js is missing
  */
-export async function cliExitSeries(cli: string, c: Case, runs: number, warmup: number): Promise<{ cli: Summary; raw: Summary } | undefined> {
+export async function cliExitSeries(cli: string, c: Case, runs: number, warmup: number, delivery: RawDelivery = 'bind'): Promise<{ cli: Summary; raw: Summary } | undefined> {
   const ws = mkdtempSync(join(tmpdir(), 'sandbox-runner-bench-cli-'));
   try {
     mkdirSync(join(ws, '.vscode'));
@@ -119,7 +122,7 @@ export async function cliExitSeries(cli: string, c: Case, runs: number, warmup: 
     const file = join(ws, `snippet${extensions[0] ?? '.txt'}`);
     writeFileSync(file, c.code);
     const res = await interleave(`cli exit ${c.label}`, [
-      { name: 'raw', run: async () => (await rawCold(c)).ms },
+      { name: 'raw', run: async () => (await rawCold(c, undefined, delivery)).ms },
       {
         name: 'cli',
         run: async () => {

@@ -7,22 +7,22 @@
  */
 import { performance } from 'node:perf_hooks';
 import { coreCold, type Case } from './cold';
-import { rawSpec, rawTimed } from './docker';
+import { rawSpec, rawTimed, type RawDelivery } from './docker';
 import { interleave } from './harness';
 import { summarize, type Summary } from './stats';
 
 export const CONCURRENCY = 8;
 
 /** Interleaved series of 8-at-once batches; `ratio` = core median / raw median of the wall times. */
-export async function concurrentSeries(c: Case, runs: number, warmup: number): Promise<{ core: Summary; raw: Summary; ratio: number }> {
+export async function concurrentSeries(c: Case, runs: number, warmup: number, delivery: RawDelivery = 'bind'): Promise<{ core: Summary; raw: Summary; ratio: number }> {
   const res = await interleave(`concurrent ${CONCURRENCY}x ${c.label}`, [
     {
       name: 'raw',
       run: async () => {
-        const specs = await Promise.all(Array.from({ length: CONCURRENCY }, () => rawSpec(c.profileName, c.profile, c.code)));
+        const specs = await Promise.all(Array.from({ length: CONCURRENCY }, () => rawSpec(c.profileName, c.profile, c.code, delivery)));
         try {
           const t0 = performance.now();
-          await Promise.all(specs.map((s, i) => rawTimed(s.runArgv, `raw concurrent #${i + 1}`)));
+          await Promise.all(specs.map((s, i) => rawTimed(s.runArgv, `raw concurrent #${i + 1}`, undefined, s.input)));
           return performance.now() - t0;
         } finally {
           await Promise.all(specs.map((s) => s.dispose()));

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { execa } from 'execa';
 import {
-  buildCreateArgv, LABELS, ownerLabels, ProfileSchema, resolveMounts, snippetFileName, SPAWN_OPTIONS, writeSnippet,
+  buildCreateArgv, LABELS, ownerLabels, ProfileSchema, resolveMounts, runInSandbox, snippetFileName, SPAWN_OPTIONS, writeSnippet,
   type Profile,
 } from '../../src/core';
 
@@ -32,6 +32,14 @@ export function pythonProfile(overrides: Record<string, unknown> = {}): Profile 
   });
 }
 
+/**
+ * How the raw side gets the code: `bind` (a host snippet directory mounted read-only, as today's
+ * cold path) or `stdin` (`--interactive`, an exec tmpfs and the fixed stdin launcher that copies
+ * standard input into the snippet file: buildCreateArgv's `delivery: 'stdin'`; the only way on an
+ * engine that cannot see this host's files).
+ */
+export type RawDelivery = 'bind' | 'stdin';
+
 /** One raw container's argv, with its snippet already written (untimed set-up). */
 export interface RawSpec {
   readonly name: string;
@@ -39,20 +47,23 @@ export interface RawSpec {
   readonly createArgv: readonly string[];
   /** The same argv as `run --rm …`. */
   readonly runArgv: readonly string[];
+  /** The bytes to write to the container's stdin (`stdin` delivery), else undefined. */
+  readonly input: string | undefined;
   dispose(): Promise<void>;
 }
 
-/** Builds the core's argv for `code` under `profile` and writes the snippet it mounts. */
-export async function rawSpec(profileName: string, profile: Profile, code: string): Promise<RawSpec> {
+/** Builds the core's argv for `code` under `profile` and writes the snippet it mounts (`bind`), or keeps it for stdin. */
+export async function rawSpec(profileName: string, profile: Profile, code: string, delivery: RawDelivery = 'bind'): Promise<RawSpec> {
   const runId = randomUUID();
   const name = `sandbox-runner-${runId}`;
   const pins = await resolveMounts(profileName, profile);
-  const snippet = await writeSnippet(code, snippetFileName(profile));
+  const snippet = delivery === 'bind' ? await writeSnippet(code, snippetFileName(profile)) : undefined;
   const createArgv = buildCreateArgv({
     name,
     profile,
-    snippetHostDir: snippet.dir,
-    snippetFileName: snippet.fileName,
+    snippetHostDir: snippet?.dir ?? '',
+    snippetFileName: snippet?.fileName ?? snippetFileName(profile),
+    delivery,
     mounts: pins.mounts,
     labels: ownerLabels(runId, profileName),
   });
@@ -61,8 +72,21 @@ export async function rawSpec(profileName: string, profile: Profile, code: strin
     name,
     createArgv,
     runArgv: ['run', '--rm', ...createArgv.slice(1)],
-    dispose: () => Promise.all([snippet.dispose(), pins.dispose()]).then(() => undefined),
+    input: delivery === 'stdin' ? code : undefined,
+    dispose: () => Promise.all([snippet?.dispose(), pins.dispose()]).then(() => undefined),
   };
+}
+
+/**
+ * The delivery the runner itself uses for a cold run of `profile`: from the argv it reports
+ * through `onArgv` (an untimed run of `true`-like code): `stdin` when that argv has
+ * `--interactive`/`-i`, else `bind`. So the raw side keeps "the same flags" when the runner's
+ * cold path changes (issue 10: code over stdin on every path).
+ */
+export async function runnerDelivery(profileName: string, profile: Profile, code: string, env?: EngineEnv): Promise<RawDelivery> {
+  let argv: readonly string[] = [];
+  await runInSandbox({ profileName, profile, code, ...(env ? { docker: { env } } : {}), onArgv: (a) => (argv = argv.length ? argv : a) });
+  return argv.includes('--interactive') || argv.includes('-i') ? 'stdin' : 'bind';
 }
 
 /**
@@ -83,13 +107,15 @@ export interface RawTiming {
 }
 
 /**
- * `docker …` with the core's spawn options, stdout drained by a listener that notes the first
- * byte's time; throws when docker exits non-zero.
+ * `docker …` with the core's spawn options (`input`, if given, written to its stdin, which is
+ * then closed), stdout drained by a listener that notes the first byte's time; throws when docker
+ * exits non-zero.
  */
-export async function rawTimed(args: readonly string[], what: string, env?: EngineEnv): Promise<RawTiming> {
+export async function rawTimed(args: readonly string[], what: string, env?: EngineEnv, input?: string): Promise<RawTiming> {
   const t0 = performance.now();
   let first = NaN;
-  const p = execa('docker', args, { ...SPAWN_OPTIONS, buffer: false, ...(env ? { env } : {}) });
+  const p = execa('docker', args, { ...SPAWN_OPTIONS, buffer: false, ...(env ? { env } : {}), ...(input !== undefined ? { stdin: 'pipe' as const } : {}) });
+  if (input !== undefined) p.stdin?.end(input);
   p.stdout?.on('data', () => {
     if (Number.isNaN(first)) first = performance.now() - t0;
   });

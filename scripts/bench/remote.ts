@@ -3,7 +3,10 @@
  * scripts/engine2-up.sh starts (its own mount and network namespaces, private /tmp: it cannot see
  * this client's temp files, like a remote host), reached with
  * `DOCKER_HOST=unix:///run/sandbox-runner-engine2/docker.sock`: the core with
- * `docker: { env: { DOCKER_HOST } }`, raw `docker run --rm` with the same environment.
+ * `docker: { env: { DOCKER_HOST } }`, raw `docker run --rm` with the same environment. The raw
+ * side always gets the code over stdin (buildCreateArgv's `delivery: 'stdin'`: `--interactive`,
+ * exec tmpfs, the fixed stdin launcher): an engine that cannot see this host's files cannot
+ * bind-mount a snippet, so that is the baseline any runner must match there.
  *
  * When the script is missing, fails, or the engine lacks the test images, the row says so loudly
  * ("skipped: …" / "ERROR: …") and the JSON value is null: never a number measured elsewhere.
@@ -46,7 +49,7 @@ export async function remoteCold(runs: number, warmup: number, ownerPids: readon
   }
   const perCase: { label: string; figures: ColdFigures }[] = [];
   try {
-    for (const c of CASES) perCase.push({ label: c.label, figures: await coldSeries(`remote cold ${c.label}`, c, runs, warmup, env) });
+    for (const c of CASES) perCase.push({ label: c.label, figures: await coldSeries(`remote cold ${c.label}`, c, runs, warmup, env, 'stdin') });
   } catch (e) {
     return { kind: 'error', why: String(e instanceof Error ? e.message : e).split('\n')[0]! };
   } finally {
