@@ -45,6 +45,18 @@ function shippedNames(): string[] {
   }
 }
 
+/**
+ * The extension's other bundles beside `bundle` (absolute paths of existing files): the build's
+ * .js outputs and what .vscodeignore ships, minus `bundle` itself.
+ */
+export function lazyBundles(bundle: string): string[] {
+  const dir = dirname(resolve(bundle));
+  const meta = readMeta();
+  const names = new Set([...(meta ? Object.keys(meta.outputs).filter((f) => f.endsWith('.js')).map((f) => basename(f)) : []), ...shippedNames()]);
+  names.delete(basename(bundle));
+  return [...names].sort().map((n) => join(dir, n)).filter((f) => existsSync(f));
+}
+
 /** Minified output averages thousands of characters per line; a source map comment means a development build. */
 function isProduction(file: string): boolean {
   const text = readFileSync(file, 'utf8');
