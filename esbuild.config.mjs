@@ -18,7 +18,7 @@ const production = process.argv.includes('--production');
 const metafileOut = process.argv.find((a) => a.startsWith('--metafile='))?.slice('--metafile='.length);
 
 /** Bundles loaded lazily by the extension: output file name in dist/ → entry point. */
-export const LAZY_BUNDLES = {
+const LAZY_BUNDLES = {
   'engine.js': 'src/vscode/engineModule.ts',
 };
 /** Inputs that must never be part of the activation bundle (they belong in a lazy bundle). */

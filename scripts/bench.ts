@@ -86,18 +86,18 @@ import { availableParallelism, loadavg } from 'node:os';
 import { basename, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs as parseNodeArgs } from 'node:util';
-import { execa } from 'execa';
-import { runInSandbox } from '../src/core';
 import { measureActivation } from './bench/activation';
 import { benchBundle, lazyBundles } from './bench/bundle';
 import { CASES, cliExitSeries, coldSeries, expectExited, rawCold, type Case } from './bench/cold';
 import { CONCURRENCY, concurrentSeries } from './bench/concurrent';
-import { containerExists, dockerCli, rawSpec, requireEngine, runnerDelivery, shellProfile, sweep, type RawDelivery } from './bench/docker';
+import { requireEngine, runnerDelivery, sweep, type RawDelivery } from './bench/docker';
 import { explain } from './bench/explain';
-import { FLOOD_BOUND, floodChildMain, isFloodChild, runFloodChild } from './bench/flood';
+import { benchCancel } from './bench/cancel';
+import { benchFlood, floodChildMain, isFloodChild } from './bench/flood';
+import { benchThroughput } from './bench/throughput';
 import { interleave } from './bench/harness';
 import { ENGINE2_HOST, remoteCold } from './bench/remote';
-import { fmtRatio, fmtSummary, log, num, renderTable, sleep, summarize, type Row, type Summary } from './bench/stats';
+import { fmtMs as ms, fmtRatio, log, num, renderTable, sleep, summarize, type Row, type Summary } from './bench/stats';
 import { targetLines, targetText, verdictFor } from './bench/targets';
 import { createWarmRunner } from './bench/warm';
 
@@ -138,15 +138,6 @@ function parseArgs(argv: readonly string[]): Args {
   return { bundle: resolve(values.bundle), runs, warmup, only, explain: values.explain };
 }
 
-const ms = (s: Summary) => fmtSummary(s, 1);
-
-async function rawRun(args: readonly string[], what: string): Promise<number> {
-  const t0 = performance.now();
-  const r = await dockerCli(args);
-  const t = performance.now() - t0;
-  if (r.exitCode !== 0) throw new Error(`${what}: docker ${args[0]} exited ${r.exitCode}: ${String(r.stderr).trim()}`);
-  return t;
-}
 
 /** "(first byte: ours 512.3 ms, raw 498.1 ms)" */
 function firstByteNote(ours: Summary, raw: Summary): string {
@@ -306,201 +297,6 @@ async function benchWarm(a: Args, rows: Row[], coldRatio: number | undefined): P
     await warm.dispose();
   }
   return { ratio: Math.max(...ratios), firstByteMs };
-}
-
-// ---------------------------------------------------------------- cancel
-
-const CANCEL_CODE = 'echo started; sleep 600\n';
-
-function waitForText(what: string, timeoutMs: number): { seen: (text: string) => void; promise: Promise<void> } {
-  let buf = '';
-  let done: () => void = () => undefined;
-  let timer: NodeJS.Timeout | undefined;
-  const promise = new Promise<void>((res, rej) => {
-    done = () => {
-      clearTimeout(timer);
-      res();
-    };
-    timer = setTimeout(() => rej(new Error(`no "${what}" within ${timeoutMs} ms`)), timeoutMs);
-  });
-  return {
-    seen: (text) => {
-      buf = (buf + text).slice(-64);
-      if (buf.includes(what)) done();
-    },
-    promise,
-  };
-}
-
-async function benchCancel(a: Args, rows: Row[]): Promise<number> {
-  const profile = shellProfile();
-  let leftovers = 0;
-  const res = await interleave('cancel', [
-    {
-      name: 'raw',
-      run: async () => {
-        const spec = await rawSpec('bench-cancel', profile, CANCEL_CODE);
-        try {
-          await rawRun(spec.createArgv, 'raw cancel create');
-          const started = waitForText('started', 20_000);
-          const attach = execa('docker', ['start', '--attach', spec.name], { stdin: 'ignore', reject: false, buffer: false, detached: true, cleanup: true });
-          attach.stdout?.on('data', (b: Buffer) => started.seen(b.toString('utf8')));
-          attach.stderr?.on('data', () => undefined);
-          await started.promise;
-          const t = await rawRun(['rm', '-f', '-v', spec.name], 'raw cancel rm');
-          if (await containerExists(spec.name)) leftovers++;
-          await attach;
-          return t;
-        } finally {
-          await spec.dispose();
-        }
-      },
-    },
-    {
-      name: 'core',
-      run: async () => {
-        const controller = new AbortController();
-        const started = waitForText('started', 20_000);
-        const pending = runInSandbox({
-          profileName: 'bench-cancel',
-          profile,
-          code: CANCEL_CODE,
-          signal: controller.signal,
-          forceSignal: controller.signal,
-          onOutput: (stream, data) => {
-            if (stream === 'stdout') started.seen(Buffer.from(data).toString('utf8')); // ASCII: chunks decode alone
-          },
-        });
-        await started.promise;
-        const t0 = performance.now();
-        controller.abort();
-        const r = await pending;
-        const t = performance.now() - t0;
-        if (r.outcome !== 'cancelled') throw new Error(`core cancel: expected cancelled, got ${r.outcome}: ${r.message}`);
-        if (await containerExists(r.containerName)) leftovers++;
-        return t;
-      },
-    },
-  ], a.runs, a.warmup);
-  const core = summarize(res.core!);
-  const raw = summarize(res.raw!);
-  const ratio = core.median / raw.median;
-  rows.push({
-    metric: 'cancel: abort → gone (ms)', ours: ms(core), raw: ms(raw) + ' (rm -f -v)', figure: fmtRatio(ratio), target: targetText('cancel_ratio'),
-    verdict: leftovers === 0 ? verdictFor('cancel_ratio', ratio) : 'MISS',
-    note: leftovers ? `(${leftovers} containers still present after their run)` : undefined,
-  });
-  return ratio;
-}
-
-// ---------------------------------------------------------------- flood
-
-async function benchFlood(a: Args, rows: Row[], childPids: number[]): Promise<{ stopS: number; rssRatio: number }> {
-  log('flood: forked child, 100 MB against a 1 MiB bound');
-  const { samples, pid } = await runFloodChild(a.runs, a.warmup);
-  childPids.push(pid);
-  const bad = samples.filter((s) => s.outcome !== 'output-limit' || s.bytesKept !== FLOOD_BOUND || !s.gone);
-  const stop = summarize(samples.map((s) => s.stopS * 1000));
-  const rss = summarize(samples.map((s) => s.rssGrowthBytes / FLOOD_BOUND));
-  const stopS = stop.median / 1000;
-  const badNote = bad.length ? `(${bad.length} runs wrong: ${bad.map((b) => `${b.outcome}/${b.bytesKept}/${b.gone ? 'gone' : 'LEFT'}`).join(', ')})` : undefined;
-  rows.push({
-    metric: 'flood: bound → resolved (ms)', ours: ms(stop), raw: '-', figure: `${stopS.toFixed(3)} s`, target: targetText('flood_stop_s'),
-    verdict: bad.length === 0 ? verdictFor('flood_stop_s', stopS) : 'MISS', note: badNote,
-  });
-  rows.push({
-    metric: 'flood: RSS growth / bound', ours: fmtSummary(rss, 2), raw: '-', figure: fmtRatio(rss.median), target: targetText('flood_rss_ratio'),
-    verdict: verdictFor('flood_rss_ratio', rss.median),
-    note: `(peak ${(rss.max * FLOOD_BOUND / 2 ** 20).toFixed(1)} MiB over baseline; ${Math.round(summarize(samples.map((s) => s.sampled)).median)} RSS samples/run)`,
-  });
-  return { stopS, rssRatio: rss.median };
-}
-
-// ---------------------------------------------------------------- throughput
-
-const THROUGHPUT_BYTES = 5 * 1024 * 1024;
-const THROUGHPUT_CODE = `head -c ${THROUGHPUT_BYTES} /dev/zero | tr '\\0' y\n`;
-
-/** Bytes and chunk times on the receiving side. */
-class Window {
-  bytes = 0;
-  firstBytes = 0;
-  first = NaN;
-  last = NaN;
-  add(n: number): void {
-    const t = performance.now();
-    if (this.bytes === 0) {
-      this.first = t;
-      this.firstBytes = n;
-    }
-    this.bytes += n;
-    this.last = t;
-  }
-  /** MB/s over the streaming window. */
-  rate(): number {
-    const dt = (this.last - this.first) / 1000;
-    return dt > 0 ? (this.bytes - this.firstBytes) / dt / 1e6 : NaN;
-  }
-}
-
-async function benchThroughput(a: Args, rows: Row[]): Promise<number> {
-  const profile = shellProfile({ limits: { outputBytes: 8 * 1024 * 1024 } });
-  const rates: Record<string, number[]> = { core: [], raw: [] };
-  const res = await interleave('throughput', [
-    {
-      name: 'raw',
-      run: async () => {
-        const spec = await rawSpec('bench-throughput', profile, THROUGHPUT_CODE);
-        try {
-          const w = new Window();
-          const t0 = performance.now();
-          const p = execa('docker', spec.runArgv, { stdin: 'ignore', reject: false, buffer: false, detached: true, cleanup: true });
-          p.stdout?.on('data', (b: Buffer) => w.add(b.byteLength));
-          p.stderr?.on('data', () => undefined);
-          const r = await p;
-          const t = performance.now() - t0;
-          if (r.exitCode !== 0 || w.bytes !== THROUGHPUT_BYTES) throw new Error(`raw throughput: exit ${r.exitCode}, ${w.bytes} bytes`);
-          rates.raw!.push(w.rate());
-          return t;
-        } finally {
-          await spec.dispose();
-        }
-      },
-    },
-    {
-      name: 'core',
-      run: async () => {
-        const w = new Window();
-        const t0 = performance.now();
-        const r = await runInSandbox({
-          profileName: 'bench-throughput',
-          profile,
-          code: THROUGHPUT_CODE,
-          onOutput: (stream, data) => {
-            if (stream === 'stdout') w.add(data.byteLength);
-          },
-        });
-        const t = performance.now() - t0;
-        expectExited(r, 'core throughput');
-        if (w.bytes !== THROUGHPUT_BYTES) throw new Error(`core throughput: ${w.bytes} bytes delivered`);
-        rates.core!.push(w.rate());
-        return t;
-      },
-    },
-  ], a.runs, a.warmup);
-  // Warm-up iterations pushed rates too: keep the counted ones (the last `runs`).
-  const core = summarize(rates.core!.slice(-a.runs));
-  const raw = summarize(rates.raw!.slice(-a.runs));
-  const ratio = core.median / raw.median;
-  rows.push({
-    metric: 'throughput 5 MiB (MB/s, stream)', ours: fmtSummary(core, 0), raw: fmtSummary(raw, 0), figure: fmtRatio(ratio), target: targetText('throughput_ratio'),
-    verdict: verdictFor('throughput_ratio', ratio),
-  });
-  const e2eCore = summarize(res.core!);
-  const e2eRaw = summarize(res.raw!);
-  const e2eRatio = (THROUGHPUT_BYTES / e2eCore.median) / (THROUGHPUT_BYTES / e2eRaw.median);
-  rows.push({ metric: 'throughput 5 MiB end-to-end (ms)', ours: ms(e2eCore), raw: ms(e2eRaw) + ' (run --rm)', figure: fmtRatio(e2eRatio), target: '(info)', verdict: 'INFO' });
-  return ratio;
 }
 
 // ---------------------------------------------------------------- activation

@@ -100,6 +100,15 @@ export function dockerCli(args: readonly string[], env?: EngineEnv) {
   return execa('docker', args, { ...SPAWN_OPTIONS, ...(env ? { env } : {}) });
 }
 
+/** `docker …` spawn → exit in ms (output buffered); throws when docker exits non-zero. */
+export async function rawRun(args: readonly string[], what: string): Promise<number> {
+  const t0 = performance.now();
+  const r = await dockerCli(args);
+  const t = performance.now() - t0;
+  if (r.exitCode !== 0) throw new Error(`${what}: docker ${args[0]} exited ${r.exitCode}: ${String(r.stderr).trim()}`);
+  return t;
+}
+
 /** Times of one raw `docker …` call: spawn → exit, and spawn → first stdout byte (NaN if none), ms. */
 export interface RawTiming {
   readonly ms: number;
