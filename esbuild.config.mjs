@@ -79,10 +79,11 @@ if (metafileOut) {
 const activation = ext.metafile.outputs['dist/extension.js'];
 // A module the barrel (src/core/index.ts) imports is listed even when tree shaking dropped its
 // code; one top-level constant esbuild cannot prove pure may stay (reaper.ts keeps an 80-byte
-// label list): only more than 1 KiB of a forbidden module counts.
-const leaked = Object.entries(activation?.inputs ?? {})
-  .filter(([i, v]) => v.bytesInOutput > 1024 && ACTIVATION_FORBIDDEN.some((re) => re.test(i)))
-  .map(([i]) => i);
+// label list): only more than 1 KiB per forbidden pattern (summed over its files) counts.
+const leaked = ACTIVATION_FORBIDDEN.flatMap((re) => {
+  const bytes = Object.entries(activation?.inputs ?? {}).filter(([i]) => re.test(i)).reduce((n, [, v]) => n + v.bytesInOutput, 0);
+  return bytes > 1024 ? [`${re.source.replace(/\\/g, '')} (${bytes} bytes)`] : [];
+});
 if (leaked.length > 0) {
   console.error(
     `esbuild.config.mjs: dist/extension.js (loaded at activation) contains modules that must load lazily:\n  ${leaked.join('\n  ')}\n` +
