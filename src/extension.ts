@@ -5,13 +5,17 @@
  * warm container is prepared only for the language of the active editor (never for a profile a
  * workspace loosened without the user's consent to exactly that loosening).
  * Every disposable goes into `context.subscriptions`.
+ *
+ * Engine code (runner, warm pool, sweep, engine check, execa) is in a second bundle loaded on
+ * first use through `engine()` (src/vscode/lazy.ts): import only types from './core' here, plus
+ * the profile resolution the menus and warm preparation need.
  */
 import * as vscode from 'vscode';
-import { pickProfile, reapOrphans, removeOwnContainers, WarmPool, type ResolvedProfile } from './core';
+import { pickProfile, type ResolvedProfile, type WarmPool } from './core';
 import type { SandboxRunnerApi } from './vscode/api';
 import { registerCommands } from './vscode/commands';
 import { ConsentStore } from './vscode/consent';
-import { checkEngine } from './vscode/engineStatus';
+import { engine, engineLoaded } from './vscode/lazy';
 import { ProfileTree } from './vscode/profileTree';
 import { channelRunProfile, ProgramOutput } from './vscode/programOutput';
 import { RunManager } from './vscode/runManager';
@@ -46,7 +50,7 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
   const view = vscode.window.createTreeView('sandboxRunner.profiles', { treeDataProvider: tree, showCollapseAll: false });
   context.subscriptions.push(channel, log, runs, statusBar, consents, settings, tree, view, consents.onDidChange(() => tree.refresh(null)));
 
-  const refreshEngine = async () => tree.refresh(await checkEngine({ dockerPath: dockerPath() }));
+  const refreshEngine = async () => tree.refresh(await engine().checkEngine({ dockerPath: dockerPath() }));
   const protectedPaths = [context.globalStorageUri.fsPath, context.logUri.fsPath, ...(context.storageUri ? [context.storageUri.fsPath] : [])];
 
   // Warm start: created on first use; replaced (old containers removed) when its settings change.
@@ -66,7 +70,7 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
   };
   const warmFor = (chosen: ResolvedProfile, snapshot: SettingsSnapshot): WarmPool | undefined => {
     if (!warmMode(chosen) || !consented(chosen, snapshot)) return undefined;
-    pool ??= new WarmPool({ docker: { dockerPath: dockerPath() }, idleMs: warmStartSettings().idleMs, protectedPaths, onLog: (m) => log.info(`warm start: ${m}`) });
+    pool ??= new (engine().WarmPool)({ docker: { dockerPath: dockerPath() }, idleMs: warmStartSettings().idleMs, protectedPaths, onLog: (m) => log.info(`warm start: ${m}`) });
     return pool;
   };
   // Runs on every editor switch: cheap checks and the cached snapshot first; fresh settings (which
@@ -109,7 +113,7 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
   // off the activation path, then periodically. Unknown owner liveness is never "dead".
   const sweep = async () => {
     try {
-      const report = await reapOrphans({ docker: { dockerPath: dockerPath() } });
+      const report = await engine().reapOrphans({ docker: { dockerPath: dockerPath() } });
       if (report.removed.length > 0) log.info(`orphan sweep removed ${report.removed.length} container(s): ${report.removed.join(', ')}`);
     } catch (e) {
       log.debug(`orphan sweep skipped: ${String(e)}`);
@@ -137,9 +141,11 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
 export async function deactivate(): Promise<void> {
   await Promise.allSettled([runs?.cancelAll(true), pool?.dispose()]);
   pool = undefined;
+  // Every container of this window was created by the engine bundle: none if it never loaded.
+  if (!engineLoaded()) return;
   // Anything of this window still there (e.g. a run whose cancel raced the shutdown) goes too.
   try {
-    await removeOwnContainers({ docker: { dockerPath: dockerPath() } });
+    await engine().removeOwnContainers({ docker: { dockerPath: dockerPath() } });
   } catch (e) {
     logChannel?.warn(`could not remove this window's containers: ${String(e)}`);
   }
