@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { mountTestHooks, resolveMounts, resolveProfiles, runInSandbox, WarmPool, type Profile } from '../../src/core';
-import { bridgeGateway, chunkText, engineCli, hostProcesses, IMAGES, productContainers, pythonProfile, requireEngine, requireSomeRan, run, shellProfile, TEST_PATH } from './helpers';
+import { bridgeGateway, chunkText, engineCli, hostProcesses, IMAGES, productContainers, pythonProfile, requireEngine, requireSomeRan, routedEngine, run, shellProfile, TEST_PATH } from './helpers';
 
 const CLI = resolve(__dirname, '../../../dist/cli.js');
 /** A variant of the python test image with a setuid-root copy of python (built here, never pulled). */
@@ -38,9 +38,14 @@ function attempt(title: string, fn: () => Promise<void>): void {
 /** A random number usable as a unique `sleep` argument (visible in host process lists). */
 const marker = () => `${31_000_000 + Math.floor(Math.random() * 8_000_000)}`;
 
-/** Runs a throw-away control container outside the product (no product label), returning its output. */
-async function control(args: string[]): Promise<string> {
-  const r = await engineCli(['run', '--rm', '--pull', 'never', '--log-driver', 'none', ...args], { reject: false, timeout: 30_000 });
+/**
+ * Runs a throw-away control container outside the product (no product label), returning its output.
+ * `routed`: on the engine of {@link routedEngine} (the local one when the engine under test has no
+ * route to the host, as engine 2), for controls that must reach a host address.
+ */
+async function control(args: string[], routed = false): Promise<string> {
+  const env = routed ? (await routedEngine())?.env : undefined;
+  const r = await engineCli(['run', '--rm', '--pull', 'never', '--log-driver', 'none', ...args], { reject: false, timeout: 30_000, ...(env ? { env } : {}) });
   return `${String(r.stdout)}\n${String(r.stderr)}`;
 }
 
@@ -66,7 +71,7 @@ describe('escape attempts (engine)', function () {
     dir = await mkdtemp(join(tmpdir(), 'sr-escape-'));
     if ((await engineCli(['image', 'inspect', SUID_IMAGE], { reject: false })).exitCode !== 0) {
       const dockerfile = `FROM ${IMAGES.python}\nRUN cp /usr/bin/python3.11 /usr/local/bin/suidpython && chmod 4755 /usr/local/bin/suidpython\n`;
-      await engineCli(['build', '-q', '-t', SUID_IMAGE, '-'], { input: dockerfile, env: { DOCKER_BUILDKIT: '0' } });
+      await engineCli(['build', '--network', 'none', '-q', '-t', SUID_IMAGE, '-'], { input: dockerfile, env: { DOCKER_BUILDKIT: '0' } });
     }
   });
 
@@ -86,8 +91,9 @@ describe('escape attempts (engine)', function () {
     assert.equal(r.stdout, 'lo \nrefused\n');
     assert.match(r.stderr, /Network is unreachable/);
     assert.equal(accepted, before, 'the host listener saw a connection');
-    // Control: the same probe with the opt-in bridge network reaches the listener.
-    const open = await run(shellProfile({ network: 'bridge' }), probe);
+    // Control: the same probe with the opt-in bridge network reaches the listener (on the local
+    // engine when the engine under test has no bridge: engine 2 has no route to the host at all).
+    const open = await run(shellProfile({ network: 'bridge' }), probe, { docker: await routedEngine() });
     assert.match(open.stdout, /host-secret-banner\nCONNECTED/);
     assert.equal(accepted, before + 1);
   });
@@ -98,7 +104,8 @@ describe('escape attempts (engine)', function () {
     assert.equal(r.stdout, 'refused\n');
     assert.equal(accepted, before);
     // Control: with the host's network namespace (never allowed by a profile) the probe connects.
-    const open = await control(['--network', 'host', '--user', '65534:65534', IMAGES.busybox, 'nc', '-w', '2', '127.0.0.1', String(port)]);
+    // (On engine 2 its "host" network is its own namespace, not this one: the local engine's is.)
+    const open = await control(['--network', 'host', '--user', '65534:65534', IMAGES.busybox, 'nc', '-w', '2', '127.0.0.1', String(port)], true);
     assert.match(open, /host-secret-banner/);
   });
 
@@ -128,8 +135,9 @@ describe('escape attempts (engine)', function () {
     assert.match(count ?? '', /^resolvers [1-9]/, r.stdout + r.stderr);
     // 101 = ENETUNREACH
     assert.deepEqual(rest, [...Array(Number(count!.split(' ')[1])).fill('no-route 101'), 'blocked 101']);
-    // Control: with the bridge network the resolver is routable and the datagram leaves.
-    const open = await run(pythonProfile({ network: 'bridge' }), code);
+    // Control: with the bridge network the resolver is routable and the datagram leaves (on the
+    // local engine when the engine under test has no bridge).
+    const open = await run(pythonProfile({ network: 'bridge' }), code, { docker: await routedEngine() });
     assert.match(open.stdout, /^route$/m);
     assert.match(open.stdout, /^sent$/m);
   });

@@ -30,9 +30,9 @@ describe(`run fidelity on the ${TEST_PATH} path (engine)`, function () {
     await requireEngine();
     // RUN in exec form needs no shell; the applets stay, only the shell goes.
     const dockerfile = `FROM ${IMAGES.busybox}\nRUN ["/bin/busybox", "rm", "-f", "/bin/sh"]\n`;
-    await engineCli(['build', '-q', '-t', NO_SHELL_IMAGE, '-'], { input: dockerfile, env: { DOCKER_BUILDKIT: '0' } });
+    await engineCli(['build', '--network', 'none', '-q', '-t', NO_SHELL_IMAGE, '-'], { input: dockerfile, env: { DOCKER_BUILDKIT: '0' } });
     const entrypoint = `FROM ${IMAGES.busybox}\nENTRYPOINT ["/bin/sh", "-c", "echo 'entrypoint: setting up' >&2; exec \\"$@\\"", "entrypoint"]\n`;
-    await engineCli(['build', '-q', '-t', ENTRYPOINT_IMAGE, '-'], { input: entrypoint, env: { DOCKER_BUILDKIT: '0' } });
+    await engineCli(['build', '--network', 'none', '-q', '-t', ENTRYPOINT_IMAGE, '-'], { input: entrypoint, env: { DOCKER_BUILDKIT: '0' } });
   });
   afterEach(async () => {
     assert.deepEqual(await productContainers(), [], 'a test left a product container behind');

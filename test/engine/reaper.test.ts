@@ -189,7 +189,7 @@ describe('orphan sweep (engine)', function () {
     // The image's LABEL lines: a dead owner pid and this host's ids, as a real orphan would have.
     const labels = labelsFor(dead, '12345');
     const dockerfile = [`FROM ${IMAGES.busybox}`, ...Object.entries(labels).map(([k, v]) => `LABEL ${JSON.stringify(k)}=${JSON.stringify(v)}`)].join('\n');
-    await engineCli(['build', '-q', '-t', LABELLED_IMAGE, '-'], { input: dockerfile + '\n', env: { DOCKER_BUILDKIT: '0' } });
+    await engineCli(['build', '--network', 'none', '-q', '-t', LABELLED_IMAGE, '-'], { input: dockerfile + '\n', env: { DOCKER_BUILDKIT: '0' } });
     // Another tool's containers from that image: one with its own name, one even named like ours
     // (for the image's run id), both stopped, as orphans are.
     const other = `othertool-${SUITE}`;
