@@ -1,4 +1,8 @@
 /** Shared helpers for the engine suites: real Docker engine, locally built test images. */
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { execa, type Options } from 'execa';
 import { LABELS, PRODUCT_FILTER, ProfileSchema, runInSandbox, WarmPool, type Profile, type RunRequest, type RunResult } from '../../src/core';
 
@@ -60,6 +64,34 @@ let hasBridgeOnce: Promise<boolean> | undefined;
 export function engineHasBridge(): Promise<boolean> {
   hasBridgeOnce ??= engineCli(['network', 'inspect', 'bridge'], { reject: false, stdin: 'ignore' }).then((r) => r.exitCode === 0);
   return hasBridgeOnce;
+}
+
+let seesClientFilesOnce: Promise<boolean> | undefined;
+
+/**
+ * True when the engine under test sees this client's temp files at the same path, as a local
+ * engine does (and Docker Desktop, Colima or Rancher Desktop for the user's home): a throw-away
+ * control container (no product label) bind-mounts a fresh directory of `os.tmpdir()` holding a
+ * random nonce file and prints it. False on engine 2 (private /tmp) and on a remote host: the engine
+ * refuses the bind source ("does not exist") or shows it empty. Computed once per process.
+ */
+export function engineSeesClientFiles(): Promise<boolean> {
+  seesClientFilesOnce ??= (async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sr-engine-probe-'));
+    try {
+      const nonce = randomBytes(16).toString('hex');
+      await writeFile(join(dir, 'nonce'), nonce, { mode: 0o644 });
+      await chmod(dir, 0o755);
+      const r = await engineCli(
+        ['run', '--rm', '--pull', 'never', '--log-driver', 'none', '--network', 'none', '--user', '65534:65534', '--mount', `type=bind,src=${dir},dst=/probe,readonly`, IMAGES.busybox, 'cat', '/probe/nonce'],
+        { reject: false, timeout: 30_000, stdin: 'ignore' },
+      );
+      return r.exitCode === 0 && String(r.stdout) === nonce;
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  })();
+  return seesClientFilesOnce;
 }
 
 /** Fails the suite loudly when the engine or an image is missing; never skips. */
