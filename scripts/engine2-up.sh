@@ -20,15 +20,17 @@
 # namespace: DOCKER_HOST=unix:///run/sandbox-runner-engine2/docker.sock.
 #
 # Tini (docker-init) is pid 1 of the namespace and reaps orphans (shims re-parent to it); dockerd
-# is its child. The engine outlives this script (setsid). Stop it with:
-#   kill "$(cat /run/sandbox-runner-engine2/engine.pid)"   (the unshare process; the namespace
-#   dies with its pid 1)
+# is its child. The engine outlives this script (setsid). Stop it with `$0 --stop` (SIGTERM to
+# dockerd; tini and unshare exit after it). unshare ignores SIGTERM while it waits; when it is
+# SIGKILLed (a killed session), its child tini gets SIGTERM (--kill-child) and passes it on to
+# dockerd, and the namespaces die with their pid 1. The next run clears the stale pid files.
 #
 # Images: the ones scripts/build-test-images.sh built on the first engine are copied over with
 # `docker save | docker load`, only when missing on engine 2 or when their image ID differs
 # (never pulled). Needs root and the first engine (scripts/engine-up.sh, build-test-images.sh).
 #
-# Options: --no-images (start the engine only), --print-host (print the DOCKER_HOST value only).
+# Options: --no-images (start the engine only), --print-host (print the DOCKER_HOST value only),
+# --stop (stop engine 2 and wait for it; its data root stays).
 set -euo pipefail
 
 STATE=/run/sandbox-runner-engine2
@@ -57,18 +59,20 @@ log_tail() {
 }
 
 LOAD_IMAGES=1
+STOP=0
 for arg in "$@"; do
   case "$arg" in
     --no-images) LOAD_IMAGES=0 ;;
+    --stop) STOP=1 ;;
     --print-host)
       echo "$ENGINE_HOST"
       exit 0
       ;;
     -h | --help)
-      echo "usage: $0 [--no-images] [--print-host]"
+      echo "usage: $0 [--no-images] [--print-host] [--stop]"
       exit 0
       ;;
-    *) die "unknown argument: $arg (usage: $0 [--no-images] [--print-host])" ;;
+    *) die "unknown argument: $arg (usage: $0 [--no-images] [--print-host] [--stop])" ;;
   esac
 done
 
@@ -114,12 +118,34 @@ check_namespaces() { # DOCKERD_HOST_PID
 }
 
 [ "$(id -u)" -eq 0 ] || die "starting the second engine needs root (unshare, dockerd); run 'sudo $0'."
+# shellcheck source=scripts/lib/apt.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/apt.sh"
+# iproute2: `ip`, to bring up lo inside the engine's network namespace (not pulled in by docker.io).
+command -v ip >/dev/null 2>&1 || apt_install --no-install-recommends iproute2
 for tool in unshare dockerd docker pgrep ps ip; do
-  command -v "$tool" >/dev/null 2>&1 || die "'$tool' is missing (scripts/engine-up.sh installs docker.io and procps; 'ip' is Debian's iproute2)"
+  command -v "$tool" >/dev/null 2>&1 || die "'$tool' is missing (scripts/engine-up.sh installs docker.io and procps; unshare is util-linux, ip is iproute2)"
 done
 INIT=$(command -v docker-init || true)
 [ -n "$INIT" ] || INIT=/usr/libexec/docker/docker-init
 [ -x "$INIT" ] || die "docker-init (tini) is missing; run scripts/engine-up.sh (Debian package 'tini')"
+
+if [ "$STOP" -eq 1 ]; then
+  if ! pid=$(engine_pid); then
+    say "engine 2 is not running (no live $ENGINE_PIDFILE)"
+    exit 0
+  fi
+  if d=$(dockerd_of "$pid"); then kill -TERM "$d"; else kill -KILL "$pid"; fi
+  for _ in $(seq 1 300); do
+    alive "$pid" || break
+    sleep 0.1
+  done
+  if alive "$pid"; then
+    say "engine 2 did not stop within 30 s; killing it (unshare pid $pid)"
+    kill -KILL "$pid"
+  fi
+  say "engine 2 stopped"
+  exit 0
+fi
 
 t0=$(now_ms)
 if pid=$(engine_pid) && engine2_ok; then
@@ -160,7 +186,7 @@ mount --bind "$1" /run/containerd
 ip link set lo up
 shift
 exec "$@"'
-    setsid nohup unshare --mount --net --pid --fork --mount-proc --propagation private -- \
+    setsid nohup unshare --mount --net --pid --fork --kill-child=SIGTERM --mount-proc --propagation private -- \
       "$INIT" -s -g -- sh -c "$inner" engine2-init "$CONTAINERD_RUN" \
       dockerd \
       --host "$ENGINE_HOST" \
