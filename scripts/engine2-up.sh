@@ -122,8 +122,8 @@ check_namespaces() { # DOCKERD_HOST_PID
 source "$(dirname "${BASH_SOURCE[0]}")/lib/apt.sh"
 # iproute2: `ip`, to bring up lo inside the engine's network namespace (not pulled in by docker.io).
 command -v ip >/dev/null 2>&1 || apt_install --no-install-recommends iproute2
-for tool in unshare dockerd docker pgrep ps ip; do
-  command -v "$tool" >/dev/null 2>&1 || die "'$tool' is missing (scripts/engine-up.sh installs docker.io and procps; unshare is util-linux, ip is iproute2)"
+for tool in unshare flock dockerd docker pgrep ps ip; do
+  command -v "$tool" >/dev/null 2>&1 || die "'$tool' is missing (scripts/engine-up.sh installs docker.io and procps; unshare and flock are util-linux, ip is iproute2)"
 done
 INIT=$(command -v docker-init || true)
 [ -n "$INIT" ] || INIT=/usr/libexec/docker/docker-init
@@ -148,6 +148,10 @@ if [ "$STOP" -eq 1 ]; then
 fi
 
 t0=$(now_ms)
+# One run at a time (npm scripts started together): the second waits, then finds the engine up.
+mkdir -p "$STATE"
+exec 9>"$STATE/lock"
+flock -w 120 9 || die "another engine2-up.sh still holds $STATE/lock after 120 s"
 if pid=$(engine_pid) && engine2_ok; then
   say "engine 2 already reachable at $ENGINE_HOST (unshare pid $pid)"
 else
@@ -175,6 +179,7 @@ else
     echo '{}' >"$STATE/daemon.json"
     echo "=== engine2-up: starting dockerd at $(date -u +%Y-%m-%dT%H:%M:%SZ) ===" >>"$LOG"
     say "starting dockerd in its own mount, network and pid namespaces (log: $LOG)"
+    # The engine must not inherit the lock (fd 9), or it would hold it for its whole life.
     # Inside the namespaces (argv only, the paths are constants above):
     #   a private tmpfs on /tmp; a private /run/containerd (a host directory of its own, bound
     #   over the first engine's); lo up; then dockerd.
@@ -202,7 +207,7 @@ exec "$@"'
       --userland-proxy=false \
       --cgroup-parent "$CGROUP_PARENT" \
       --exec-opt native.cgroupdriver=cgroupfs \
-      </dev/null >>"$LOG" 2>&1 &
+      </dev/null >>"$LOG" 2>&1 9>&- &
     pid=$!
     disown "$pid" 2>/dev/null || true
     echo "$pid" >"$ENGINE_PIDFILE"
