@@ -117,23 +117,34 @@ check_namespaces() { # DOCKERD_HOST_PID
   done
 }
 
-[ "$(id -u)" -eq 0 ] || die "starting the second engine needs root (unshare, dockerd); run 'sudo $0'."
-# shellcheck source=scripts/lib/apt.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib/apt.sh"
-# iproute2: `ip`, to bring up lo inside the engine's network namespace (not pulled in by docker.io).
-command -v ip >/dev/null 2>&1 || apt_install --no-install-recommends iproute2
-for tool in unshare flock dockerd docker pgrep ps ip; do
-  command -v "$tool" >/dev/null 2>&1 || die "'$tool' is missing (scripts/engine-up.sh installs docker.io and procps; unshare and flock are util-linux, ip is iproute2)"
+# Starting (or stopping) engine 2 needs root; a user of the docker group can use a running one.
+need_root() {
+  [ "$(id -u)" -eq 0 ] || die "engine 2 is not reachable at $ENGINE_HOST (not running, or this user may not use its socket), and starting or stopping it needs root (unshare, dockerd); run 'sudo $0'."
+}
+# Tools for a start (root only): installs iproute2 when `ip` is missing.
+check_start_tools() {
+  # shellcheck source=scripts/lib/apt.sh
+  source "$(dirname "${BASH_SOURCE[0]}")/lib/apt.sh"
+  # iproute2: `ip`, to bring up lo inside the engine's network namespace (not pulled in by docker.io).
+  command -v ip >/dev/null 2>&1 || apt_install --no-install-recommends iproute2
+  local tool
+  for tool in unshare dockerd ip; do
+    command -v "$tool" >/dev/null 2>&1 || die "'$tool' is missing (scripts/engine-up.sh installs docker.io; unshare is util-linux, ip is iproute2)"
+  done
+  INIT=$(command -v docker-init || true)
+  [ -n "$INIT" ] || INIT=/usr/libexec/docker/docker-init
+  [ -x "$INIT" ] || die "docker-init (tini) is missing; run scripts/engine-up.sh (Debian package 'tini')"
+}
+for tool in flock docker pgrep ps; do
+  command -v "$tool" >/dev/null 2>&1 || die "'$tool' is missing (scripts/engine-up.sh installs docker.io and procps; flock is util-linux)"
 done
-INIT=$(command -v docker-init || true)
-[ -n "$INIT" ] || INIT=/usr/libexec/docker/docker-init
-[ -x "$INIT" ] || die "docker-init (tini) is missing; run scripts/engine-up.sh (Debian package 'tini')"
 
 if [ "$STOP" -eq 1 ]; then
   if ! pid=$(engine_pid); then
     say "engine 2 is not running (no live $ENGINE_PIDFILE)"
     exit 0
   fi
+  need_root
   if d=$(dockerd_of "$pid"); then kill -TERM "$d"; else kill -KILL "$pid"; fi
   for _ in $(seq 1 300); do
     alive "$pid" || break
@@ -148,10 +159,16 @@ if [ "$STOP" -eq 1 ]; then
 fi
 
 t0=$(now_ms)
-# One run at a time (npm scripts started together): the second waits, then finds the engine up.
-mkdir -p "$STATE"
-exec 9>"$STATE/lock"
-flock -w 120 9 || die "another engine2-up.sh still holds $STATE/lock after 120 s"
+if pid=$(engine_pid) && engine2_ok; then
+  : # running: nothing to start, no root needed
+else
+  need_root
+  check_start_tools
+  # One start at a time (npm scripts started together): the second waits, then finds the engine up.
+  mkdir -p "$STATE"
+  exec 9>"$STATE/lock"
+  flock -w 120 9 || die "another engine2-up.sh still holds $STATE/lock after 120 s"
+fi
 if pid=$(engine_pid) && engine2_ok; then
   say "engine 2 already reachable at $ENGINE_HOST (unshare pid $pid)"
 else
