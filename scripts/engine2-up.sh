@@ -112,7 +112,7 @@ check_namespaces() { # DOCKERD_HOST_PID
   local ns
   for ns in net mnt pid; do
     if [ "$(readlink "/proc/$1/ns/$ns")" = "$(readlink "/proc/self/ns/$ns")" ]; then
-      die "engine 2's dockerd (pid $1) is in the host's $ns namespace; stop it: kill $(cat "$ENGINE_PIDFILE" 2>/dev/null || echo "$1")"
+      die "engine 2's dockerd (pid $1) is in the host's $ns namespace; stop it: bash $0 --stop"
     fi
   done
 }
@@ -190,6 +190,8 @@ else
       say "removing stale socket $SOCK"
       rm -f "$SOCK"
     fi
+    # (The engine may have died between the two checks above: then the tools were not checked yet.)
+    [ -n "${INIT:-}" ] || { need_root; check_start_tools; }
     mkdir -p "$STATE" "$EXEC_ROOT" "$DATA_ROOT" "$CONTAINERD_RUN" "$(dirname "$LOG")"
     chmod 0711 "$STATE"
     # Its own (empty) daemon config, so /etc/docker/daemon.json of the first engine never applies.
