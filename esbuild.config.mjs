@@ -1,11 +1,29 @@
 // Bundles the extension, the CLI and the mocha suites with esbuild.
 // Everything is emitted as CommonJS for Node 20 (execa 9 is ESM-only; bundling removes the
 // ESM/CJS seam). `vscode` stays external: the extension host provides it at run time.
+//
+// The extension is several bundles: dist/extension.js is what activation loads; each entry of
+// LAZY_BUNDLES is a bundle of its own that src/vscode/lazy.ts `require`s on first use (esbuild's
+// code splitting needs ESM, and VS Code loads extensions as CommonJS). Their `require('./x.js')`
+// paths stay external. The build fails when a module that must stay lazy (ACTIVATION_FORBIDDEN)
+// lands in dist/extension.js again, and prints each bundle's size.
+//
+// Options: --production (minified, no source maps), --metafile=PATH (esbuild's metafile of the
+// extension bundles, for `npm run bench`'s composition lines).
 import { build } from 'esbuild';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 const production = process.argv.includes('--production');
+const metafileOut = process.argv.find((a) => a.startsWith('--metafile='))?.slice('--metafile='.length);
+
+/** Bundles loaded lazily by the extension: output file name in dist/ → entry point. */
+const LAZY_BUNDLES = {
+  'engine.js': 'src/vscode/engineModule.ts',
+};
+/** Inputs that must never be part of the activation bundle (they belong in a lazy bundle). */
+const ACTIVATION_FORBIDDEN = [/node_modules\/execa\//, /^src\/core\/runner\.ts$/, /^src\/core\/reaper\.ts$/, /^src\/core\/warm\.ts$/];
+
 const common = {
   bundle: true,
   platform: 'node',
@@ -28,8 +46,16 @@ function testEntries(dir) {
   }
 }
 
-await Promise.all([
-  build({ ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js' }),
+const extension = {
+  ...common,
+  entryPoints: { extension: 'src/extension.ts', ...Object.fromEntries(Object.entries(LAZY_BUNDLES).map(([out, src]) => [out.replace(/\.js$/, ''), src])) },
+  outdir: 'dist',
+  external: ['vscode', ...Object.keys(LAZY_BUNDLES).map((f) => `./${f}`)],
+  metafile: true,
+};
+
+const [ext] = await Promise.all([
+  build(extension),
   build({
     ...common,
     entryPoints: ['src/cli/main.ts'],
@@ -45,3 +71,25 @@ await Promise.all([
     outbase: 'test',
   }),
 ]);
+
+if (metafileOut) {
+  mkdirSync(dirname(metafileOut), { recursive: true });
+  writeFileSync(metafileOut, JSON.stringify(ext.metafile));
+}
+const activation = ext.metafile.outputs['dist/extension.js'];
+// A module the barrel (src/core/index.ts) imports is listed even when tree shaking dropped its
+// code; one top-level constant esbuild cannot prove pure may stay (reaper.ts keeps an 80-byte
+// label list): only more than 1 KiB per forbidden pattern (summed over its files) counts.
+const leaked = ACTIVATION_FORBIDDEN.flatMap((re) => {
+  const bytes = Object.entries(activation?.inputs ?? {}).filter(([i]) => re.test(i)).reduce((n, [, v]) => n + v.bytesInOutput, 0);
+  return bytes > 1024 ? [`${re.source.replace(/\\/g, '')} (${bytes} bytes)`] : [];
+});
+if (leaked.length > 0) {
+  console.error(
+    `esbuild.config.mjs: dist/extension.js (loaded at activation) contains modules that must load lazily:\n  ${leaked.join('\n  ')}\n` +
+      'Reach engine code through engine() in src/vscode/lazy.ts (type imports from ./core are fine).',
+  );
+  process.exit(1);
+}
+const sizes = Object.entries(ext.metafile.outputs).filter(([f]) => f.endsWith('.js')).map(([f, o]) => `${f} ${o.bytes} bytes`);
+if (production) console.log(`extension bundles: ${sizes.join(', ')}`);

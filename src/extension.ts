@@ -5,13 +5,17 @@
  * warm container is prepared only for the language of the active editor (never for a profile a
  * workspace loosened without the user's consent to exactly that loosening).
  * Every disposable goes into `context.subscriptions`.
+ *
+ * Engine code (runner, warm pool, sweep, engine check, execa) is in a second bundle loaded on
+ * first use through `engine()` (src/vscode/lazy.ts): import only types from './core' here, plus
+ * the profile resolution the menus and warm preparation need.
  */
 import * as vscode from 'vscode';
-import { describeEngine, engineIdentity, pickProfile, reapOrphans, removeOwnContainers, WarmPool, type ResolvedProfile } from './core';
+import { pickProfile, type ResolvedProfile, type WarmPool } from './core';
 import type { SandboxRunnerApi } from './vscode/api';
 import { registerCommands } from './vscode/commands';
 import { ConsentStore } from './vscode/consent';
-import { checkEngine } from './vscode/engineStatus';
+import { engine, engineLoaded } from './vscode/lazy';
 import { ProfileTree } from './vscode/profileTree';
 import { channelRunProfile, ProgramOutput } from './vscode/programOutput';
 import { RunManager } from './vscode/runManager';
@@ -46,15 +50,16 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
   const view = vscode.window.createTreeView('sandboxRunner.profiles', { treeDataProvider: tree, showCollapseAll: false });
   context.subscriptions.push(channel, log, runs, statusBar, consents, settings, tree, view, consents.onDidChange(() => tree.refresh(null)));
 
-  // The engine in use, checked and named in the tree (its identity is cached per engine: later runs' headers show it at once).
+  // The engine in use, checked and named in the tree (its identity is cached per engine in the
+  // engine bundle: later runs' headers show it at once).
   const refreshEngine = async () => {
     const opts = dockerOptions();
     tree.setEngine(undefined, engineSettings().problems);
-    const problem = await checkEngine(opts);
+    const problem = await engine().checkEngine(opts);
     tree.refresh(problem);
     if (problem === undefined) {
-      const id = await engineIdentity(opts);
-      tree.setEngine(id && describeEngine(id), engineSettings().problems);
+      const id = await engine().engineIdentity(opts);
+      tree.setEngine(id && engine().describeEngine(id), engineSettings().problems);
     }
   };
   const protectedPaths = [context.globalStorageUri.fsPath, context.logUri.fsPath, ...(context.storageUri ? [context.storageUri.fsPath] : [])];
@@ -76,7 +81,7 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
   };
   const warmFor = (chosen: ResolvedProfile, snapshot: SettingsSnapshot): WarmPool | undefined => {
     if (!warmMode(chosen) || !consented(chosen, snapshot)) return undefined;
-    pool ??= new WarmPool({ docker: dockerOptions(), idleMs: warmStartSettings().idleMs, protectedPaths, onLog: (m) => log.info(`warm start: ${m}`) });
+    pool ??= new (engine().WarmPool)({ docker: dockerOptions(), idleMs: warmStartSettings().idleMs, protectedPaths, onLog: (m) => log.info(`warm start: ${m}`) });
     return pool;
   };
   // Runs on every editor switch: cheap checks and the cached snapshot first; fresh settings (which
@@ -115,14 +120,15 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
   // Validating profiles for the menus' context keys is off the activation path.
   setImmediate(() => void publishContext(settings));
   if (view.visible) void refreshEngine();
-  // Which engine runs the code, for the first run's header: asked off the activation path, cached per engine.
-  setImmediate(() => void engineIdentity(dockerOptions()));
 
   // Orphans of dead windows (crashed extension hosts, killed CLIs): swept soon after activation,
   // off the activation path, then periodically. Unknown owner liveness is never "dead".
   const sweep = async () => {
     try {
-      const report = await reapOrphans({ docker: dockerOptions() });
+      const opts = dockerOptions();
+      // Which engine runs the code, for the next run's header: asked here, off the activation and run paths.
+      void engine().engineIdentity(opts);
+      const report = await engine().reapOrphans({ docker: opts });
       if (report.removed.length > 0) log.info(`orphan sweep removed ${report.removed.length} container(s): ${report.removed.join(', ')}`);
     } catch (e) {
       log.debug(`orphan sweep skipped: ${String(e)}`);
@@ -150,9 +156,11 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
 export async function deactivate(): Promise<void> {
   await Promise.allSettled([runs?.cancelAll(true), pool?.dispose()]);
   pool = undefined;
+  // Every container of this window was created by the engine bundle: none if it never loaded.
+  if (!engineLoaded()) return;
   // Anything of this window still there (e.g. a run whose cancel raced the shutdown) goes too.
   try {
-    await removeOwnContainers({ docker: dockerOptions() });
+    await engine().removeOwnContainers({ docker: dockerOptions() });
   } catch (e) {
     logChannel?.warn(`could not remove this window's containers: ${String(e)}`);
   }

@@ -194,8 +194,9 @@ module.exports = withFallback({
 const CHILD = String.raw`'use strict';
 // Times require(bundle) + activate(ctx) with the fake vscode (scripts/bench/activation.ts).
 const Module = require('module');
+const path = require('path');
 const { performance } = require('perf_hooks');
-const [bundle, fakePath, extensionPath] = process.argv.slice(2);
+const [bundle, fakePath, extensionPath, ...lazyBundles] = process.argv.slice(2);
 const resolve = Module._resolveFilename;
 Module._resolveFilename = function (request, ...rest) {
   return request === 'vscode' ? fakePath : resolve.call(this, request, ...rest);
@@ -213,8 +214,18 @@ Promise.resolve()
   .then(
     () => {
       const t2 = performance.now();
-      process.stdout.write(JSON.stringify({ ok: true, requireMs: t1 - t0, activateMs: t2 - t1, totalMs: t2 - t0, subscriptions: ctx.subscriptions.length }) + '\n');
-      process.exit(0);
+      // Which JavaScript files beside the bundle activation loaded: after activate() and the work
+      // it defers by setImmediate (untimed), before any timer (the first orphan sweep is at 2 s).
+      setImmediate(() => {
+        const dir = path.dirname(path.resolve(bundle));
+        const loaded = Object.keys(require.cache).filter((f) => path.dirname(f) === dir && f.endsWith('.js'));
+        // Then the cost a first use pays: require of each lazy bundle not loaded yet.
+        const t3 = performance.now();
+        for (const b of lazyBundles) require(b);
+        const lazyMs = performance.now() - t3;
+        process.stdout.write(JSON.stringify({ ok: true, requireMs: t1 - t0, activateMs: t2 - t1, totalMs: t2 - t0, subscriptions: ctx.subscriptions.length, loaded, lazyMs }) + '\n');
+        process.exit(0);
+      });
     },
     (e) => {
       process.stdout.write(JSON.stringify({ ok: false, error: String((e && e.stack) || e) }) + '\n');
@@ -228,6 +239,10 @@ export interface ActivationSample {
   readonly activateMs: number;
   readonly totalMs: number;
   readonly subscriptions: number;
+  /** Absolute paths of the .js files in the bundle's folder that were loaded once activation (and its setImmediate work) finished. */
+  readonly loaded: readonly string[];
+  /** ms to require the `lazy` bundles after activation (what the first run pays once), 0 without any. */
+  readonly lazyMs: number;
 }
 
 /** Writes the fake module and the child script into a new folder; returns their paths and the folder. */
@@ -241,24 +256,27 @@ function prepare(): { dir: string; fake: string; child: string } {
 }
 
 /**
- * Times activation in `warmup + runs` fresh node processes (the first `warmup` are not counted:
+ * Times activation in `warmup + runs` fresh node processes (then, untimed for activation, the
+ * require of each `lazy` bundle: the one-off cost of a first use) (the first `warmup` are not counted:
  * they warm the OS file cache).
  * @throws Error with the child's stack when activate() throws or the bundle fails to load
  */
-export async function measureActivation(bundle: string, extensionPath: string, runs: number, warmup: number): Promise<ActivationSample[]> {
+export async function measureActivation(bundle: string, extensionPath: string, runs: number, warmup: number, lazy: readonly string[] = []): Promise<ActivationSample[]> {
   const { dir, fake, child } = prepare();
   try {
-    return await timeActivations(bundle, extensionPath, runs, warmup, fake, child);
+    return await timeActivations(bundle, extensionPath, runs, warmup, fake, child, lazy);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 /** The timing loop of {@link measureActivation}. */
-async function timeActivations(bundle: string, extensionPath: string, runs: number, warmup: number, fake: string, child: string): Promise<ActivationSample[]> {
+async function timeActivations(
+  bundle: string, extensionPath: string, runs: number, warmup: number, fake: string, child: string, lazy: readonly string[],
+): Promise<ActivationSample[]> {
   const out: ActivationSample[] = [];
   for (let i = 0; i < warmup + runs; i++) {
-    const r = await execa(process.execPath, [child, bundle, fake, extensionPath], { reject: false, stdin: 'ignore' });
+    const r = await execa(process.execPath, [child, bundle, fake, extensionPath, ...lazy], { reject: false, stdin: 'ignore' });
     const last = String(r.stdout).trim().split('\n').pop() ?? '';
     let parsed: { ok: boolean; error?: string } & Partial<ActivationSample>;
     try {

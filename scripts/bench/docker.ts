@@ -4,9 +4,10 @@
  * execa from this Node process, with the core's own spawn options (`SPAWN_OPTIONS`).
  */
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { execa } from 'execa';
 import {
-  buildCreateArgv, LABELS, ownerLabels, ProfileSchema, resolveMounts, snippetFileName, SPAWN_OPTIONS, writeSnippet,
+  buildCreateArgv, LABELS, ownerLabels, ProfileSchema, resolveMounts, runInSandbox, snippetFileName, SPAWN_OPTIONS, writeSnippet,
   type Profile,
 } from '../../src/core';
 
@@ -31,6 +32,14 @@ export function pythonProfile(overrides: Record<string, unknown> = {}): Profile 
   });
 }
 
+/**
+ * How the raw side gets the code: `bind` (a host snippet directory mounted read-only, as today's
+ * cold path) or `stdin` (`--interactive`, an exec tmpfs and the fixed stdin launcher that copies
+ * standard input into the snippet file: buildCreateArgv's `delivery: 'stdin'`; the only way on an
+ * engine that cannot see this host's files).
+ */
+export type RawDelivery = 'bind' | 'stdin';
+
 /** One raw container's argv, with its snippet already written (untimed set-up). */
 export interface RawSpec {
   readonly name: string;
@@ -38,20 +47,23 @@ export interface RawSpec {
   readonly createArgv: readonly string[];
   /** The same argv as `run --rm …`. */
   readonly runArgv: readonly string[];
+  /** The bytes to write to the container's stdin (`stdin` delivery), else undefined. */
+  readonly input: string | undefined;
   dispose(): Promise<void>;
 }
 
-/** Builds the core's argv for `code` under `profile` and writes the snippet it mounts. */
-export async function rawSpec(profileName: string, profile: Profile, code: string): Promise<RawSpec> {
+/** Builds the core's argv for `code` under `profile` and writes the snippet it mounts (`bind`), or keeps it for stdin. */
+export async function rawSpec(profileName: string, profile: Profile, code: string, delivery: RawDelivery = 'bind'): Promise<RawSpec> {
   const runId = randomUUID();
   const name = `sandbox-runner-${runId}`;
   const pins = await resolveMounts(profileName, profile);
-  const snippet = await writeSnippet(code, snippetFileName(profile));
+  const snippet = delivery === 'bind' ? await writeSnippet(code, snippetFileName(profile)) : undefined;
   const createArgv = buildCreateArgv({
     name,
     profile,
-    snippetHostDir: snippet.dir,
-    snippetFileName: snippet.fileName,
+    snippetHostDir: snippet?.dir ?? '',
+    snippetFileName: snippet?.fileName ?? snippetFileName(profile),
+    delivery,
     mounts: pins.mounts,
     labels: ownerLabels(runId, profileName),
   });
@@ -60,42 +72,105 @@ export async function rawSpec(profileName: string, profile: Profile, code: strin
     name,
     createArgv,
     runArgv: ['run', '--rm', ...createArgv.slice(1)],
-    dispose: () => Promise.all([snippet.dispose(), pins.dispose()]).then(() => undefined),
+    input: delivery === 'stdin' ? code : undefined,
+    dispose: () => Promise.all([snippet?.dispose(), pins.dispose()]).then(() => undefined),
   };
 }
 
-/** `docker …` to completion with the core's spawn options (output buffered). */
-export function dockerCli(args: readonly string[]) {
-  return execa('docker', args, { ...SPAWN_OPTIONS });
+/**
+ * The delivery the runner itself uses for a cold run of `profile`: from the argv it reports
+ * through `onArgv` (an untimed run of `true`-like code): `stdin` when that argv has
+ * `--interactive`/`-i`, else `bind`. So the raw side keeps "the same flags" when the runner's
+ * cold path changes (issue 10: code over stdin on every path).
+ */
+export async function runnerDelivery(profileName: string, profile: Profile, code: string, env?: EngineEnv): Promise<RawDelivery> {
+  let argv: readonly string[] = [];
+  await runInSandbox({ profileName, profile, code, ...(env ? { docker: { env } } : {}), onArgv: (a) => (argv = argv.length ? argv : a) });
+  return argv.includes('--interactive') || argv.includes('-i') ? 'stdin' : 'bind';
+}
+
+/**
+ * Extra environment for the docker CLI that selects the engine (e.g. `{ DOCKER_HOST }` for the
+ * second engine), merged over this process's environment; undefined = the default engine.
+ */
+export type EngineEnv = Readonly<Record<string, string>> | undefined;
+
+/** `docker …` to completion with the core's spawn options (output buffered), on the engine of `env`. */
+export function dockerCli(args: readonly string[], env?: EngineEnv) {
+  return execa('docker', args, { ...SPAWN_OPTIONS, ...(env ? { env } : {}) });
+}
+
+/** `docker …` spawn → exit in ms (output buffered); throws when docker exits non-zero. */
+export async function rawRun(args: readonly string[], what: string): Promise<number> {
+  const t0 = performance.now();
+  const r = await dockerCli(args);
+  const t = performance.now() - t0;
+  if (r.exitCode !== 0) throw new Error(`${what}: docker ${args[0]} exited ${r.exitCode}: ${String(r.stderr).trim()}`);
+  return t;
+}
+
+/** Times of one raw `docker …` call: spawn → exit, and spawn → first stdout byte (NaN if none), ms. */
+export interface RawTiming {
+  readonly ms: number;
+  readonly firstByteMs: number;
+}
+
+/**
+ * `docker …` with the core's spawn options (`input`, if given, written to its stdin, which is
+ * then closed), stdout drained by a listener that notes the first byte's time; throws when docker
+ * exits non-zero.
+ */
+export async function rawTimed(args: readonly string[], what: string, env?: EngineEnv, input?: string): Promise<RawTiming> {
+  const t0 = performance.now();
+  let first = NaN;
+  const p = execa('docker', args, { ...SPAWN_OPTIONS, buffer: false, ...(env ? { env } : {}), ...(input !== undefined ? { stdin: 'pipe' as const } : {}) });
+  if (input !== undefined) p.stdin?.end(input);
+  p.stdout?.on('data', () => {
+    if (Number.isNaN(first)) first = performance.now() - t0;
+  });
+  let stderr = '';
+  p.stderr?.on('data', (b: Buffer) => {
+    stderr = (stderr + b.toString('utf8')).slice(-2000);
+  });
+  const r = await p;
+  const ms = performance.now() - t0;
+  if (r.exitCode !== 0) throw new Error(`${what}: docker ${args[0]} exited ${r.exitCode}: ${stderr.trim()}`);
+  return { ms, firstByteMs: first };
 }
 
 /** True while a container with exactly this name exists in any state. */
-export async function containerExists(name: string): Promise<boolean> {
-  const r = await execa('docker', ['ps', '-a', '--filter', `name=^/${name}$`, '--format', '{{.Names}}'], { reject: false });
+export async function containerExists(name: string, env?: EngineEnv): Promise<boolean> {
+  const r = await execa('docker', ['ps', '-a', '--filter', `name=^/${name}$`, '--format', '{{.Names}}'], { reject: false, ...(env ? { env } : {}) });
   return String(r.stdout).trim() !== '';
 }
 
 /** Removes every container labelled as owned by one of `pids` (left behind by an interrupted run). */
-export async function sweep(pids: readonly number[]): Promise<number> {
+export async function sweep(pids: readonly number[], env?: EngineEnv): Promise<number> {
   let removed = 0;
+  const opts = { reject: false, ...(env ? { env } : {}) } as const;
   for (const pid of pids) {
-    const r = await execa('docker', ['ps', '-aq', '--filter', `label=${LABELS.ownerPid}=${pid}`], { reject: false });
+    const r = await execa('docker', ['ps', '-aq', '--filter', `label=${LABELS.ownerPid}=${pid}`], opts);
     const ids = String(r.stdout).split('\n').filter(Boolean);
-    if (ids.length) await execa('docker', ['rm', '-f', '-v', ...ids], { reject: false });
+    if (ids.length) await execa('docker', ['rm', '-f', '-v', ...ids], opts);
     removed += ids.length;
   }
   return removed;
 }
 
-/** Fails with a clear message when the engine or a test image is missing. */
-export async function requireEngine(): Promise<string> {
-  const info = await execa('docker', ['info', '--format', '{{.ServerVersion}}'], { reject: false });
+/**
+ * Fails with a clear message when the engine (of `env`) or a test image on it is missing.
+ * @returns the engine's server version
+ */
+export async function requireEngine(env?: EngineEnv): Promise<string> {
+  const opts = { reject: false, ...(env ? { env } : {}) } as const;
+  const where = env?.DOCKER_HOST ? ` at ${env.DOCKER_HOST}` : '';
+  const info = await execa('docker', ['info', '--format', '{{.ServerVersion}}'], opts);
   if (info.exitCode !== 0) {
-    throw new Error(`the Docker engine is not reachable (${String(info.stderr).trim()}); run "bash scripts/engine-up.sh" first`);
+    throw new Error(`the Docker engine${where} is not reachable (${String(info.stderr).trim()}); run "bash scripts/engine-up.sh" first`);
   }
   for (const image of Object.values(IMAGES)) {
-    const r = await execa('docker', ['image', 'inspect', '--format', '{{.Id}}', image], { reject: false });
-    if (r.exitCode !== 0) throw new Error(`image ${image} is missing; run "bash scripts/build-test-images.sh" first`);
+    const r = await execa('docker', ['image', 'inspect', '--format', '{{.Id}}', image], opts);
+    if (r.exitCode !== 0) throw new Error(`image ${image} is missing on the engine${where}; run "bash scripts/build-test-images.sh" first`);
   }
   return String(info.stdout).trim();
 }

@@ -13,7 +13,8 @@ import { fork } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { runInSandbox } from '../../src/core';
 import { containerExists, shellProfile } from './docker';
-import { sleep } from './stats';
+import { fmtMs as ms, fmtRatio, fmtSummary, log, sleep, summarize, type Row, type Series } from './stats';
+import { targetText, verdictFor } from './targets';
 
 export const FLOOD_BOUND = 1024 * 1024;
 export const FLOOD_CODE = "head -c 100000000 /dev/zero | tr '\\0' y\n";
@@ -108,4 +109,26 @@ export function runFloodChild(runs: number, warmup: number): Promise<{ samples: 
       else reject(new Error(`flood child exited with ${code} before reporting`));
     });
   });
+}
+
+/** The flood rows (stop time, RSS growth); the child's pid goes into `childPids` for the leftover sweep. */
+export async function benchFlood(a: Series, rows: Row[], childPids: number[]): Promise<{ stopS: number; rssRatio: number }> {
+  log('flood: forked child, 100 MB against a 1 MiB bound');
+  const { samples, pid } = await runFloodChild(a.runs, a.warmup);
+  childPids.push(pid);
+  const bad = samples.filter((s) => s.outcome !== 'output-limit' || s.bytesKept !== FLOOD_BOUND || !s.gone);
+  const stop = summarize(samples.map((s) => s.stopS * 1000));
+  const rss = summarize(samples.map((s) => s.rssGrowthBytes / FLOOD_BOUND));
+  const stopS = stop.median / 1000;
+  const badNote = bad.length ? `(${bad.length} runs wrong: ${bad.map((b) => `${b.outcome}/${b.bytesKept}/${b.gone ? 'gone' : 'LEFT'}`).join(', ')})` : undefined;
+  rows.push({
+    metric: 'flood: bound → resolved (ms)', ours: ms(stop), raw: '-', figure: `${stopS.toFixed(3)} s`, target: targetText('flood_stop_s'),
+    verdict: bad.length === 0 ? verdictFor('flood_stop_s', stopS) : 'MISS', note: badNote,
+  });
+  rows.push({
+    metric: 'flood: RSS growth / bound', ours: fmtSummary(rss, 2), raw: '-', figure: fmtRatio(rss.median), target: targetText('flood_rss_ratio'),
+    verdict: verdictFor('flood_rss_ratio', rss.median),
+    note: `(peak ${(rss.max * FLOOD_BOUND / 2 ** 20).toFixed(1)} MiB over baseline; ${Math.round(summarize(samples.map((s) => s.sampled)).median)} RSS samples/run)`,
+  });
+  return { stopS, rssRatio: rss.median };
 }

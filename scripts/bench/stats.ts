@@ -34,11 +34,20 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
+/** How many runs a series counts, after how many uncounted warm-up runs. */
+export interface Series {
+  readonly runs: number;
+  readonly warmup: number;
+}
+
 /** "123.4 [110.2..140.9]" with `digits` decimals. */
 export function fmtSummary(s: Summary | undefined, digits = 1): string {
   if (!s || s.n === 0) return '-';
   return `${s.median.toFixed(digits)} [${s.min.toFixed(digits)}..${s.max.toFixed(digits)}]`;
 }
+
+/** Milliseconds: "123.4 [110.2..140.9]". */
+export const fmtMs = (s: Summary): string => fmtSummary(s, 1);
 
 /** One row of the result table. */
 export interface Row {

@@ -3,10 +3,9 @@
  * puts every registration into `context.subscriptions`.
  */
 import * as vscode from 'vscode';
-import {
-  blockingIssues, chooseProfile, describeEngine, engineIdentity, knownEngineIdentity, type ResolvedProfile, type RunResult, type WarmPool,
-} from '../core';
+import { blockingIssues, chooseProfile, type ResolvedProfile, type RunResult, type WarmPool } from '../core';
 import { ensureConsent, type ConsentStore } from './consent';
+import { engine } from './lazy';
 import type { TreeNode } from './profileTree';
 import { reportNoProfile, reportRunFailure } from './failures';
 import { plainText } from './plainText';
@@ -117,11 +116,13 @@ async function execute(deps: CommandDeps, target: Target, profileName?: string):
   }
   const profile = channelRunProfile(chosen.profile);
   const docker = dockerOptions();
-  // Which engine runs it: known from the cache, else asked beside the run (never awaited).
-  const known = knownEngineIdentity(docker);
-  if (!known) void engineIdentity(docker);
+  // Which engine runs it: known from the cache, else asked beside the run (never awaited). A run
+  // loads the engine bundle anyway (src/vscode/lazy.ts).
+  const engineCode = engine();
+  const known = engineCode.knownEngineIdentity(docker);
+  if (!known) void engineCode.engineIdentity(docker);
   deps.output.show();
-  const frame = deps.output.begin(target.label, chosen.name, chosen.source, profile, known && describeEngine(known));
+  const frame = deps.output.begin(target.label, chosen.name, chosen.source, profile, known && engineCode.describeEngine(known));
   const { info, done } = deps.runs.start({
     profileName: chosen.name,
     profile,
@@ -144,8 +145,8 @@ async function execute(deps: CommandDeps, target: Target, profileName?: string):
     },
   );
   const result = await done;
-  const late = knownEngineIdentity(docker);
-  frame.end(result, late && describeEngine(late));
+  const late = engineCode.knownEngineIdentity(docker);
+  frame.end(result, late && engineCode.describeEngine(late));
   deps.log.info(`run ${info.id} ended: ${result.outcome} (${result.message})${result.cleanupError ? ` cleanup: ${result.cleanupError}` : ''}`);
   if (result.error?.detail) deps.log.warn(`run ${info.id}: ${result.error.detail}`);
   deps.runs.announce({ ...info, result });

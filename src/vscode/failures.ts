@@ -7,13 +7,26 @@
  * engine, are in the output channel (the run's footer), names only through `plainText`.
  */
 import * as vscode from 'vscode';
-import { commandFor, dockerBinary, type DockerOptions, type ProfileIssue, type RunResult } from '../core';
+import { commandFor, type DockerOptions, type ProfileIssue, type RunResult } from '../core';
 import { failureNotice } from './failureText';
 import { plainText } from './plainText';
 
 const SHOW_OUTPUT = 'Show Output';
 const OPEN_SETTINGS = 'Open Settings';
 const PULL_IMAGE = 'Pull Image';
+
+/**
+ * The task's environment for the engine of `docker` (as docker.ts `engineEnv`: a host as
+ * `DOCKER_HOST`, else a context as `DOCKER_CONTEXT` with `DOCKER_HOST` emptied, which the CLI treats
+ * as unset). Kept here so this activation-bundle module imports no engine code.
+ */
+function pullEnv(docker: DockerOptions): vscode.ProcessExecutionOptions {
+  const engine: Record<string, string> = docker.host
+    ? { DOCKER_HOST: docker.host, DOCKER_CONTEXT: '' }
+    : docker.context ? { DOCKER_CONTEXT: docker.context, DOCKER_HOST: '' } : {};
+  const env: Record<string, string> = { ...docker.env, ...engine };
+  return Object.keys(env).length > 0 ? { env } : {};
+}
 
 /** Runs `docker pull IMAGE` on the engine of `docker` (its context or host) as a visible task (argv, no shell). */
 function pullImage(docker: DockerOptions, image: string): void {
@@ -23,7 +36,7 @@ function pullImage(docker: DockerOptions, image: string): void {
     commandFor(docker, ['pull', image]),
     'Sandbox Runner',
     // The engine choice reaches the CLI as its environment (DOCKER_CONTEXT / DOCKER_HOST), as for runs.
-    new vscode.ProcessExecution(dockerBinary(docker), ['pull', image], docker.env ? { env: { ...docker.env } } : {}),
+    new vscode.ProcessExecution(docker.dockerPath || 'docker', ['pull', image], pullEnv(docker)),
   );
   void vscode.tasks.executeTask(task);
 }

@@ -6,8 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
-import { runInSandbox, type RunRequest, type RunResult } from '../core';
+import type { RunRequest, RunResult } from '../core';
 import type { ActiveRunInfo, FinishedRun } from './api';
+import { engine } from './lazy';
 
 interface Entry {
   readonly info: ActiveRunInfo;
@@ -38,7 +39,7 @@ export class RunManager implements vscode.Disposable {
     const info: ActiveRunInfo = { id: randomUUID(), profileName: request.profileName, label: request.label, startedAt: Date.now() };
     const controller = new AbortController();
     const force = new AbortController();
-    const done = runInSandbox({ ...request, signal: controller.signal, forceSignal: force.signal });
+    const done = engine().runInSandbox({ ...request, signal: controller.signal, forceSignal: force.signal });
     this.entries.set(info.id, { info, controller, force, done });
     void vscode.commands.executeCommand('setContext', 'sandboxRunner.runActive', true);
     this.startEmitter.fire(info);

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { mountTestHooks, resolveMounts, resolveProfiles, runInSandbox, WarmPool, type Profile } from '../../src/core';
-import { bridgeGateway, chunkText, hostProcesses, IMAGES, productContainers, pythonProfile, requireEngine, requireSomeRan, run, shellProfile, TEST_PATH } from './helpers';
+import { bridgeGateway, chunkText, ENGINE, engineCli, engineSeesClientFiles, hostProcesses, IMAGES, LOCAL_DOCKER_HOST, productContainers, pythonProfile, requireEngine, requireSomeRan, routedEngine, run, shellProfile, TEST_PATH } from './helpers';
 
 const CLI = resolve(__dirname, '../../../dist/cli.js');
 /** A variant of the python test image with a setuid-root copy of python (built here, never pulled). */
@@ -38,9 +38,14 @@ function attempt(title: string, fn: () => Promise<void>): void {
 /** A random number usable as a unique `sleep` argument (visible in host process lists). */
 const marker = () => `${31_000_000 + Math.floor(Math.random() * 8_000_000)}`;
 
-/** Runs a throw-away control container outside the product (no product label), returning its output. */
-async function control(args: string[]): Promise<string> {
-  const r = await execa('docker', ['run', '--rm', '--pull', 'never', '--log-driver', 'none', ...args], { reject: false, timeout: 30_000 });
+/**
+ * Runs a throw-away control container outside the product (no product label), returning its output.
+ * `routed`: on the engine of {@link routedEngine} (the local one when the engine under test has no
+ * route to the host, as engine 2), for controls that must reach a host address.
+ */
+async function control(args: string[], routed = false): Promise<string> {
+  const env = routed ? (await routedEngine())?.env : undefined;
+  const r = await engineCli(['run', '--rm', '--pull', 'never', '--log-driver', 'none', ...args], { reject: false, timeout: 30_000, ...(env ? { env } : {}) });
   return `${String(r.stdout)}\n${String(r.stderr)}`;
 }
 
@@ -64,9 +69,9 @@ describe('escape attempts (engine)', function () {
     await new Promise<void>((ok) => listener.listen(0, '0.0.0.0', ok));
     port = (listener.address() as { port: number }).port;
     dir = await mkdtemp(join(tmpdir(), 'sr-escape-'));
-    if ((await execa('docker', ['image', 'inspect', SUID_IMAGE], { reject: false })).exitCode !== 0) {
+    if ((await engineCli(['image', 'inspect', SUID_IMAGE], { reject: false })).exitCode !== 0) {
       const dockerfile = `FROM ${IMAGES.python}\nRUN cp /usr/bin/python3.11 /usr/local/bin/suidpython && chmod 4755 /usr/local/bin/suidpython\n`;
-      await execa('docker', ['build', '-q', '-t', SUID_IMAGE, '-'], { input: dockerfile, env: { DOCKER_BUILDKIT: '0' } });
+      await engineCli(['build', '--network', 'none', '-q', '-t', SUID_IMAGE, '-'], { input: dockerfile, env: { DOCKER_BUILDKIT: '0' } });
     }
   });
 
@@ -86,8 +91,9 @@ describe('escape attempts (engine)', function () {
     assert.equal(r.stdout, 'lo \nrefused\n');
     assert.match(r.stderr, /Network is unreachable/);
     assert.equal(accepted, before, 'the host listener saw a connection');
-    // Control: the same probe with the opt-in bridge network reaches the listener.
-    const open = await run(shellProfile({ network: 'bridge' }), probe);
+    // Control: the same probe with the opt-in bridge network reaches the listener (on the local
+    // engine when the engine under test has no bridge: engine 2 has no route to the host at all).
+    const open = await run(shellProfile({ network: 'bridge' }), probe, { docker: await routedEngine() });
     assert.match(open.stdout, /host-secret-banner\nCONNECTED/);
     assert.equal(accepted, before + 1);
   });
@@ -98,7 +104,8 @@ describe('escape attempts (engine)', function () {
     assert.equal(r.stdout, 'refused\n');
     assert.equal(accepted, before);
     // Control: with the host's network namespace (never allowed by a profile) the probe connects.
-    const open = await control(['--network', 'host', '--user', '65534:65534', IMAGES.busybox, 'nc', '-w', '2', '127.0.0.1', String(port)]);
+    // (On engine 2 its "host" network is its own namespace, not this one: the local engine's is.)
+    const open = await control(['--network', 'host', '--user', '65534:65534', IMAGES.busybox, 'nc', '-w', '2', '127.0.0.1', String(port)], true);
     assert.match(open, /host-secret-banner/);
   });
 
@@ -128,8 +135,9 @@ describe('escape attempts (engine)', function () {
     assert.match(count ?? '', /^resolvers [1-9]/, r.stdout + r.stderr);
     // 101 = ENETUNREACH
     assert.deepEqual(rest, [...Array(Number(count!.split(' ')[1])).fill('no-route 101'), 'blocked 101']);
-    // Control: with the bridge network the resolver is routable and the datagram leaves.
-    const open = await run(pythonProfile({ network: 'bridge' }), code);
+    // Control: with the bridge network the resolver is routable and the datagram leaves (on the
+    // local engine when the engine under test has no bridge).
+    const open = await run(pythonProfile({ network: 'bridge' }), code, { docker: await routedEngine() });
     assert.match(open.stdout, /^route$/m);
     assert.match(open.stdout, /^sent$/m);
   });
@@ -227,12 +235,45 @@ describe('escape attempts (engine)', function () {
     await chmod(join(data, 'file.txt'), 0o666); // writable for anyone: only the mount mode protects it
     const code = 'echo changed > /data/file.txt && echo WROTE; rm -f /data/file.txt && echo REMOVED; touch /data/new && echo CREATED; chmod 777 /data/file.txt && echo CHMOD; echo end\n';
     const r = await run(shellProfile({ mounts: [{ source: data, target: '/data', mode: 'ro' }] }), code);
-    assert.equal(r.stdout, 'end\n');
     assert.equal(await readFile(join(data, 'file.txt'), 'utf8'), 'original\n');
     assert.equal(existsSync(join(data, 'new')), false);
+    if (!(await engineSeesClientFiles())) {
+      // An engine that cannot see this client's files (engine 2) mounts nothing: refused, nothing ran
+      // (the attempt below checks the message).
+      assert.equal(r.result.outcome, 'failed-to-start', r.result.message);
+      assert.equal(r.stdout, '');
+      return;
+    }
+    assert.equal(r.stdout, 'end\n');
     // Control: mode "rw" lets the same program write.
     const rw = await run(shellProfile({ mounts: [{ source: data, target: '/data', mode: 'rw' }] }), 'echo changed > /data/file.txt && echo WROTE\n');
     assert.equal(rw.stdout, 'WROTE\n');
+  });
+
+  attempt('mount a host path on an engine that cannot see the client\'s files (refused, naming the engine)', async () => {
+    const data = join(dir, 'engine-view');
+    await mkdir(data, { recursive: true });
+    const nonce = `seen${marker()}`;
+    await writeFile(join(data, 'nonce.txt'), `${nonce}\n`, { mode: 0o644 });
+    await chmod(data, 0o755);
+    const profile = shellProfile({ mounts: [{ source: data, target: '/data', mode: 'ro' }] });
+    const code = 'cat /data/nonce.txt; echo ran\n';
+    const r = await run(profile, code);
+    if (await engineSeesClientFiles()) {
+      // A local engine sees the client's files: the mount shows them.
+      assert.equal(r.stdout, `${nonce}\nran\n`, r.result.message);
+      return;
+    }
+    // Whatever the engine would mount under this path (its own /tmp on engine 2, another host's
+    // files on a remote one) is not the directory the profile names: refused, and the message says
+    // which engine cannot see it.
+    assert.equal(r.result.outcome, 'failed-to-start', r.result.message);
+    assert.equal(r.stdout, '');
+    assert.ok(r.result.message.includes(data), `the message does not name the mount source: ${r.result.message}`);
+    assert.ok(r.result.message.includes(ENGINE.host ?? ''), `the message does not name the engine (${ENGINE.describe()}): ${r.result.message}`);
+    // Control: the local engine, which sees the client's files, mounts the same source.
+    const local = await run(profile, code, { docker: { env: { DOCKER_HOST: LOCAL_DOCKER_HOST } } });
+    assert.equal(local.stdout, `${nonce}\nran\n`, local.result.message);
   });
 
   attempt('an image that declares a VOLUME (writable, outlives the run) is refused', async () => {
@@ -579,6 +620,7 @@ describe('escape attempts (engine)', function () {
   });
 
   attempt('a mount source swapped for a symlink to /etc between the check and the engine call', async () => {
+    const sees = await engineSeesClientFiles();
     for (const mode of ['ro', 'rw'] as const) {
       const project = join(dir, `swap-project-${mode}`);
       const data = join(project, 'data');
@@ -604,15 +646,22 @@ describe('escape attempts (engine)', function () {
         let prepared: string | undefined;
         if (pool) {
           pool.prepare('test', profile);
-          assert.equal(await pool.ready('test', profile), true, 'the warm container was not prepared');
+          const ready = await pool.ready('test', profile);
+          if (sees) assert.equal(ready, true, 'the warm container was not prepared');
           [prepared] = pool.idleNames();
         }
         const r = await run(profile, code, pool ? { warm: pool } : {});
-        if (pool) assert.equal(r.result.containerName, prepared, 'the run did not take the warm container');
-        assert.equal(swapped, 1, 'the hook did not run');
-        assert.equal(r.stdout, mode === 'rw' ? 'checked\nWROTE\nend\n' : 'checked\nend\n', `${mode}: ${r.stdout}${r.stderr}`);
+        if (sees) {
+          if (pool) assert.equal(r.result.containerName, prepared, 'the run did not take the warm container');
+          assert.equal(swapped, 1, 'the hook did not run');
+          assert.equal(r.stdout, mode === 'rw' ? 'checked\nWROTE\nend\n' : 'checked\nend\n', `${mode}: ${r.stdout}${r.stderr}`);
+          if (mode === 'rw') assert.equal(await readFile(join(`${data}.checked`, 'written'), 'utf8'), 'w\n');
+        } else {
+          // An engine that cannot see this client's files (engine 2) mounts nothing: refused, nothing ran.
+          assert.equal(r.result.outcome, 'failed-to-start', `${mode}: ${r.result.message}`);
+          assert.equal(r.stdout, '');
+        }
         assert.equal(existsSync('/etc/written'), false);
-        if (mode === 'rw') assert.equal(await readFile(join(`${data}.checked`, 'written'), 'utf8'), 'w\n');
       } finally {
         mountTestHooks.afterCheck = undefined;
         await pool?.dispose();

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { WarmPool } from '../../src/core';
-import { execa } from 'execa';
-import { bridgeGateway, chunkText, containerExists, hostProcesses, IMAGES, productContainers, pythonProfile, requireEngine, run, shellProfile, TEST_PATH, waitFor } from './helpers';
+import { bridgeGateway, chunkText, containerExists, engineCli, hostProcesses, IMAGES, productContainers, pythonProfile, requireEngine, routedEngine, run, shellProfile, TEST_PATH, waitFor } from './helpers';
 
 describe('runner on a real engine (engine)', function () {
   this.timeout(60_000);
@@ -137,7 +136,7 @@ describe('runner on a real engine (engine)', function () {
       pool.prepare('stale', profile);
       assert.equal(await pool.ready('stale', profile), true);
       const [stale] = pool.idleNames();
-      await execa('docker', ['rm', '-f', stale!]);
+      await engineCli(['rm', '-f', stale!]);
       const r = await run(profile, 'echo fresh; echo err >&2\n', { warm: pool, profileName: 'stale' });
       assert.equal(r.result.outcome, 'exited', r.result.message);
       assert.equal(r.stdout, 'fresh\n');
@@ -177,8 +176,9 @@ describe('isolation floor on a real engine (engine)', function () {
     const r = await run(pythonProfile(), code);
     assert.equal(r.stdout, "['lo']\nblocked 101\n"); // 101 = ENETUNREACH
     // Control: with the opt-in bridge network the same address is routable (connected, or refused
-    // by the host: 111 = ECONNREFUSED), so the probe above tested a real address.
-    const open = await run(pythonProfile({ network: 'bridge' }), code);
+    // by the host: 111 = ECONNREFUSED), so the probe above tested a real address. An engine without
+    // a bridge (engine 2) has no route to any host address: the control runs on the local engine.
+    const open = await run(pythonProfile({ network: 'bridge' }), code, { docker: await routedEngine() });
     assert.match(open.stdout, /^\['eth0', 'lo'\]\n(connected|blocked 111)\n$/, open.stdout + open.stderr);
   });
 

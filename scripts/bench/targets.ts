@@ -1,0 +1,60 @@
+/**
+ * The benchmark's targets: ONE table, used both to print the targets and to decide PASS/MISS, so
+ * the two cannot drift. Keys are the JSON keys of the last output line. Source: issue 10's
+ * "Benchmark" section (cold ≤ 1.05x, warm ≤ 0.20x, concurrent8 ≤ 1.10x, remote cold ≤ 1.10x,
+ * bundle ≤ 200,000 bytes at activation and ≤ 400,000 bytes in all), the rest kept from before.
+ */
+
+/** How a figure is compared with its threshold. */
+export type Comparison = '≤' | '<' | '≥';
+
+export interface Target {
+  readonly cmp: Comparison;
+  readonly value: number;
+  /** Unit of the figure and the threshold: a ratio to raw docker, ms, s or bytes. */
+  readonly unit: 'x' | 'ms' | 's' | 'bytes';
+  /** What the figure is, in one line. */
+  readonly what: string;
+}
+
+export const TARGETS = {
+  cold_ratio: { cmp: '≤', value: 1.05, unit: 'x', what: 'cold run through the runner / raw `docker run --rm`, same flags (worse of shell and python)' },
+  warm_ratio: { cmp: '≤', value: 0.2, unit: 'x', what: 'warm run / raw cold `docker run --rm` (worse of shell and python)' },
+  concurrent8_ratio: { cmp: '≤', value: 1.1, unit: 'x', what: '8 snippets at once through the runner / 8 raw `docker run --rm` at once, wall time' },
+  remote_cold_ratio: { cmp: '≤', value: 1.1, unit: 'x', what: 'cold row on the second engine (DOCKER_HOST) / raw `docker run --rm` there' },
+  cancel_ratio: { cmp: '≤', value: 1.2, unit: 'x', what: 'forced cancel → container gone / raw `docker rm -f -v`' },
+  flood_stop_s: { cmp: '<', value: 0.5, unit: 's', what: '100 MB flood: output bound crossed → run resolved' },
+  flood_rss_ratio: { cmp: '<', value: 2, unit: 'x', what: '100 MB flood: RSS growth / the 1 MiB bound' },
+  throughput_ratio: { cmp: '≥', value: 0.8, unit: 'x', what: '5 MiB of output: streaming MB/s, runner / raw' },
+  bundle_bytes: { cmp: '≤', value: 200_000, unit: 'bytes', what: 'JavaScript loaded at activation' },
+  bundle_total_bytes: { cmp: '≤', value: 400_000, unit: 'bytes', what: 'all JavaScript the extension may load' },
+  activation_ms: { cmp: '≤', value: 30, unit: 'ms', what: 'require(dist/extension.js) + activate() with a fake vscode' },
+} as const satisfies Record<string, Target>;
+
+export type TargetKey = keyof typeof TARGETS;
+
+/** True when `figure` meets the target of `key` (false for NaN). */
+export function meets(key: TargetKey, figure: number): boolean {
+  const t: Target = TARGETS[key];
+  if (!Number.isFinite(figure)) return false;
+  return t.cmp === '≤' ? figure <= t.value : t.cmp === '<' ? figure < t.value : figure >= t.value;
+}
+
+/** "≤ 1.05x", "≤ 200,000 bytes", "< 0.5 s". */
+export function targetText(key: TargetKey): string {
+  const t: Target = TARGETS[key];
+  const v = t.unit === 'bytes' ? t.value.toLocaleString('en-US') : String(t.value);
+  return `${t.cmp} ${v}${t.unit === 'x' ? 'x' : ` ${t.unit}`}`;
+}
+
+/** PASS or MISS for `figure` against the target of `key`. */
+export function verdictFor(key: TargetKey, figure: number): 'PASS' | 'MISS' {
+  return meets(key, figure) ? 'PASS' : 'MISS';
+}
+
+/** The targets as printed lines (the same table {@link meets} uses). */
+export function targetLines(): string[] {
+  const keys = Object.keys(TARGETS) as TargetKey[];
+  const w = Math.max(...keys.map((k) => k.length));
+  return ['targets (issue 10):', ...keys.map((k) => `  ${k.padEnd(w)}  ${targetText(k).padEnd(18)} ${TARGETS[k].what}`)];
+}

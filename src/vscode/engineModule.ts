@@ -1,0 +1,12 @@
+/**
+ * The "engine" bundle (dist/engine.js): everything that talks to the container engine (the
+ * runner, the warm pool, the orphan sweep, the engine check) with execa and its dependencies.
+ * Activation does not load it: {@link ./lazy} requires it on first use (the first run, the first
+ * sweep 2 s after activation, the profile view's engine check, deactivate).
+ *
+ * Rule: this module is the ONLY way code in the activation bundle (src/extension.ts and what it
+ * imports) reaches engine code at run time; type imports from '../core' are free. esbuild.config.mjs
+ * fails the build when execa lands in dist/extension.js again.
+ */
+export { describeEngine, engineIdentity, knownEngineIdentity, reapOrphans, removeOwnContainers, runInSandbox, WarmPool } from '../core';
+export { checkEngine } from './engineStatus';

@@ -1,0 +1,40 @@
+/**
+ * Lazy loading of the extension's secondary bundles. VS Code loads extensions as CommonJS, and
+ * esbuild's code splitting needs ESM, so esbuild.config.mjs emits each secondary bundle as its own
+ * entry point beside dist/extension.js, and this module `require`s it on first use (synchronously:
+ * a run, a sweep or a check can start in the same tick). Each bundle carries its own copy of the
+ * small shared modules (profile schema, errors); values cross the seam as plain data, and errors
+ * are recognised by `isSandboxError`'s `Symbol.for` brand, never by `instanceof`.
+ *
+ * The `require` paths are literal and marked external in esbuild.config.mjs (`LAZY_BUNDLES`), and
+ * .vscodeignore ships every dist/*.js bundle, so a packaged extension finds them.
+ */
+import type * as EngineModule from './engineModule';
+
+/** Once-only loader: calls `load` on the first call and caches its value (or rethrows its error each time). */
+export function once<T>(load: () => T): () => T {
+  let value: { v: T } | undefined;
+  return () => (value ??= { v: load() }).v;
+}
+
+/**
+ * The engine bundle (dist/engine.js, built from src/vscode/engineModule.ts): runner, warm pool,
+ * orphan sweep and engine check.
+ * @throws Error (MODULE_NOT_FOUND) when dist/engine.js is missing, i.e. a broken install or build
+ */
+export const engine = once(() => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const m = require('./engine.js') as typeof EngineModule;
+  engineWasLoaded = true;
+  return m;
+});
+
+let engineWasLoaded = false;
+
+/**
+ * True once the engine bundle is loaded. Every container of this window is created through it,
+ * so before that there is nothing of this window to remove (deactivate need not load it).
+ */
+export function engineLoaded(): boolean {
+  return engineWasLoaded;
+}
