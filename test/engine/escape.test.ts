@@ -682,7 +682,9 @@ describe('escape attempts (engine)', function () {
     }
     // An engine that sees another process under this pid (another pid namespace) mounts nothing:
     // the pinned path leads through this process's anchor directory, which no other process has.
-    const pins = await resolveMounts('swap', shellProfile({ mounts: [{ source: dir, target: '/data' }] }));
+    // Pinned for the local engine (the mount probe of another engine may refuse this /tmp source);
+    // the forged path below is then tried on the engine under test.
+    const pins = await resolveMounts('swap', shellProfile({ mounts: [{ source: dir, target: '/data' }] }), [], { docker: { host: LOCAL_DOCKER_HOST } });
     const sleeper = execa('sleep', ['60'], { reject: false });
     try {
       const pinned = pins.mounts[0]!.pinned!;
