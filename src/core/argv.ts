@@ -3,6 +3,7 @@
  * floor (`../shared/design/isolation.md`) is emitted here and nowhere else; profiles only choose
  * values inside the floor.
  */
+import type { EngineKind } from './engineKind';
 import { SandboxError } from './errors';
 import { COLD_LAUNCHER, WARM_LAUNCHER } from './launcher';
 import { ENV_NAME, FILE_PLACEHOLDER, UNSAFE_CONTAINER_PATH_CHARS, type Profile } from './profile';
@@ -62,15 +63,73 @@ export interface ContainerSpec {
   readonly mounts: readonly ResolvedMount[];
   /** Owner labels (see `labels.ts`). */
   readonly labels: Readonly<Record<string, string>>;
+  /**
+   * Which engine CLI the argv is for (`engineKind.ts`, from the CLI's `--version`); default
+   * `docker`. `podman` adds the flags Podman needs to hold the same floor (see {@link podmanFlags}).
+   */
+  readonly engine?: EngineKind;
 }
 
 const MiB = 1024 * 1024;
 
-/** `--tmpfs` value; `uid`/`gid` make it writable for a non-root user. */
-function tmpfs(path: string, sizeMiB: number, opts: { exec: boolean; uid?: string; gid?: string }): string {
+/**
+ * `--tmpfs` value; `uid`/`gid` make it writable for a non-root user. Podman refuses the `uid=`
+ * and `gid=` mount options (`unknown mount option "uid=65534"`); its `U` option chowns the
+ * tmpfs to the container's `--user` instead (podman-run(1), `--tmpfs`), the same owner here.
+ */
+function tmpfs(path: string, sizeMiB: number, opts: { exec: boolean; uid?: string; gid?: string; engine?: EngineKind }): string {
   const parts = [path + ':rw', opts.exec ? 'exec' : 'noexec', 'nosuid', 'nodev', `size=${sizeMiB}m`];
-  if (opts.uid !== undefined) parts.push(`uid=${opts.uid}`, `gid=${opts.gid}`, 'mode=0700');
+  if (opts.uid !== undefined) {
+    if (opts.engine === 'podman') parts.push('U', 'mode=0700');
+    else parts.push(`uid=${opts.uid}`, `gid=${opts.gid}`, 'mode=0700');
+  }
   return parts.join(',');
+}
+
+/**
+ * RLIMIT_NPROC for Podman runs (`--ulimit nproc=N:N`). Podman otherwise asks the runtime to
+ * raise nproc above the hard limit it runs with (Podman 4.3 lowers its own to 32768, measured in
+ * `/proc/<podman pid>/limits`), which needs CAP_SYS_RESOURCE: without it every run fails with
+ * "error setting rlimit type 6: operation not permitted". 32768 is at that ceiling and far above
+ * any pids limit, so the pids cgroup (`--pids-limit`) stays the process limit, as on Docker
+ * (an nproc at `limits.pids` would refuse forks first and count every process of the run's uid on
+ * the host, including other runs').
+ */
+export const PODMAN_NPROC = 32768;
+
+/**
+ * The flags Podman needs on top of the docker-compatible argv to hold the same floor
+ * (podman-run(1), Podman 4.3; measured on Debian bookworm as root):
+ * - `--read-only-tmpfs=false`: with `--read-only` Podman otherwise mounts writable tmpfs on
+ *   /run, /tmp and /var/tmp (Docker mounts none);
+ * - `--http-proxy=false`: Podman otherwise copies the host's proxy variables in;
+ * - `--unsetenv TERM`, `--unsetenv container`: variables Podman adds that Docker does not
+ *   (HOSTNAME, PATH from the image and HOME remain, as on Docker);
+ * - `--ulimit nproc`: see {@link PODMAN_NPROC}.
+ */
+function podmanFlags(pids: number): string[] {
+  return [
+    '--read-only-tmpfs=false',
+    '--http-proxy=false',
+    '--unsetenv', 'TERM',
+    '--unsetenv', 'container',
+    '--ulimit', `nproc=${Math.max(PODMAN_NPROC, pids + 1)}:${Math.max(PODMAN_NPROC, pids + 1)}`,
+  ];
+}
+
+/**
+ * Podman 4.3 cannot pin a mount source: its `--mount type=volume` takes no `volume-driver` or
+ * `volume-opt` (`volume-nocopy: invalid mount option`), and a plain bind of the checked path
+ * could be swapped for another directory between the check and the mount. So a profile with
+ * mounts is refused there rather than run with a weaker mount.
+ */
+function refusePodmanMounts(spec: ContainerSpec): void {
+  if (spec.engine !== 'podman' || spec.mounts.length === 0) return;
+  throw new SandboxError(
+    'invalid-mount',
+    `This profile has mounts (${spec.mounts.map((m) => m.target).join(', ')}), and Podman cannot pin a mount's checked source directory the way Docker's local volume driver does, so nothing was run.`,
+    'Remove "mounts" from the profile to run it on Podman, or run it with Docker (sandboxRunner.dockerPath).',
+  );
 }
 
 function bindMount(source: string, target: string, readOnly: boolean): string {
@@ -174,12 +233,16 @@ export function programArgv(profile: Profile, inContainerFile: string): string[]
  * {@link DOCKER_CLIENT_PROXY_VARS} name the profile does not set); labels; and the launcher
  * (see launcher.ts).
  * @returns a new argv array; never contains a shell string.
+ * For `spec.engine` `podman`: the same flags plus {@link podmanFlags}, tmpfs ownership by `U`.
  * @throws SandboxError `invalid-profile` when a value would break out of the docker syntax it lands
- *   in (a profile validated by `ProfileSchema` never does: this is a second line of defence)
+ *   in (a profile validated by `ProfileSchema` never does: this is a second line of defence);
+ *   `invalid-mount` for a profile with mounts on Podman (see {@link refusePodmanMounts})
  */
 export function buildCreateArgv(spec: ContainerSpec): readonly string[] {
   assertSpec(spec);
+  refusePodmanMounts(spec);
   const p = spec.profile;
+  const engine = spec.engine ?? 'docker';
   const { limits } = p;
   const [uid, gid] = p.user.split(':') as [string, string];
   const memory = `${limits.memoryMiB}m`;
@@ -209,13 +272,14 @@ export function buildCreateArgv(spec: ContainerSpec): readonly string[] {
     '--ulimit', `fsize=${fileSizeBytes}:${fileSizeBytes}`,
     '--shm-size', `${limits.shmMiB}m`,
     '--read-only',
+    ...(engine === 'podman' ? podmanFlags(limits.pids) : []),
     '--tmpfs', tmpfs('/tmp', limits.tmpfsMiB, { exec: false }),
-    '--tmpfs', tmpfs(SANDBOX_HOME, limits.tmpfsMiB, { exec: false, uid, gid }),
+    '--tmpfs', tmpfs(SANDBOX_HOME, limits.tmpfsMiB, { exec: false, uid, gid, engine }),
   ];
-  if (!workdirMounted) argv.push('--tmpfs', tmpfs(p.workdir, limits.tmpfsMiB, { exec: true, uid, gid }));
+  if (!workdirMounted) argv.push('--tmpfs', tmpfs(p.workdir, limits.tmpfsMiB, { exec: true, uid, gid, engine }));
   const warm = spec.delivery === 'stdin';
   // Exec like the workdir: a snippet with a shebang may be the command itself (`["${file}"]`).
-  if (warm) argv.push('--interactive', '--tmpfs', tmpfs(SNIPPET_DIR, limits.tmpfsMiB, { exec: true, uid, gid }));
+  if (warm) argv.push('--interactive', '--tmpfs', tmpfs(SNIPPET_DIR, limits.tmpfsMiB, { exec: true, uid, gid, engine }));
   else argv.push('--mount', bindMount(spec.snippetHostDir, SNIPPET_DIR, true));
   for (const m of spec.mounts) {
     argv.push('--mount', m.pinned !== undefined ? pinnedMount(m.pinned, m.target, m.readOnly) : bindMount(m.source, m.target, m.readOnly));

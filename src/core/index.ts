@@ -4,6 +4,7 @@ export * from './create';
 export * from './defaults';
 export * from './docker';
 export * from './engineFlags';
+export * from './engineKind';
 export * from './errors';
 export * from './labels';
 export * from './launcher';

@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { execa } from 'execa';
 import { buildCreateArgv } from './argv';
 import { createContainer } from './create';
+import { engineKind } from './engineKind';
 import {
   dockerBinary, dockerMissing, inspectState, removeContainer, signalContainer, spawnErrno, spawnOptions, tail, type DockerOptions,
 } from './docker';
@@ -278,6 +279,7 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
         mounts: pins.mounts,
         labels: ownerLabels(runId, req.profileName),
         launcher: preamble !== undefined,
+        engine: await engineKind(opts),
       });
       req.onArgv?.(argv);
 
@@ -290,7 +292,7 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
 
       attachArgs = ['start', '--attach', name];
     }
-    const attach = execa(dockerBinary(opts), attachArgs, { ...spawnOptions(opts), stdin: warm ? 'pipe' : 'ignore', buffer: false });
+    const attach = execa(dockerBinary(opts), attachArgs, { ...spawnOptions(opts, attachArgs), stdin: warm ? 'pipe' : 'ignore', buffer: false });
     running = true;
     if (warm) {
       attach.stdin?.on('error', () => undefined); // EPIPE when the container was removed meanwhile

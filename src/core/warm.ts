@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { buildCreateArgv, SNIPPET_DIR, type ResolvedMount } from './argv';
 import { createContainer } from './create';
 import { docker, inspectState, removeContainer, type DockerOptions } from './docker';
+import { engineKind } from './engineKind';
 import { isSandboxError } from './errors';
 import { LABELS, ownerLabels } from './labels';
 import { resolveMounts } from './mounts';
@@ -198,6 +199,8 @@ export class WarmPool {
       mounts,
       labels: { ...ownerLabels(runId, profileName), [WARM_LABEL]: '1' },
       delivery: 'stdin',
+      // A CLI that cannot even say its version fails the create below with its own error.
+      engine: await engineKind(opts).catch(() => 'docker' as const),
     });
     let created = false;
     const fail = async (why: string) => {
