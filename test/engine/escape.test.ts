@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { mountTestHooks, resolveMounts, resolveProfiles, runInSandbox, WarmPool, type Profile } from '../../src/core';
-import { bridgeGateway, chunkText, hostProcesses, IMAGES, productContainers, pythonProfile, requireEngine, requireSomeRan, run, shellProfile, TEST_PATH } from './helpers';
+import { bridgeGateway, chunkText, engineCli, hostProcesses, IMAGES, productContainers, pythonProfile, requireEngine, requireSomeRan, run, shellProfile, TEST_PATH } from './helpers';
 
 const CLI = resolve(__dirname, '../../../dist/cli.js');
 /** A variant of the python test image with a setuid-root copy of python (built here, never pulled). */
@@ -40,7 +40,7 @@ const marker = () => `${31_000_000 + Math.floor(Math.random() * 8_000_000)}`;
 
 /** Runs a throw-away control container outside the product (no product label), returning its output. */
 async function control(args: string[]): Promise<string> {
-  const r = await execa('docker', ['run', '--rm', '--pull', 'never', '--log-driver', 'none', ...args], { reject: false, timeout: 30_000 });
+  const r = await engineCli(['run', '--rm', '--pull', 'never', '--log-driver', 'none', ...args], { reject: false, timeout: 30_000 });
   return `${String(r.stdout)}\n${String(r.stderr)}`;
 }
 
@@ -64,9 +64,9 @@ describe('escape attempts (engine)', function () {
     await new Promise<void>((ok) => listener.listen(0, '0.0.0.0', ok));
     port = (listener.address() as { port: number }).port;
     dir = await mkdtemp(join(tmpdir(), 'sr-escape-'));
-    if ((await execa('docker', ['image', 'inspect', SUID_IMAGE], { reject: false })).exitCode !== 0) {
+    if ((await engineCli(['image', 'inspect', SUID_IMAGE], { reject: false })).exitCode !== 0) {
       const dockerfile = `FROM ${IMAGES.python}\nRUN cp /usr/bin/python3.11 /usr/local/bin/suidpython && chmod 4755 /usr/local/bin/suidpython\n`;
-      await execa('docker', ['build', '-q', '-t', SUID_IMAGE, '-'], { input: dockerfile, env: { DOCKER_BUILDKIT: '0' } });
+      await engineCli(['build', '-q', '-t', SUID_IMAGE, '-'], { input: dockerfile, env: { DOCKER_BUILDKIT: '0' } });
     }
   });
 

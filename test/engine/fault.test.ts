@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { runInSandbox, type RunRequest, type RunResult } from '../../src/core';
-import { chunkText, containerExists, IMAGES, productContainers, requireEngine, requireSomeRan, shellProfile, waitFor } from './helpers';
+import { chunkText, containerExists, dockerBin, engineCli, IMAGES, productContainers, requireEngine, requireSomeRan, shellProfile, waitFor } from './helpers';
 
 const CLI = resolve(__dirname, '../../../dist/cli.js');
 
@@ -36,7 +36,7 @@ function fault(title: string, timeoutMs: number, fn: () => Promise<void>): void 
     const containers = await productContainers();
     const dirs = await readdir(snippets);
     leaked += containers.length + dirs.length;
-    await Promise.all(containers.map((c) => execa('docker', ['rm', '-f', '-v', c], { reject: false })));
+    await Promise.all(containers.map((c) => engineCli(['rm', '-f', '-v', c], { reject: false })));
     await Promise.all(dirs.map((d) => rm(join(snippets, d), { recursive: true, force: true })));
     if (failure) throw failure;
     assert.deepEqual(containers, [], 'leaked containers');
@@ -74,6 +74,9 @@ function start(code: string, extra: Partial<RunRequest> & { profile?: RunRequest
 }
 
 const runCold = (code: string, extra: Partial<RunRequest> = {}) => start(code, extra).done;
+
+/** The engine CLI under test (see helpers' ENGINE), single-quoted for the fake docker scripts below. */
+const DOCKER = `'${dockerBin().replace(/'/g, `'\\''`)}'`;
 
 /** A shell script used as `dockerPath`: a docker CLI with one behaviour changed. */
 async function fakeDocker(fileName: string, body: string): Promise<string> {
@@ -162,7 +165,7 @@ describe('fault injection (engine)', function () {
   fault('container removed by someone else mid-run', 30_000, async () => {
     const run = start('echo started; sleep 30\n');
     await waitFor(() => run.output().includes('started'), 20_000, 'the program to start');
-    await execa('docker', ['rm', '-f', run.name()!]);
+    await engineCli(['rm', '-f', run.name()!]);
     const r = await run.done;
     assert.equal(r.result.outcome, 'engine-error');
     assert.match(r.result.message, /status could not be read|connection to the program was lost/);
@@ -190,7 +193,7 @@ describe('fault injection (engine)', function () {
 
   fault('the engine discards a limit (real engine warning: Block I/O weight)', 20_000, async () => {
     // The kernel here has no blkio weight; the engine creates the container anyway and warns.
-    const dockerPath = await fakeDocker('docker-blkio', 'if [ "$1" = create ]; then shift; exec docker create --blkio-weight 100 "$@"; fi\nexec docker "$@"');
+    const dockerPath = await fakeDocker('docker-blkio', `if [ "$1" = create ]; then shift; exec ${DOCKER} create --blkio-weight 100 "$@"; fi\nexec ${DOCKER} "$@"`);
     const r = await runCold('echo ran\n', { docker: { dockerPath } });
     assert.equal(r.stdout, '');
     assert.equal(r.result.outcome, 'failed-to-start');
@@ -201,7 +204,7 @@ describe('fault injection (engine)', function () {
 
   fault('the engine discards a limit (swap accounting off: memory limited without swap)', 20_000, async () => {
     const warning = 'WARNING: Your kernel does not support swap limit capabilities or the cgroup is not mounted. Memory limited without swap.';
-    const dockerPath = await fakeDocker('docker-noswap', `if [ "$1" = create ]; then docker "$@" || exit $?; echo '${warning}' >&2; exit 0; fi\nexec docker "$@"`);
+    const dockerPath = await fakeDocker('docker-noswap', `if [ "$1" = create ]; then ${DOCKER} "$@" || exit $?; echo '${warning}' >&2; exit 0; fi\nexec ${DOCKER} "$@"`);
     const r = await runCold('echo ran\n', { docker: { dockerPath } });
     assert.equal(r.stdout, '');
     assert.equal(r.result.outcome, 'failed-to-start');
@@ -224,7 +227,7 @@ describe('fault injection (engine)', function () {
     const orphans = await productContainers(cli.pid!);
     assert.equal(orphans.length, 1, 'SIGKILL leaves the container (nothing can clean up in the killed process)');
     const name = orphans[0]!;
-    const snippetDir = String((await execa('docker', ['inspect', '--format', '{{range .Mounts}}{{if eq .Destination "/sandbox"}}{{.Source}}{{end}}{{end}}', name])).stdout).trim();
+    const snippetDir = String((await engineCli(['inspect', '--format', '{{range .Mounts}}{{if eq .Destination "/sandbox"}}{{.Source}}{{end}}{{end}}', name])).stdout).trim();
     assert.ok(existsSync(snippetDir), snippetDir);
     const reap = await execa('node', [CLI, '--reap'], { reject: false });
     assert.equal(reap.exitCode, 0, String(reap.stderr));

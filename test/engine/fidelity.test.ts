@@ -10,9 +10,8 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { WarmPool } from '../../src/core';
-import { chunkText, IMAGES, productContainers, pythonProfile, requireEngine, run, shellProfile, TEST_PATH, waitFor } from './helpers';
+import { chunkText, engineCli, IMAGES, productContainers, pythonProfile, requireEngine, run, shellProfile, TEST_PATH, waitFor } from './helpers';
 
 /** A copy of the busybox test image without `/bin/sh` (built here, never pulled). */
 const NO_SHELL_IMAGE = 'sandbox-runner-test/no-shell:1';
@@ -31,15 +30,15 @@ describe(`run fidelity on the ${TEST_PATH} path (engine)`, function () {
     await requireEngine();
     // RUN in exec form needs no shell; the applets stay, only the shell goes.
     const dockerfile = `FROM ${IMAGES.busybox}\nRUN ["/bin/busybox", "rm", "-f", "/bin/sh"]\n`;
-    await execa('docker', ['build', '-q', '-t', NO_SHELL_IMAGE, '-'], { input: dockerfile, env: { DOCKER_BUILDKIT: '0' } });
+    await engineCli(['build', '-q', '-t', NO_SHELL_IMAGE, '-'], { input: dockerfile, env: { DOCKER_BUILDKIT: '0' } });
     const entrypoint = `FROM ${IMAGES.busybox}\nENTRYPOINT ["/bin/sh", "-c", "echo 'entrypoint: setting up' >&2; exec \\"$@\\"", "entrypoint"]\n`;
-    await execa('docker', ['build', '-q', '-t', ENTRYPOINT_IMAGE, '-'], { input: entrypoint, env: { DOCKER_BUILDKIT: '0' } });
+    await engineCli(['build', '-q', '-t', ENTRYPOINT_IMAGE, '-'], { input: entrypoint, env: { DOCKER_BUILDKIT: '0' } });
   });
   afterEach(async () => {
     assert.deepEqual(await productContainers(), [], 'a test left a product container behind');
   });
   after(async () => {
-    await execa('docker', ['image', 'rm', '-f', NO_SHELL_IMAGE, ENTRYPOINT_IMAGE], { reject: false });
+    await engineCli(['image', 'rm', '-f', NO_SHELL_IMAGE, ENTRYPOINT_IMAGE], { reject: false });
   });
 
   describe('outcomes come from the launcher and the engine, never from program text', () => {

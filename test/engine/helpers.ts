@@ -1,5 +1,5 @@
 /** Shared helpers for the engine suites: real Docker engine, locally built test images. */
-import { execa } from 'execa';
+import { execa, type Options } from 'execa';
 import { LABELS, PRODUCT_FILTER, ProfileSchema, runInSandbox, WarmPool, type Profile, type RunRequest, type RunResult } from '../../src/core';
 
 /** Images built by scripts/build-test-images.sh (never pulled). */
@@ -9,15 +9,72 @@ export const IMAGES = {
   volume: 'sandbox-runner-test/volume:1',
 } as const;
 
+/**
+ * Which engine the suites run against, chosen through the environment only (never a flag):
+ * - `DOCKER_HOST` (read by the docker CLI itself, and by the product, whose docker calls inherit
+ *   this process's environment): e.g. `unix:///run/sandbox-runner-engine2/docker.sock`, the second
+ *   engine of scripts/engine2-up.sh (`npm run test:engine:remote`);
+ * - `SANDBOX_RUNNER_TEST_DOCKER_PATH`: the engine CLI executable (default `docker`), e.g. `podman`.
+ */
+export const ENGINE = {
+  /** The engine CLI executable: `SANDBOX_RUNNER_TEST_DOCKER_PATH` or `docker`. */
+  dockerPath: process.env.SANDBOX_RUNNER_TEST_DOCKER_PATH || 'docker',
+  /** `DOCKER_HOST` as given, or undefined for the CLI's default (the local engine's socket). */
+  host: process.env.DOCKER_HOST || undefined,
+  /** How setup hints and failure messages name the engine. */
+  describe(): string {
+    return `${this.dockerPath}${this.host ? ` at DOCKER_HOST=${this.host}` : ''}`;
+  },
+} as const;
+
+/** The engine CLI executable every direct engine call of the suites must use (see {@link ENGINE}). */
+export function dockerBin(): string {
+  return ENGINE.dockerPath;
+}
+
+/**
+ * Runs the engine CLI (`dockerBin()` with `args`, argv only) against the engine under test.
+ * Every direct engine call of the suites goes through here (or {@link dockerBin} for scripts), so
+ * `DOCKER_HOST` and `SANDBOX_RUNNER_TEST_DOCKER_PATH` apply to all of them.
+ * Same options and result as execa; rejects on a non-zero exit unless `reject: false`.
+ */
+export function engineCli<O extends Options = Options>(args: readonly string[], options?: O) {
+  return execa(dockerBin(), args, options);
+}
+
+/** The local engine's socket (dockerd's default), for controls that must run on the local engine. */
+export const LOCAL_DOCKER_HOST = 'unix:///var/run/docker.sock';
+
+/** True when the suites run against the engine on this machine's default socket (not engine 2). */
+export function engineIsLocal(): boolean {
+  return !ENGINE.host || ENGINE.host === LOCAL_DOCKER_HOST || ENGINE.host === 'unix:///run/docker.sock';
+}
+
+let hasBridgeOnce: Promise<boolean> | undefined;
+
+/**
+ * True when the engine under test has docker's default `bridge` network. The second engine
+ * (scripts/engine2-up.sh) runs with `--bridge none` in a network namespace of its own: it has
+ * none, so nothing a container there does can reach a host address.
+ */
+export function engineHasBridge(): Promise<boolean> {
+  hasBridgeOnce ??= engineCli(['network', 'inspect', 'bridge'], { reject: false, stdin: 'ignore' }).then((r) => r.exitCode === 0);
+  return hasBridgeOnce;
+}
+
 /** Fails the suite loudly when the engine or an image is missing; never skips. */
 export async function requireEngine(): Promise<void> {
-  const info = await execa('docker', ['info', '--format', '{{.ServerVersion}}'], { reject: false });
+  const info = await engineCli(['info', '--format', '{{.ServerVersion}}'], { reject: false });
   if (info.exitCode !== 0) {
-    throw new Error(`The Docker engine is not reachable (${String(info.stderr).trim()}); run "bash scripts/engine-up.sh" first.`);
+    const setup = engineIsLocal() ? 'bash scripts/engine-up.sh' : 'bash scripts/engine2-up.sh';
+    throw new Error(`The engine (${ENGINE.describe()}) is not reachable (${String(info.stderr).trim()}); run "${setup}" first.`);
   }
   for (const image of Object.values(IMAGES)) {
-    const r = await execa('docker', ['image', 'inspect', image], { reject: false });
-    if (r.exitCode !== 0) throw new Error(`Test image ${image} is missing; run "bash scripts/build-test-images.sh" first.`);
+    const r = await engineCli(['image', 'inspect', image], { reject: false });
+    if (r.exitCode !== 0) {
+      const setup = engineIsLocal() ? 'bash scripts/build-test-images.sh' : 'bash scripts/build-test-images.sh && bash scripts/engine2-up.sh';
+      throw new Error(`Test image ${image} is missing on the engine (${ENGINE.describe()}); run "${setup}" first.`);
+    }
   }
 }
 
@@ -97,7 +154,7 @@ export async function run(profile: Profile, code: string, extra: Partial<RunRequ
 
 /** Names of containers (any state) matching a docker ps filter. */
 export async function containers(filter: string): Promise<string[]> {
-  const r = await execa('docker', ['ps', '-a', '--filter', filter, '--format', '{{.Names}}']);
+  const r = await engineCli(['ps', '-a', '--filter', filter, '--format', '{{.Names}}']);
   return String(r.stdout).split('\n').filter(Boolean);
 }
 
@@ -155,20 +212,34 @@ export function defaultGateway(procNetRoute: string): string | undefined {
 let bridgeGatewayOnce: Promise<string> | undefined;
 
 /**
+ * Docker options (for `RunRequest.docker`) of the engine that controls needing a route to the host
+ * run on: undefined (the engine under test) when it has the default `bridge` network, else the
+ * local engine ({@link LOCAL_DOCKER_HOST}). The second engine has no route to any host address, so a
+ * control there would fail whatever the probe does; on the local engine it shows the probe itself
+ * works (connects, sends) when a route exists.
+ */
+export async function routedEngine(): Promise<{ env: Record<string, string> } | undefined> {
+  return (await engineHasBridge()) ? undefined : { env: { DOCKER_HOST: LOCAL_DOCKER_HOST } };
+}
+
+/**
  * The IPv4 address containers on docker's default `bridge` network route through (the host's
  * side of the bridge, docker0), read from the running system: the default route in
  * `/proc/net/route` of a throw-away control container (busybox test image, `--network bridge`,
  * `--rm`, no product label). Not `docker network inspect bridge`: a freshly started dockerd may
  * report the bridge's IPAM config with a subnet and no gateway. Computed once per process.
+ * On an engine without a bridge (engine 2), the control container runs on the local engine
+ * ({@link routedEngine}): the address is then a host address the escape probes aim at, which only
+ * the local engine's bridged containers can reach.
  * Throws (with the container's output) when the control container cannot run or has no default
  * route, so no probe ever gets an empty address.
  */
 export function bridgeGateway(): Promise<string> {
   bridgeGatewayOnce ??= (async () => {
-    const r = await execa(
-      'docker',
+    const routed = await routedEngine();
+    const r = await engineCli(
       ['run', '--rm', '--pull', 'never', '--log-driver', 'none', '--network', 'bridge', '--user', '65534:65534', IMAGES.busybox, 'cat', '/proc/net/route'],
-      { reject: false, timeout: 30_000, stdin: 'ignore' },
+      { reject: false, timeout: 30_000, stdin: 'ignore', ...(routed ? { env: routed.env } : {}) },
     );
     const gateway = r.exitCode === 0 ? defaultGateway(String(r.stdout)) : undefined;
     if (!gateway) {

@@ -14,7 +14,7 @@ import {
   anchorRoots, currentBootId, currentPidNamespace, currentStartTime, isSandboxError, LABELS, PRODUCT_LABEL, reapOrphans,
   removeOwnContainers, runInSandbox, statStartTime,
 } from '../../src/core';
-import { chunkText, containerExists, IMAGES, requireEngine, shellProfile, waitFor } from './helpers';
+import { chunkText, containerExists, engineCli, IMAGES, requireEngine, shellProfile, waitFor } from './helpers';
 
 const CLI = resolve(__dirname, '../../../dist/cli.js');
 /** The profile label of this suite's containers (they are named as the product names them). */
@@ -47,8 +47,8 @@ async function make(suffix: string, labels: Record<string, string>, started = fa
   const name = `sandbox-runner-${labels[LABELS.runId]}`;
   const args = ['create', '--name', name, '--network', 'none', '--user', '65534:65534', '--cap-drop', 'ALL', '--log-driver', 'none'];
   for (const [k, v] of Object.entries(labels)) args.push('--label', `${k}=${v}`);
-  await execa('docker', [...args, IMAGES.busybox, 'sleep', '60']);
-  if (started) await execa('docker', ['start', name]);
+  await engineCli([...args, IMAGES.busybox, 'sleep', '60']);
+  if (started) await engineCli(['start', name]);
   return name;
 }
 
@@ -77,9 +77,9 @@ describe('orphan sweep (engine)', function () {
   after(async () => {
     sleeper.kill('SIGKILL');
     await sleeper;
-    const left = String((await execa('docker', ['ps', '-aq', '--filter', `label=${LABELS.profile}=${SUITE}`])).stdout).split('\n').filter(Boolean);
-    if (left.length) await execa('docker', ['rm', '-f', ...left], { reject: false });
-    await execa('docker', ['image', 'rm', '-f', LABELLED_IMAGE], { reject: false });
+    const left = String((await engineCli(['ps', '-aq', '--filter', `label=${LABELS.profile}=${SUITE}`])).stdout).split('\n').filter(Boolean);
+    if (left.length) await engineCli(['rm', '-f', ...left], { reject: false });
+    await engineCli(['image', 'rm', '-f', LABELLED_IMAGE], { reject: false });
   });
 
   it('removes only the containers whose owner is provably gone, and says why it keeps the others', async () => {
@@ -189,15 +189,15 @@ describe('orphan sweep (engine)', function () {
     // The image's LABEL lines: a dead owner pid and this host's ids, as a real orphan would have.
     const labels = labelsFor(dead, '12345');
     const dockerfile = [`FROM ${IMAGES.busybox}`, ...Object.entries(labels).map(([k, v]) => `LABEL ${JSON.stringify(k)}=${JSON.stringify(v)}`)].join('\n');
-    await execa('docker', ['build', '-q', '-t', LABELLED_IMAGE, '-'], { input: dockerfile + '\n', env: { DOCKER_BUILDKIT: '0' } });
+    await engineCli(['build', '-q', '-t', LABELLED_IMAGE, '-'], { input: dockerfile + '\n', env: { DOCKER_BUILDKIT: '0' } });
     // Another tool's containers from that image: one with its own name, one even named like ours
     // (for the image's run id), both stopped, as orphans are.
     const other = `othertool-${SUITE}`;
     const lookalike = `sandbox-runner-${labels[LABELS.runId]}`;
     for (const name of [other, lookalike]) {
-      await execa('docker', ['create', '--name', name, '--network', 'none', '--log-driver', 'none', '--label', `${LABELS.profile}=${SUITE}`, LABELLED_IMAGE, 'true']);
+      await engineCli(['create', '--name', name, '--network', 'none', '--log-driver', 'none', '--label', `${LABELS.profile}=${SUITE}`, LABELLED_IMAGE, 'true']);
     }
-    const seen = String((await execa('docker', ['inspect', '--format', `{{index .Config.Labels "${LABELS.ownerPid}"}}`, other])).stdout).trim();
+    const seen = String((await engineCli(['inspect', '--format', `{{index .Config.Labels "${LABELS.ownerPid}"}}`, other])).stdout).trim();
     assert.equal(seen, String(dead), 'the container carries the image\'s owner labels');
     const report = await reapOrphans();
     assert.equal(report.removed.includes(other), false);
@@ -206,6 +206,6 @@ describe('orphan sweep (engine)', function () {
     assert.match(report.kept.find((k) => k.name === lookalike)?.reason ?? '', /its image carries the product's labels/);
     assert.equal(await containerExists(other), true);
     assert.equal(await containerExists(lookalike), true);
-    await execa('docker', ['rm', '-f', other, lookalike]);
+    await engineCli(['rm', '-f', other, lookalike]);
   });
 });

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { WarmPool } from '../../src/core';
-import { execa } from 'execa';
-import { bridgeGateway, chunkText, containerExists, hostProcesses, IMAGES, productContainers, pythonProfile, requireEngine, run, shellProfile, TEST_PATH, waitFor } from './helpers';
+import { bridgeGateway, chunkText, containerExists, engineCli, hostProcesses, IMAGES, productContainers, pythonProfile, requireEngine, run, shellProfile, TEST_PATH, waitFor } from './helpers';
 
 describe('runner on a real engine (engine)', function () {
   this.timeout(60_000);
@@ -136,7 +135,7 @@ describe('runner on a real engine (engine)', function () {
       pool.prepare('stale', profile);
       assert.equal(await pool.ready('stale', profile), true);
       const [stale] = pool.idleNames();
-      await execa('docker', ['rm', '-f', stale!]);
+      await engineCli(['rm', '-f', stale!]);
       const r = await run(profile, 'echo fresh; echo err >&2\n', { warm: pool, profileName: 'stale' });
       assert.equal(r.result.outcome, 'exited', r.result.message);
       assert.equal(r.stdout, 'fresh\n');
