@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { mountTestHooks, resolveMounts, resolveProfiles, runInSandbox, WarmPool, type Profile } from '../../src/core';
-import { bridgeGateway, chunkText, engineCli, hostProcesses, IMAGES, productContainers, pythonProfile, requireEngine, requireSomeRan, run, shellProfile, TEST_PATH } from './helpers';
+import { bridgeGateway, chunkText, engineCli, engineDocker, hostProcesses, IMAGES, productContainers, pythonProfile, requireEngine, requireSomeRan, run, shellProfile, TEST_PATH } from './helpers';
 
 const CLI = resolve(__dirname, '../../../dist/cli.js');
 /** A variant of the python test image with a setuid-root copy of python (built here, never pulled). */
@@ -487,7 +487,7 @@ describe('escape attempts (engine)', function () {
     assert.match(set.issues.find((i) => i.key === 'sandboxRunner.profiles.evil.network')?.message ?? '', /host and container networks are refused/);
     let created = false;
     const forged = { ...shellProfile(), network: 'host' } as unknown as Profile;
-    const r = await runInSandbox({ profileName: 'evil', profile: forged, code: `nc -w 1 127.0.0.1 ${port}\n`, onArgv: () => (created = true) });
+    const r = await runInSandbox({ profileName: 'evil', profile: forged, code: `nc -w 1 127.0.0.1 ${port}\n`, onArgv: () => (created = true), docker: engineDocker() });
     assert.equal(r.outcome, 'failed-to-start');
     assert.equal(r.error?.code, 'invalid-profile');
     assert.match(r.message, /sandboxRunner\.profiles\.evil\.network/);
@@ -503,7 +503,7 @@ describe('escape attempts (engine)', function () {
       ['limits', { image: IMAGES.busybox, command: ['sh', '${file}'], limits: 'none' }],
     ] as const) {
       let created = false;
-      const r = await runInSandbox({ profileName: 'forged', profile: forged as unknown as Profile, code: 'id\n', onArgv: () => (created = true) });
+      const r = await runInSandbox({ profileName: 'forged', profile: forged as unknown as Profile, code: 'id\n', onArgv: () => (created = true), docker: engineDocker() });
       assert.equal(r.outcome, 'failed-to-start', key);
       assert.equal(r.error?.code, 'invalid-profile', key);
       assert.match(r.message, new RegExp(`sandboxRunner\\.profiles\\.forged\\.${key.replace('.', '\\.')}`));
@@ -557,7 +557,7 @@ describe('escape attempts (engine)', function () {
       // Passed to the core unvalidated: refused before docker create.
       let created = false;
       const forged = { ...shellProfile(), workdir } as Profile;
-      const r = await runInSandbox({ profileName: 'evil', profile: forged, code: 'mount | grep tmpfs\n', onArgv: () => (created = true) });
+      const r = await runInSandbox({ profileName: 'evil', profile: forged, code: 'mount | grep tmpfs\n', onArgv: () => (created = true), docker: engineDocker() });
       assert.equal(r.error?.code, 'invalid-profile', workdir);
       assert.equal(created, false, workdir);
     }
@@ -597,7 +597,7 @@ describe('escape attempts (engine)', function () {
       };
       // The shared test pool comes from the first suite file's bundle, whose copy of mounts.ts has
       // its own hook object: on the warm path this attempt prepares its container in a pool of its own.
-      const pool = TEST_PATH === 'warm' ? new WarmPool() : undefined;
+      const pool = TEST_PATH === 'warm' ? new WarmPool({ docker: engineDocker() }) : undefined;
       try {
         const code = 'cat /data/marker.txt; test -e /data/passwd && echo HOST-ETC; echo w > /data/written 2>/dev/null && echo WROTE; echo end\n';
         const profile = shellProfile({ mounts: [{ source: data, target: '/data', mode }] });
