@@ -267,7 +267,8 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
       // Warm path: the container is running, blocked in the launcher until its stdin closes.
       name = warm.name;
       settleCreated(true);
-      attachArgs = ['attach', '--sig-proxy=false', name];
+      // Podman's warm containers wait unstarted (see WarmContainer.started).
+      attachArgs = warm.started === false ? ['start', '--attach', '--interactive', name] : ['attach', '--sig-proxy=false', name];
     } else {
       pins = await resolveMounts(req.profileName, profile, req.protectedPaths);
       snippet = await writeSnippet(code, snippetFileName(profile, req.sourceFileName), req.tempRoot);

@@ -26,6 +26,13 @@ export interface WarmContainer {
   readonly fileName: string;
   /** The host pid of its init process when it was prepared (0 when unknown), for the pids evidence. */
   readonly pid: number;
+  /**
+   * False on Podman: the container is created but not started, and the run starts it attached
+   * (`start --attach --interactive`). Podman 4.3's `attach` to a running container appends a
+   * newline of its own to stdout and exits 0 whatever the program's status (measured), so the
+   * code cannot go over an `attach` there.
+   */
+  readonly started?: boolean;
 }
 
 /** Options of a {@link WarmPool}. */
@@ -191,6 +198,8 @@ export class WarmPool {
     profile: Profile, name: string, fileName: string, profileName: string, runId: string, mounts: readonly ResolvedMount[],
   ): Promise<WarmContainer | undefined> {
     const opts = this.options.docker ?? {};
+    // A CLI that cannot even say its version fails the create below with its own error.
+    const engine = await engineKind(opts).catch(() => 'docker' as const);
     const argv = buildCreateArgv({
       name,
       profile,
@@ -199,8 +208,7 @@ export class WarmPool {
       mounts,
       labels: { ...ownerLabels(runId, profileName), [WARM_LABEL]: '1' },
       delivery: 'stdin',
-      // A CLI that cannot even say its version fails the create below with its own error.
-      engine: await engineKind(opts).catch(() => 'docker' as const),
+      engine,
     });
     let created = false;
     const fail = async (why: string) => {
@@ -213,6 +221,7 @@ export class WarmPool {
     } catch (e) {
       return fail(isSandboxError(e) ? e.message : String(e));
     }
+    if (engine === 'podman') return { name, fileName, pid: 0, started: false };
     const start = await docker(opts, ['start', name]);
     if (start.exitCode !== 0) return fail(start.stderr.trim());
     // The launcher blocks on stdin; a container that already stopped could not run it (no sh/cat).
