@@ -68,6 +68,11 @@ export interface ContainerSpec {
    * `docker`. `podman` adds the flags Podman needs to hold the same floor (see {@link podmanFlags}).
    */
   readonly engine?: EngineKind;
+  /**
+   * Podman only, required there: the seccomp profile file (`--security-opt seccomp=`) that denies
+   * namespace creation as Docker's default profile does (podmanSeccomp.ts).
+   */
+  readonly seccompProfile?: string;
 }
 
 const MiB = 1024 * 1024;
@@ -105,10 +110,20 @@ export const PODMAN_NPROC = 32768;
  * - `--http-proxy=false`: Podman otherwise copies the host's proxy variables in;
  * - `--unsetenv TERM`, `--unsetenv container`: variables Podman adds that Docker does not
  *   (HOSTNAME, PATH from the image and HOME remain, as on Docker);
- * - `--ulimit nproc`: see {@link PODMAN_NPROC}.
+ * - `--ulimit nproc`: see {@link PODMAN_NPROC};
+ * - `--security-opt seccomp=FILE`: Podman's default profile lets anyone create namespaces
+ *   (podmanSeccomp.ts); FILE gates them as Docker's default does.
  */
-function podmanFlags(pids: number): string[] {
+function podmanFlags(pids: number, seccompProfile: string | undefined): string[] {
+  if (seccompProfile === undefined) {
+    throw new SandboxError(
+      'limits-unsupported',
+      'The Podman argv was built without its seccomp profile, so a run could create user namespaces; nothing was run.',
+      'Report this: the runner must pass the profile from podmanSeccomp.ts.',
+    );
+  }
   return [
+    '--security-opt', `seccomp=${seccompProfile}`,
     '--read-only-tmpfs=false',
     '--http-proxy=false',
     '--unsetenv', 'TERM',
@@ -193,6 +208,7 @@ function assertSpec(spec: ContainerSpec): void {
   assertValue(CONTAINER_PATH_OK(p.workdir), `the workdir ${JSON.stringify(p.workdir)}`);
   assertValue(/^[A-Za-z0-9._+-]+$/.test(spec.snippetFileName), 'the snippet file name');
   if (spec.delivery !== 'stdin') assertValue(HOST_PATH_OK(spec.snippetHostDir), 'the snippet directory');
+  if (spec.seccompProfile !== undefined) assertValue(HOST_PATH_OK(spec.seccompProfile), 'the seccomp profile path');
   for (const m of spec.mounts) {
     assertValue(CONTAINER_PATH_OK(m.target), `the mount target ${JSON.stringify(m.target)}`);
     assertValue(HOST_PATH_OK(m.source), `the mount source ${JSON.stringify(m.source)}`);
@@ -272,7 +288,7 @@ export function buildCreateArgv(spec: ContainerSpec): readonly string[] {
     '--ulimit', `fsize=${fileSizeBytes}:${fileSizeBytes}`,
     '--shm-size', `${limits.shmMiB}m`,
     '--read-only',
-    ...(engine === 'podman' ? podmanFlags(limits.pids) : []),
+    ...(engine === 'podman' ? podmanFlags(limits.pids, spec.seccompProfile) : []),
     '--tmpfs', tmpfs('/tmp', limits.tmpfsMiB, { exec: false }),
     '--tmpfs', tmpfs(SANDBOX_HOME, limits.tmpfsMiB, { exec: false, uid, gid, engine }),
   ];

@@ -6,6 +6,7 @@
  * no engine round trip, so a stopped or hung engine still gets its own error from the run.
  */
 import { docker, type DockerOptions } from './docker';
+import { podmanSeccompProfile } from './podmanSeccomp';
 
 /** The CLI flavour whose flags `buildCreateArgv` emits. */
 export type EngineKind = 'docker' | 'podman';
@@ -36,4 +37,21 @@ export function engineKind(opts: DockerOptions): Promise<EngineKind> {
     kind.catch(() => cache.delete(key));
   }
   return kind;
+}
+
+/** The engine fields of a `ContainerSpec` (argv.ts) for `opts`. */
+export interface EngineSpec {
+  readonly engine: EngineKind;
+  /** Podman only: the narrowed seccomp profile's path (podmanSeccomp.ts). */
+  readonly seccompProfile?: string;
+}
+
+/**
+ * The engine fields of a `ContainerSpec` for the CLI `opts` names: its kind and, on Podman, the
+ * seccomp profile that closes namespace creation as Docker's default does.
+ * @throws SandboxError as {@link engineKind}; `limits-unsupported` from `podmanSeccompProfile`
+ */
+export async function engineSpec(opts: DockerOptions): Promise<EngineSpec> {
+  const engine = await engineKind(opts);
+  return engine === 'podman' ? { engine, seccompProfile: await podmanSeccompProfile(opts) } : { engine };
 }

@@ -13,6 +13,7 @@ export * from './loosening';
 export * from './mounts';
 export * from './output';
 export * from './pidsEvidence';
+export * from './podmanSeccomp';
 export * from './profile';
 export * from './profiles';
 export * from './reaper';

@@ -13,7 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { execa } from 'execa';
 import { buildCreateArgv } from './argv';
 import { createContainer } from './create';
-import { engineKind } from './engineKind';
+import { engineSpec } from './engineKind';
 import {
   dockerBinary, dockerMissing, inspectState, removeContainer, signalContainer, spawnErrno, spawnOptions, tail, type DockerOptions,
 } from './docker';
@@ -280,7 +280,7 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
         mounts: pins.mounts,
         labels: ownerLabels(runId, req.profileName),
         launcher: preamble !== undefined,
-        engine: await engineKind(opts),
+        ...(await engineSpec(opts)),
       });
       req.onArgv?.(argv);
 

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { buildCreateArgv, SNIPPET_DIR, type ResolvedMount } from './argv';
 import { createContainer } from './create';
 import { docker, inspectState, removeContainer, type DockerOptions } from './docker';
-import { engineKind } from './engineKind';
+import { engineSpec, type EngineSpec } from './engineKind';
 import { isSandboxError } from './errors';
 import { LABELS, ownerLabels } from './labels';
 import { resolveMounts } from './mounts';
@@ -199,7 +199,13 @@ export class WarmPool {
   ): Promise<WarmContainer | undefined> {
     const opts = this.options.docker ?? {};
     // A CLI that cannot even say its version fails the create below with its own error.
-    const engine = await engineKind(opts).catch(() => 'docker' as const);
+    let engine: EngineSpec;
+    try {
+      engine = await engineSpec(opts);
+    } catch (e) {
+      if (!isSandboxError(e) || e.code !== 'limits-unsupported') engine = { engine: 'docker' };
+      else throw new Error(e.message);
+    }
     const argv = buildCreateArgv({
       name,
       profile,
@@ -208,7 +214,7 @@ export class WarmPool {
       mounts,
       labels: { ...ownerLabels(runId, profileName), [WARM_LABEL]: '1' },
       delivery: 'stdin',
-      engine,
+      ...engine,
     });
     let created = false;
     const fail = async (why: string) => {
@@ -221,7 +227,7 @@ export class WarmPool {
     } catch (e) {
       return fail(isSandboxError(e) ? e.message : String(e));
     }
-    if (engine === 'podman') return { name, fileName, pid: 0, started: false };
+    if (engine.engine === 'podman') return { name, fileName, pid: 0, started: false };
     const start = await docker(opts, ['start', name]);
     if (start.exitCode !== 0) return fail(start.stderr.trim());
     // The launcher blocks on stdin; a container that already stopped could not run it (no sh/cat).
