@@ -96,7 +96,7 @@ function tmpfs(path: string, sizeMiB: number, opts: { exec: boolean; uid?: strin
  * raise nproc above the hard limit it runs with (Podman 4.3 lowers its own to 32768, measured in
  * `/proc/<podman pid>/limits`), which needs CAP_SYS_RESOURCE: without it every run fails with
  * "error setting rlimit type 6: operation not permitted". 32768 is at that ceiling and far above
- * any pids limit, so the pids cgroup (`--pids-limit`) stays the process limit, as on Docker
+ * any pids limit (at most 4096, profile.ts), so the pids cgroup (`--pids-limit`) stays the process limit, as on Docker
  * (an nproc at `limits.pids` would refuse forks first and count every process of the run's uid on
  * the host, including other runs').
  */
@@ -114,7 +114,7 @@ export const PODMAN_NPROC = 32768;
  * - `--security-opt seccomp=FILE`: Podman's default profile lets anyone create namespaces
  *   (podmanSeccomp.ts); FILE gates them as Docker's default does.
  */
-function podmanFlags(pids: number, seccompProfile: string | undefined): string[] {
+function podmanFlags(seccompProfile: string | undefined): string[] {
   if (seccompProfile === undefined) {
     throw new SandboxError(
       'limits-unsupported',
@@ -128,7 +128,7 @@ function podmanFlags(pids: number, seccompProfile: string | undefined): string[]
     '--http-proxy=false',
     '--unsetenv', 'TERM',
     '--unsetenv', 'container',
-    '--ulimit', `nproc=${Math.max(PODMAN_NPROC, pids + 1)}:${Math.max(PODMAN_NPROC, pids + 1)}`,
+    '--ulimit', `nproc=${PODMAN_NPROC}:${PODMAN_NPROC}`,
   ];
 }
 
@@ -288,7 +288,7 @@ export function buildCreateArgv(spec: ContainerSpec): readonly string[] {
     '--ulimit', `fsize=${fileSizeBytes}:${fileSizeBytes}`,
     '--shm-size', `${limits.shmMiB}m`,
     '--read-only',
-    ...(engine === 'podman' ? podmanFlags(limits.pids, spec.seccompProfile) : []),
+    ...(engine === 'podman' ? podmanFlags(spec.seccompProfile) : []),
     '--tmpfs', tmpfs('/tmp', limits.tmpfsMiB, { exec: false }),
     '--tmpfs', tmpfs(SANDBOX_HOME, limits.tmpfsMiB, { exec: false, uid, gid, engine }),
   ];

@@ -2,8 +2,9 @@
  * Which container engine CLI `dockerPath` runs: the docker CLI or Podman's (directly, or through
  * a `docker` → `podman` wrapper such as Debian's podman-docker). The argv differs where Podman's
  * CLI differs (see argv.ts), so the kind is read from what the CLI says about itself
- * (`<cli> --version`), never from the binary's name. `--version` is answered by the client alone:
- * no engine round trip, so a stopped or hung engine still gets its own error from the run.
+ * (`<cli> --version`, else `<cli> version`), never from the binary's name. `--version` is answered
+ * by the client alone: no engine round trip, so a stopped or hung engine still gets its own error
+ * from the run.
  */
 import { docker, type DockerOptions } from './docker';
 import { podmanSeccompProfile } from './podmanSeccomp';
@@ -12,27 +13,45 @@ import { podmanSeccompProfile } from './podmanSeccomp';
 export type EngineKind = 'docker' | 'podman';
 
 /**
- * The engine kind from the stdout of `<cli> --version`: Podman prints `podman version 4.3.1`
- * (also through a `docker` wrapper, which execs podman), the docker CLI `Docker version 20.10.24…`.
- * A docker CLI talking to a Podman *service* stays `docker`: the flags are the docker CLI's.
+ * The engine kind from the stdout of `<cli> --version`, or undefined when that does not say.
+ * The docker CLI prints `Docker version 20.10.24+dfsg1, build 297e128`; Podman prints
+ * `podman version 4.3.1`, or `<argv0> version 4.3.1` when run through a symlink (measured: a
+ * `docker` symlink to podman prints `docker version 4.3.1`), as other cobra CLIs also do.
  * @param versionText the CLI's stdout
  */
+export function parseVersionFlag(versionText: string): EngineKind | undefined {
+  const first = versionText.trimStart().split('\n')[0] ?? '';
+  if (/^Docker version \S+, build /.test(first)) return 'docker';
+  if (/^podman version \d/i.test(first)) return 'podman';
+  return undefined;
+}
+
+/**
+ * The engine kind from the stdout of `<cli> version`: Podman's client section starts
+ * `Client:       Podman Engine`; anything else counts as the docker CLI. A docker CLI talking to
+ * a Podman *service* stays `docker`: the flags are the docker CLI's.
+ * @param versionText the CLI's stdout (any exit status)
+ */
 export function parseEngineKind(versionText: string): EngineKind {
-  return /^\s*podman version \d/i.test(versionText) ? 'podman' : 'docker';
+  return parseVersionFlag(versionText) ?? (/^\s*Client:\s*Podman Engine\b/m.test(versionText) ? 'podman' : 'docker');
 }
 
 const cache = new Map<string, Promise<EngineKind>>();
 
 /**
- * The kind of engine CLI `opts.dockerPath` is, from one `<cli> --version` call, cached per
- * dockerPath for the life of the process (a failed call is not cached).
+ * The kind of engine CLI `opts.dockerPath` is: from `<cli> --version` (client only, no engine
+ * round trip), and only when that is neither Docker's nor Podman's own line, from
+ * `<cli> version`. Cached per dockerPath for the life of the process (a failed call is not cached).
  * @throws SandboxError `docker-missing` when the CLI cannot be spawned, `engine-error` when it hangs
  */
 export function engineKind(opts: DockerOptions): Promise<EngineKind> {
   const key = opts.dockerPath || 'docker';
   let kind = cache.get(key);
   if (!kind) {
-    kind = docker(opts, ['--version']).then((r) => parseEngineKind(r.stdout));
+    kind = (async () => {
+      const flag = parseVersionFlag((await docker(opts, ['--version'])).stdout);
+      return flag ?? parseEngineKind((await docker(opts, ['version'])).stdout);
+    })();
     cache.set(key, kind);
     kind.catch(() => cache.delete(key));
   }

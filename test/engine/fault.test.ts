@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { runInSandbox, type RunRequest, type RunResult } from '../../src/core';
-import { chunkText, containerExists, daemonOnly, dockerBin, engineCli, engineDocker, IMAGES, productContainers, requireEngine, requireSomeRan, shellProfile, waitFor } from './helpers';
+import { chunkText, cliEnv, containerExists, daemonOnly, dockerBin, engineCli, engineDocker, IMAGES, productContainers, requireEngine, requireSomeRan, shellProfile, waitFor } from './helpers';
 
 const CLI = resolve(__dirname, '../../../dist/cli.js');
 
@@ -220,7 +220,7 @@ describe('fault injection (engine)', function () {
     const ws = join(root, 'ws');
     await mkdir(join(ws, '.vscode'), { recursive: true });
     await writeFile(join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'sandboxRunner.profiles': { shell: { image: IMAGES.busybox } } }));
-    const cli = execa('node', [CLI, '--workspace', ws, '--profile', 'shell', '-'], { reject: false, input: 'echo ready; sleep 60\n' });
+    const cli = execa('node', [CLI, '--workspace', ws, '--profile', 'shell', '-'], { reject: false, input: 'echo ready; sleep 60\n', env: cliEnv() });
     let out = '';
     cli.stdout?.on('data', (d: Buffer) => (out += d.toString()));
     await waitFor(() => out.includes('ready'), 20_000, 'the program to start');
@@ -231,7 +231,7 @@ describe('fault injection (engine)', function () {
     const name = orphans[0]!;
     const snippetDir = String((await engineCli(['inspect', '--format', '{{range .Mounts}}{{if eq .Destination "/sandbox"}}{{.Source}}{{end}}{{end}}', name])).stdout).trim();
     assert.ok(existsSync(snippetDir), snippetDir);
-    const reap = await execa('node', [CLI, '--reap'], { reject: false });
+    const reap = await execa('node', [CLI, '--reap'], { reject: false, env: cliEnv() });
     assert.equal(reap.exitCode, 0, String(reap.stderr));
     assert.match(String(reap.stdout), new RegExp(`^removed\\t${name}$`, 'm'));
     assert.match(String(reap.stderr), /removed \d+ orphaned container\(s\)/);

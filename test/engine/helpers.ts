@@ -1,5 +1,8 @@
 /** Shared helpers for the engine suites: real Docker engine, locally built test images. */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { execa, execaSync, type Options } from 'execa';
 import {
   LABELS, parseEngineKind, PODMAN_NPROC, PRODUCT_FILTER, ProfileSchema, runInSandbox, WarmPool,
@@ -94,6 +97,28 @@ export function daemonOnly(title: string, why: string, declare: () => void): voi
     assert.equal(parseEngineKind(version), 'podman', `"${dockerBin()} --version" said: ${version}`);
     console.log(`      n/a on Podman (daemonless): ${title}: ${why}`);
   });
+}
+
+let cliPathDir: string | undefined;
+
+/**
+ * Environment for `sandbox-run` child processes of the suites: on Podman, `PATH` led by a private
+ * directory whose `docker` is a symlink to the Podman CLI (the `docker` → `podman` wrapper of
+ * Debian's podman-docker, which the product detects from `--version`), since the CLI has no
+ * docker-path option here; elsewhere undefined (the CLI's default `docker`).
+ */
+export function cliEnv(): Record<string, string> | undefined {
+  if (ENGINE_KIND !== 'podman') return undefined;
+  if (!cliPathDir) {
+    const found = execaSync('sh', ['-c', 'command -v "$1"', 'sh', dockerBin()], { reject: false });
+    const target = String(found.stdout).trim();
+    if (!target.startsWith('/')) throw new Error(`${dockerBin()} is not on PATH`);
+    cliPathDir = mkdtempSync(join(tmpdir(), 'sr-podman-as-docker-'));
+    symlinkSync(target, join(cliPathDir, 'docker'));
+    const dir = cliPathDir;
+    after(() => rmSync(dir, { recursive: true, force: true }));
+  }
+  return { PATH: `${cliPathDir}:${process.env.PATH ?? ''}` };
 }
 
 /** The local engine's socket (dockerd's default), for controls that must run on the local engine. */
