@@ -17,6 +17,7 @@ import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { SNIPPET_DIR } from './argv';
 import { classifyEngineFailure, docker, removeContainer, type DockerOptions } from './docker';
+import { engineKind } from './engineKind';
 import { isSandboxError } from './errors';
 import { ANCHOR_NAME, anchorRoots } from './mounts';
 import {
@@ -213,7 +214,9 @@ async function withoutImageLabelled(opts: DockerOptions, candidates: readonly Ow
  */
 export async function listOwnedContainers(opts: DockerOptions, filter?: string): Promise<OwnedContainer[]> {
   // `{{.Label "k"}}` prints one label's value exactly ("" when absent); tabs never occur in them.
-  const format = ['{{.Names}}', ...LABEL_KEYS.map((k) => `{{.Label "${k}"}}`)].join('\t');
+  // Podman's `ps` has no `.Label`: its `.Labels` is a map there, read with `index`.
+  const podman = (await engineKind(opts)) === 'podman';
+  const format = ['{{.Names}}', ...LABEL_KEYS.map((k) => (podman ? `{{index .Labels "${k}"}}` : `{{.Label "${k}"}}`))].join('\t');
   const args = ['ps', '-a', '--no-trunc', '--filter', PRODUCT_FILTER];
   if (filter) args.push('--filter', filter);
   const r = await docker(opts, [...args, '--format', format]);
