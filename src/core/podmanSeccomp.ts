@@ -8,6 +8,7 @@
  * Docker gates them (moby `profiles/seccomp/default.json`): written once per process into the
  * private engine work directory and passed as `--security-opt seccomp=<file>`.
  */
+import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { docker, engineWorkDir, type DockerOptions } from './docker';
@@ -75,20 +76,24 @@ const cache = new Map<string, Promise<string>>();
 /**
  * The path of the narrowed profile for Podman at `opts.dockerPath`: Podman's own default profile
  * (`podman info` `.Host.Security.SECCOMPProfilePath`) through {@link gateNamespaceCalls}, written
- * (0600) into the private engine work directory. Cached per dockerPath for the process.
+ * (0600) into the private engine work directory. Cached per dockerPath for the process (written
+ * again if the file is gone).
  * @throws SandboxError `limits-unsupported` when Podman runs without seccomp or its profile cannot
  *   be read: the run is refused rather than run with namespaces open
  */
-export function podmanSeccompProfile(opts: DockerOptions): Promise<string> {
+export async function podmanSeccompProfile(opts: DockerOptions): Promise<string> {
   const key = opts.dockerPath || 'docker';
   let path = cache.get(key);
+  // Rebuilt when the file went away (a temp cleaner removed the work directory).
+  if (path && !existsSync(await path.catch(() => ''))) path = undefined;
   if (!path) {
-    path = build(opts, cache.size);
+    path = build(opts, built++);
     cache.set(key, path);
     path.catch(() => cache.delete(key));
   }
   return path;
 }
+let built = 0;
 
 async function build(opts: DockerOptions, n: number): Promise<string> {
   const refuse = (why: string) =>
