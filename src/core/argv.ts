@@ -73,6 +73,11 @@ export interface ContainerSpec {
    * namespace creation as Docker's default profile does (podmanSeccomp.ts).
    */
   readonly seccompProfile?: string;
+  /**
+   * Podman only, required there: the host path of catatonit (`podmanInit.ts`), bind-mounted
+   * read-only at {@link PODMAN_INIT} and run as PID 1 with `-g` (see {@link podmanInit}).
+   */
+  readonly initPath?: string;
 }
 
 const MiB = 1024 * 1024;
@@ -130,6 +135,38 @@ function podmanFlags(seccompProfile: string | undefined): string[] {
     '--unsetenv', 'container',
     '--ulimit', `nproc=${PODMAN_NPROC}:${PODMAN_NPROC}`,
   ];
+}
+
+/** Where Podman runs get their init process (catatonit), bind-mounted read-only. */
+export const PODMAN_INIT = '/run/sandbox-runner-init';
+
+/**
+ * The Podman form of a finished docker-style argv: `--init` becomes catatonit bind-mounted
+ * read-only at {@link PODMAN_INIT} and made the entrypoint, with `-g` so it forwards a signal to
+ * the program's whole process group, as docker-init does with TINI_KILL_PROCESS_GROUP (a
+ * terminal's Ctrl-C). Podman's own `--init` runs catatonit without `-g`: a cancel's SIGINT then
+ * reaches only `sh`, never the program under it (measured). The original entrypoint (`sh`, or
+ * none) becomes catatonit's program: `--entrypoint E -- IMAGE ARGS` → `--entrypoint INIT -- IMAGE
+ * -g -- E ARGS`. catatonit, like tini, is PID 1 as the run's user, reaps zombies and exits with
+ * the program's status (1 when it cannot exec it).
+ * @throws SandboxError `limits-unsupported` without an init path, or for an argv of another shape
+ */
+function podmanInit(argv: readonly string[], initPath: string | undefined): string[] {
+  const at = argv.indexOf('--entrypoint');
+  const init = argv.indexOf('--init');
+  if (initPath === undefined || at < 0 || init < 0 || argv[at + 2] !== '--') {
+    throw new SandboxError(
+      'limits-unsupported',
+      'The Podman argv was built without its init process (catatonit), so nothing was run.',
+      'Install Debian package "catatonit" (Podman\'s init process), then run again.',
+    );
+  }
+  const entrypoint = argv[at + 1]!;
+  const out = [...argv.slice(0, at), '--entrypoint', PODMAN_INIT, '--', argv[at + 3]!, '-g', '--'];
+  if (entrypoint !== '') out.push(entrypoint);
+  out.push(...argv.slice(at + 4));
+  out.splice(init, 1, '--mount', bindMount(initPath, PODMAN_INIT, true));
+  return out;
 }
 
 /**
@@ -209,6 +246,7 @@ function assertSpec(spec: ContainerSpec): void {
   assertValue(/^[A-Za-z0-9._+-]+$/.test(spec.snippetFileName), 'the snippet file name');
   if (spec.delivery !== 'stdin') assertValue(HOST_PATH_OK(spec.snippetHostDir), 'the snippet directory');
   if (spec.seccompProfile !== undefined) assertValue(HOST_PATH_OK(spec.seccompProfile), 'the seccomp profile path');
+  if (spec.initPath !== undefined) assertValue(HOST_PATH_OK(spec.initPath), 'the init path');
   for (const m of spec.mounts) {
     assertValue(CONTAINER_PATH_OK(m.target), `the mount target ${JSON.stringify(m.target)}`);
     assertValue(HOST_PATH_OK(m.source), `the mount source ${JSON.stringify(m.source)}`);
@@ -249,7 +287,8 @@ export function programArgv(profile: Profile, inContainerFile: string): string[]
  * {@link DOCKER_CLIENT_PROXY_VARS} name the profile does not set); labels; and the launcher
  * (see launcher.ts).
  * @returns a new argv array; never contains a shell string.
- * For `spec.engine` `podman`: the same flags plus {@link podmanFlags}, tmpfs ownership by `U`.
+ * For `spec.engine` `podman`: the same flags plus {@link podmanFlags}, tmpfs ownership by `U`,
+ * and catatonit instead of `--init` ({@link podmanInit}).
  * @throws SandboxError `invalid-profile` when a value would break out of the docker syntax it lands
  *   in (a profile validated by `ProfileSchema` never does: this is a second line of defence);
  *   `invalid-mount` for a profile with mounts on Podman (see {@link refusePodmanMounts})
@@ -323,5 +362,5 @@ export function buildCreateArgv(spec: ContainerSpec): readonly string[] {
   if (warm) argv.push('--entrypoint', 'sh', '--', p.image, '-c', WARM_LAUNCHER, snippetPath(spec), ...program);
   else if (spec.launcher !== false) argv.push('--entrypoint', 'sh', '--', p.image, '-c', COLD_LAUNCHER, snippetPath(spec), ...program);
   else argv.push('--entrypoint', '', '--', p.image, ...program);
-  return argv;
+  return engine === 'podman' ? podmanInit(argv, spec.initPath) : argv;
 }

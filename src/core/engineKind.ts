@@ -6,7 +6,9 @@
  * by the client alone: no engine round trip, so a stopped or hung engine still gets its own error
  * from the run.
  */
+import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { docker, type DockerOptions } from './docker';
+import { SandboxError } from './errors';
 import { podmanSeccompProfile } from './podmanSeccomp';
 
 /** The CLI flavour whose flags `buildCreateArgv` emits. */
@@ -63,14 +65,45 @@ export interface EngineSpec {
   readonly engine: EngineKind;
   /** Podman only: the narrowed seccomp profile's path (podmanSeccomp.ts). */
   readonly seccompProfile?: string;
+  /** Podman only: catatonit's host path ({@link podmanInitPath}). */
+  readonly initPath?: string;
 }
 
 /**
  * The engine fields of a `ContainerSpec` for the CLI `opts` names: its kind and, on Podman, the
- * seccomp profile that closes namespace creation as Docker's default does.
- * @throws SandboxError as {@link engineKind}; `limits-unsupported` from `podmanSeccompProfile`
+ * seccomp profile that closes namespace creation as Docker's default does and catatonit's path.
+ * @throws SandboxError as {@link engineKind}; `limits-unsupported` from `podmanSeccompProfile` or
+ *   {@link podmanInitPath}
  */
 export async function engineSpec(opts: DockerOptions): Promise<EngineSpec> {
   const engine = await engineKind(opts);
-  return engine === 'podman' ? { engine, seccompProfile: await podmanSeccompProfile(opts) } : { engine };
+  if (engine !== 'podman') return { engine };
+  return { engine, seccompProfile: await podmanSeccompProfile(opts), initPath: podmanInitPath() };
+}
+
+/**
+ * Where catatonit, Podman's init process, is installed: Podman's default `init_path`
+ * (containers.conf), then the Debian/Fedora package paths; resolved through symlinks.
+ */
+const INIT_CANDIDATES = ['/usr/libexec/podman/catatonit', '/usr/bin/catatonit', '/usr/libexec/catatonit/catatonit'];
+
+/**
+ * The symlink-free host path of catatonit (a regular, executable file).
+ * @throws SandboxError `limits-unsupported` when none is installed: Podman runs need it as PID 1
+ */
+export function podmanInitPath(): string {
+  for (const candidate of INIT_CANDIDATES) {
+    try {
+      const real = realpathSync(candidate);
+      accessSync(real, constants.X_OK);
+      if (statSync(real).isFile()) return real;
+    } catch {
+      // not here
+    }
+  }
+  throw new SandboxError(
+    'limits-unsupported',
+    `Podman's init process catatonit was not found (${INIT_CANDIDATES.join(', ')}), so nothing was run.`,
+    'Install Debian package "catatonit" (Fedora: catatonit), then run again.',
+  );
 }

@@ -13,7 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { execa } from 'execa';
 import { buildCreateArgv } from './argv';
 import { createContainer } from './create';
-import { engineSpec } from './engineKind';
+import { engineKind, engineSpec } from './engineKind';
 import {
   dockerBinary, dockerMissing, inspectState, removeContainer, signalContainer, spawnErrno, spawnOptions, tail, type DockerOptions,
 } from './docker';
@@ -356,7 +356,9 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
       // process's or the CLI's own words, e.g. a warm container removed behind the pool's back).
       if (warm) return await retry({ ...req, warm: undefined });
       const state = await inspectState(opts, name);
-      if (state.started && state.status === 'exited' && (state.exitCode === 126 || state.exitCode === 127)) {
+      // Podman's init (catatonit) exits 1 when it cannot exec, where docker-init (tini) exits 126/127.
+      const initFailed = [126, 127, ...((await engineKind(opts)) === 'podman' ? [1] : [])];
+      if (state.started && state.status === 'exited' && initFailed.includes(state.exitCode)) {
         // docker-init could not exec `sh`: run this profile's command directly from now on.
         profilesWithoutShell.add(shellKey);
         return await retry(req);

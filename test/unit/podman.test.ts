@@ -3,10 +3,12 @@ import { existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import {
   buildCreateArgv, CLONE_NEW_FLAGS, conmonSawOom, engineWorkDir, gateNamespaceCalls, isSandboxError, parseEngineKind, parseVersionFlag,
-  PODMAN_NPROC, ProfileSchema, spawnOptions, type ContainerSpec, type SeccompProfile,
+  PODMAN_INIT, PODMAN_NPROC, ProfileSchema, spawnOptions, type ContainerSpec, type SeccompProfile,
 } from '../../src/core';
 
 const SECCOMP = '/tmp/sandbox-runner-engine-x/seccomp-0.json';
+const INIT = '/usr/bin/catatonit';
+const PODMAN = { engine: 'podman', seccompProfile: SECCOMP, initPath: INIT } as const;
 
 function spec(extra: Partial<ContainerSpec> = {}, profile: Record<string, unknown> = {}): ContainerSpec {
   return {
@@ -43,7 +45,7 @@ describe('engine kind (unit)', () => {
 describe('argv for Podman (unit)', () => {
   it('adds the flags Podman needs for the same floor after --read-only, and changes nothing else', () => {
     const docker = buildCreateArgv(spec());
-    const podman = buildCreateArgv(spec({ engine: 'podman', seccompProfile: SECCOMP }));
+    const podman = buildCreateArgv(spec(PODMAN));
     const at = docker.indexOf('--read-only') + 1;
     const expected = [
       ...docker.slice(0, at),
@@ -55,13 +57,19 @@ describe('argv for Podman (unit)', () => {
       '--ulimit', `nproc=${PODMAN_NPROC}:${PODMAN_NPROC}`,
       ...docker.slice(at),
     ].map((a) => a.replace(',uid=65534,gid=65534,', ',U,'));
+    // `--init` → catatonit bind-mounted read-only as the entrypoint, run with -g, then the launcher.
+    expected.splice(expected.indexOf('--init'), 1, '--mount', `type=bind,src=${INIT},dst=${PODMAN_INIT},readonly`);
+    const ep = expected.indexOf('--entrypoint');
+    assert.deepEqual(expected.slice(ep, ep + 5), ['--entrypoint', 'sh', '--', 'img', '-c']);
+    expected.splice(ep, 4, '--entrypoint', PODMAN_INIT, '--', 'img', '-g', '--', 'sh');
     assert.deepEqual(podman, expected);
+    assert.equal(podman.includes('--init'), false);
     for (const flag of ['--read-only-tmpfs=false', '--http-proxy=false', '--unsetenv']) assert.equal(docker.includes(flag), false, flag);
     assert.equal(values(docker, '--ulimit').some((u) => u.startsWith('nproc=')), false);
   });
 
   it('owns the run\'s tmpfs with `U` on Podman (it refuses uid=/gid=), with uid=/gid= on docker', () => {
-    const podman = values(buildCreateArgv(spec({ engine: 'podman', seccompProfile: SECCOMP })), '--tmpfs');
+    const podman = values(buildCreateArgv(spec(PODMAN)), '--tmpfs');
     const docker = values(buildCreateArgv(spec()), '--tmpfs');
     assert.equal(podman.length, docker.length);
     for (const t of podman) assert.doesNotMatch(t, /uid=|gid=/, t);
@@ -70,12 +78,20 @@ describe('argv for Podman (unit)', () => {
     assert.deepEqual(podman.map((t) => t.replace(',U,', ',uid=65534,gid=65534,')), docker);
   });
 
+  it('runs a direct command (no launcher) and the warm launcher under catatonit -g too', () => {
+    const direct = buildCreateArgv(spec({ ...PODMAN, launcher: false }));
+    assert.deepEqual(direct.slice(direct.indexOf('--entrypoint')), ['--entrypoint', PODMAN_INIT, '--', 'img', '-g', '--', 'sh', '/sandbox/main.sh']);
+    const warm = buildCreateArgv(spec({ ...PODMAN, delivery: 'stdin' }));
+    assert.deepEqual(warm.slice(warm.indexOf('--entrypoint'), warm.indexOf('--entrypoint') + 8), ['--entrypoint', PODMAN_INIT, '--', 'img', '-g', '--', 'sh', '-c']);
+    assert.throws(() => buildCreateArgv(spec({ engine: 'podman', seccompProfile: SECCOMP })), (e: unknown) => isSandboxError(e) && /catatonit/.test(e.fix));
+  });
+
   it('refuses mounts on Podman (no pinned source), and a Podman argv without its seccomp profile', () => {
     const mounts = [{ source: '/home/u/data', target: '/data', readOnly: true, pinned: `/proc/1/fd/3/${'a'.repeat(32)}` }];
-    assert.throws(() => buildCreateArgv(spec({ engine: 'podman', seccompProfile: SECCOMP, mounts })), (e: unknown) =>
+    assert.throws(() => buildCreateArgv(spec({ ...PODMAN, mounts })), (e: unknown) =>
       isSandboxError(e) && e.code === 'invalid-mount' && /Podman cannot pin/.test(e.message) && /\/data/.test(e.message));
     assert.ok(buildCreateArgv(spec({ mounts })).length > 0, 'docker keeps its pinned mounts');
-    assert.throws(() => buildCreateArgv(spec({ engine: 'podman' })), (e: unknown) => isSandboxError(e) && e.code === 'limits-unsupported');
+    assert.throws(() => buildCreateArgv(spec({ engine: 'podman', initPath: INIT })), (e: unknown) => isSandboxError(e) && e.code === 'limits-unsupported');
   });
 });
 
