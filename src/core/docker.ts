@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, type Options } from 'execa';
 import { SandboxError } from './errors';
+import { currentStartTime } from './labels';
 
 /** How to reach the engine. */
 export interface DockerOptions {
@@ -87,12 +88,15 @@ let scratchRoot: string | undefined;
  * its caller's working directory when the kernel's OOM killer hit the container (and leaves it
  * there: Podman 4.3 then still reports `OOMKilled: false`), so it must never land in the user's
  * folder, and {@link conmonSawOom} reads it as the OOM signal. The docker CLI ignores its cwd.
+ * A process killed with SIGKILL leaves its directory: `reapOrphans` removes it once the owner is
+ * provably gone (`removeStaleEngineDirs`, reaper.ts).
  * @param container a container name (`[A-Za-z0-9][A-Za-z0-9_.-]*`), or undefined for the root
  * @returns an absolute path that exists when this returns
  */
 export function engineWorkDir(container?: string): string {
   if (!scratchRoot || !existsSync(scratchRoot)) {
-    scratchRoot = mkdtempSync(join(tmpdir(), 'sandbox-runner-engine-'));
+    // Owner pid and start time in the name: `reapOrphans` removes the folder of a dead owner.
+    scratchRoot = mkdtempSync(join(tmpdir(), `sandbox-runner-engine-${process.pid}-${currentStartTime()}-`));
     const root = scratchRoot;
     if (!exitHooked) {
       exitHooked = true;
@@ -106,6 +110,9 @@ export function engineWorkDir(container?: string): string {
 }
 let exitHooked = false;
 const CONTAINER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+
+/** Name of an {@link engineWorkDir} root: owner pid, owner start time (clock ticks), random suffix. */
+export const ENGINE_DIR_NAME = /^sandbox-runner-engine-([1-9]\d{0,9})-(\d{1,20}|unknown)-[A-Za-z0-9]{6}$/;
 
 /** The container a `start [--attach] NAME` or `run … --name NAME` argv starts, if any. */
 function startedContainer(args: readonly string[]): string | undefined {

@@ -231,12 +231,16 @@ describe('fault injection (engine)', function () {
     const name = orphans[0]!;
     const snippetDir = String((await engineCli(['inspect', '--format', '{{range .Mounts}}{{if eq .Destination "/sandbox"}}{{.Source}}{{end}}{{end}}', name])).stdout).trim();
     assert.ok(existsSync(snippetDir), snippetDir);
+    // The killed CLI's engine work directory (docker.ts engineWorkDir) is left too, until the sweep.
+    const engineDirs = async () => (await readdir(tmpdir())).filter((n) => n.startsWith(`sandbox-runner-engine-${cli.pid}-`));
+    assert.equal((await engineDirs()).length, 1, 'the killed CLI left its engine work directory');
     const reap = await execa('node', [CLI, '--reap'], { reject: false, env: cliEnv() });
     assert.equal(reap.exitCode, 0, String(reap.stderr));
     assert.match(String(reap.stdout), new RegExp(`^removed\\t${name}$`, 'm'));
     assert.match(String(reap.stderr), /removed \d+ orphaned container\(s\)/);
     assert.deepEqual(await productContainers(cli.pid!), []);
     assert.equal(existsSync(snippetDir), false, 'the dead run\'s snippet directory was left');
+    assert.deepEqual(await engineDirs(), [], 'the dead run\'s engine work directory was left');
   });
 
   fault('cancel racing normal exit (30 iterations)', 60_000, async () => {
