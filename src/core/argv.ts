@@ -3,6 +3,7 @@
  * floor (`../shared/design/isolation.md`) is emitted here and nowhere else; profiles only choose
  * values inside the floor.
  */
+import type { EngineKind } from './engineKind';
 import { SandboxError } from './errors';
 import { COLD_LAUNCHER, WARM_LAUNCHER } from './launcher';
 import { ENV_NAME, FILE_PLACEHOLDER, UNSAFE_CONTAINER_PATH_CHARS, type Profile } from './profile';
@@ -62,15 +63,125 @@ export interface ContainerSpec {
   readonly mounts: readonly ResolvedMount[];
   /** Owner labels (see `labels.ts`). */
   readonly labels: Readonly<Record<string, string>>;
+  /**
+   * Which engine CLI the argv is for (`engineKind.ts`, from the CLI's `--version`); default
+   * `docker`. `podman` adds the flags Podman needs to hold the same floor (see {@link podmanFlags}).
+   */
+  readonly engine?: EngineKind;
+  /**
+   * Podman only, required there: the seccomp profile file (`--security-opt seccomp=`) that denies
+   * namespace creation as Docker's default profile does (podmanSeccomp.ts).
+   */
+  readonly seccompProfile?: string;
+  /**
+   * Podman only, required there: the host path of catatonit (`podmanInit.ts`), bind-mounted
+   * read-only at {@link PODMAN_INIT} and run as PID 1 with `-g` (see {@link podmanInit}).
+   */
+  readonly initPath?: string;
 }
 
 const MiB = 1024 * 1024;
 
-/** `--tmpfs` value; `uid`/`gid` make it writable for a non-root user. */
-function tmpfs(path: string, sizeMiB: number, opts: { exec: boolean; uid?: string; gid?: string }): string {
+/**
+ * `--tmpfs` value; `uid`/`gid` make it writable for a non-root user. Podman refuses the `uid=`
+ * and `gid=` mount options (`unknown mount option "uid=65534"`); its `U` option chowns the
+ * tmpfs to the container's `--user` instead (podman-run(1), `--tmpfs`), the same owner here.
+ */
+function tmpfs(path: string, sizeMiB: number, opts: { exec: boolean; uid?: string; gid?: string; engine?: EngineKind }): string {
   const parts = [path + ':rw', opts.exec ? 'exec' : 'noexec', 'nosuid', 'nodev', `size=${sizeMiB}m`];
-  if (opts.uid !== undefined) parts.push(`uid=${opts.uid}`, `gid=${opts.gid}`, 'mode=0700');
+  if (opts.uid !== undefined) {
+    if (opts.engine === 'podman') parts.push('U', 'mode=0700');
+    else parts.push(`uid=${opts.uid}`, `gid=${opts.gid}`, 'mode=0700');
+  }
   return parts.join(',');
+}
+
+/**
+ * RLIMIT_NPROC for Podman runs (`--ulimit nproc=N:N`). Podman otherwise asks the runtime to
+ * raise nproc above the hard limit it runs with (Podman 4.3 lowers its own to 32768, measured in
+ * `/proc/<podman pid>/limits`), which needs CAP_SYS_RESOURCE: without it every run fails with
+ * "error setting rlimit type 6: operation not permitted". 32768 is at that ceiling and far above
+ * any pids limit (at most 4096, profile.ts), so the pids cgroup (`--pids-limit`) stays the process limit, as on Docker
+ * (an nproc at `limits.pids` would refuse forks first and count every process of the run's uid on
+ * the host, including other runs').
+ */
+export const PODMAN_NPROC = 32768;
+
+/**
+ * The flags Podman needs on top of the docker-compatible argv to hold the same floor
+ * (podman-run(1), Podman 4.3; measured on Debian bookworm as root):
+ * - `--read-only-tmpfs=false`: with `--read-only` Podman otherwise mounts writable tmpfs on
+ *   /run, /tmp and /var/tmp (Docker mounts none);
+ * - `--http-proxy=false`: Podman otherwise copies the host's proxy variables in;
+ * - `--unsetenv TERM`, `--unsetenv container`: variables Podman adds that Docker does not
+ *   (HOSTNAME, PATH from the image and HOME remain, as on Docker);
+ * - `--ulimit nproc`: see {@link PODMAN_NPROC};
+ * - `--security-opt seccomp=FILE`: Podman's default profile lets anyone create namespaces
+ *   (podmanSeccomp.ts); FILE gates them as Docker's default does.
+ */
+function podmanFlags(seccompProfile: string | undefined): string[] {
+  if (seccompProfile === undefined) {
+    throw new SandboxError(
+      'limits-unsupported',
+      'The Podman argv was built without its seccomp profile, so a run could create user namespaces; nothing was run.',
+      'Report this: the runner must pass the profile from podmanSeccomp.ts.',
+    );
+  }
+  return [
+    '--security-opt', `seccomp=${seccompProfile}`,
+    '--read-only-tmpfs=false',
+    '--http-proxy=false',
+    '--unsetenv', 'TERM',
+    '--unsetenv', 'container',
+    '--ulimit', `nproc=${PODMAN_NPROC}:${PODMAN_NPROC}`,
+  ];
+}
+
+/** Where Podman runs get their init process (catatonit), bind-mounted read-only. */
+export const PODMAN_INIT = '/run/sandbox-runner-init';
+
+/**
+ * The Podman form of a finished docker-style argv: `--init` becomes catatonit bind-mounted
+ * read-only at {@link PODMAN_INIT} and made the entrypoint, with `-g` so it forwards a signal to
+ * the program's whole process group, as docker-init does with TINI_KILL_PROCESS_GROUP (a
+ * terminal's Ctrl-C). Podman's own `--init` runs catatonit without `-g`: a cancel's SIGINT then
+ * reaches only `sh`, never the program under it (measured). The original entrypoint (`sh`, or
+ * none) becomes catatonit's program: `--entrypoint E -- IMAGE ARGS` → `--entrypoint INIT -- IMAGE
+ * -g -- E ARGS`. catatonit, like tini, is PID 1 as the run's user, reaps zombies and exits with
+ * the program's status (1 when it cannot exec it).
+ * @throws SandboxError `limits-unsupported` without an init path, or for an argv of another shape
+ */
+function podmanInit(argv: readonly string[], initPath: string | undefined): string[] {
+  const at = argv.indexOf('--entrypoint');
+  const init = argv.indexOf('--init');
+  if (initPath === undefined || at < 0 || init < 0 || argv[at + 2] !== '--') {
+    throw new SandboxError(
+      'limits-unsupported',
+      'The Podman argv was built without its init process (catatonit), so nothing was run.',
+      'Install Debian package "catatonit" (Podman\'s init process), then run again.',
+    );
+  }
+  const entrypoint = argv[at + 1]!;
+  const out = [...argv.slice(0, at), '--entrypoint', PODMAN_INIT, '--', argv[at + 3]!, '-g', '--'];
+  if (entrypoint !== '') out.push(entrypoint);
+  out.push(...argv.slice(at + 4));
+  out.splice(init, 1, '--mount', bindMount(initPath, PODMAN_INIT, true));
+  return out;
+}
+
+/**
+ * Podman 4.3 cannot pin a mount source: its `--mount type=volume` takes no `volume-driver` or
+ * `volume-opt` (`volume-nocopy: invalid mount option`), and a plain bind of the checked path
+ * could be swapped for another directory between the check and the mount. So a profile with
+ * mounts is refused there rather than run with a weaker mount.
+ */
+function refusePodmanMounts(spec: ContainerSpec): void {
+  if (spec.engine !== 'podman' || spec.mounts.length === 0) return;
+  throw new SandboxError(
+    'invalid-mount',
+    `This profile has mounts (${spec.mounts.map((m) => m.target).join(', ')}), and Podman cannot pin a mount's checked source directory the way Docker's local volume driver does, so nothing was run.`,
+    'Remove "mounts" from the profile to run it on Podman, or run it with Docker (sandboxRunner.dockerPath).',
+  );
 }
 
 function bindMount(source: string, target: string, readOnly: boolean): string {
@@ -134,6 +245,8 @@ function assertSpec(spec: ContainerSpec): void {
   assertValue(CONTAINER_PATH_OK(p.workdir), `the workdir ${JSON.stringify(p.workdir)}`);
   assertValue(/^[A-Za-z0-9._+-]+$/.test(spec.snippetFileName), 'the snippet file name');
   if (spec.delivery !== 'stdin') assertValue(HOST_PATH_OK(spec.snippetHostDir), 'the snippet directory');
+  if (spec.seccompProfile !== undefined) assertValue(HOST_PATH_OK(spec.seccompProfile), 'the seccomp profile path');
+  if (spec.initPath !== undefined) assertValue(HOST_PATH_OK(spec.initPath), 'the init path');
   for (const m of spec.mounts) {
     assertValue(CONTAINER_PATH_OK(m.target), `the mount target ${JSON.stringify(m.target)}`);
     assertValue(HOST_PATH_OK(m.source), `the mount source ${JSON.stringify(m.source)}`);
@@ -174,12 +287,17 @@ export function programArgv(profile: Profile, inContainerFile: string): string[]
  * {@link DOCKER_CLIENT_PROXY_VARS} name the profile does not set); labels; and the launcher
  * (see launcher.ts).
  * @returns a new argv array; never contains a shell string.
+ * For `spec.engine` `podman`: the same flags plus {@link podmanFlags}, tmpfs ownership by `U`,
+ * and catatonit instead of `--init` ({@link podmanInit}).
  * @throws SandboxError `invalid-profile` when a value would break out of the docker syntax it lands
- *   in (a profile validated by `ProfileSchema` never does: this is a second line of defence)
+ *   in (a profile validated by `ProfileSchema` never does: this is a second line of defence);
+ *   `invalid-mount` for a profile with mounts on Podman (see {@link refusePodmanMounts})
  */
 export function buildCreateArgv(spec: ContainerSpec): readonly string[] {
   assertSpec(spec);
+  refusePodmanMounts(spec);
   const p = spec.profile;
+  const engine = spec.engine ?? 'docker';
   const { limits } = p;
   const [uid, gid] = p.user.split(':') as [string, string];
   const memory = `${limits.memoryMiB}m`;
@@ -209,13 +327,14 @@ export function buildCreateArgv(spec: ContainerSpec): readonly string[] {
     '--ulimit', `fsize=${fileSizeBytes}:${fileSizeBytes}`,
     '--shm-size', `${limits.shmMiB}m`,
     '--read-only',
+    ...(engine === 'podman' ? podmanFlags(spec.seccompProfile) : []),
     '--tmpfs', tmpfs('/tmp', limits.tmpfsMiB, { exec: false }),
-    '--tmpfs', tmpfs(SANDBOX_HOME, limits.tmpfsMiB, { exec: false, uid, gid }),
+    '--tmpfs', tmpfs(SANDBOX_HOME, limits.tmpfsMiB, { exec: false, uid, gid, engine }),
   ];
-  if (!workdirMounted) argv.push('--tmpfs', tmpfs(p.workdir, limits.tmpfsMiB, { exec: true, uid, gid }));
+  if (!workdirMounted) argv.push('--tmpfs', tmpfs(p.workdir, limits.tmpfsMiB, { exec: true, uid, gid, engine }));
   const warm = spec.delivery === 'stdin';
   // Exec like the workdir: a snippet with a shebang may be the command itself (`["${file}"]`).
-  if (warm) argv.push('--interactive', '--tmpfs', tmpfs(SNIPPET_DIR, limits.tmpfsMiB, { exec: true, uid, gid }));
+  if (warm) argv.push('--interactive', '--tmpfs', tmpfs(SNIPPET_DIR, limits.tmpfsMiB, { exec: true, uid, gid, engine }));
   else argv.push('--mount', bindMount(spec.snippetHostDir, SNIPPET_DIR, true));
   for (const m of spec.mounts) {
     argv.push('--mount', m.pinned !== undefined ? pinnedMount(m.pinned, m.target, m.readOnly) : bindMount(m.source, m.target, m.readOnly));
@@ -243,5 +362,5 @@ export function buildCreateArgv(spec: ContainerSpec): readonly string[] {
   if (warm) argv.push('--entrypoint', 'sh', '--', p.image, '-c', WARM_LAUNCHER, snippetPath(spec), ...program);
   else if (spec.launcher !== false) argv.push('--entrypoint', 'sh', '--', p.image, '-c', COLD_LAUNCHER, snippetPath(spec), ...program);
   else argv.push('--entrypoint', '', '--', p.image, ...program);
-  return argv;
+  return engine === 'podman' ? podmanInit(argv, spec.initPath) : argv;
 }

@@ -6,6 +6,7 @@
  */
 import { classifyEngineFailure, docker, imageVolumes, type DockerOptions } from './docker';
 import { discardedLimits, limitsDiscardedError } from './engineFlags';
+import { engineKind } from './engineKind';
 import { SandboxError } from './errors';
 
 /**
@@ -27,7 +28,9 @@ export async function createContainer(
   const [create, volumes] = await Promise.allSettled([createP, imageVolumes(opts, image)]);
   if (create.status === 'rejected') throw create.reason;
   if (create.value.exitCode !== 0) throw classifyEngineFailure(create.value.stderr, 'create the container', image, opts);
-  const dropped = discardedLimits(create.value.stderr);
+  // Cached after the runner's first call: no extra engine call here.
+  const bareLines = (await engineKind(opts).catch(() => 'docker')) === 'podman';
+  const dropped = discardedLimits(create.value.stderr, { bareLines });
   if (dropped.length > 0) throw limitsDiscardedError(dropped);
   if (volumes.status === 'rejected') throw volumes.reason;
   if (volumes.value.length > 0) {

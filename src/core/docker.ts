@@ -2,11 +2,15 @@
  * Thin wrapper over the docker CLI, run with execa and argv arrays only (never a shell), plus the
  * mapping of engine failures to typed {@link SandboxError}s with one-sentence fixes.
  */
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { execa, type Options } from 'execa';
 import { describeEndpoint, resolveEndpoint, type Endpoint } from './endpoint';
 import { apiErrorMessage, EngineApiUnavailable, engineClient, type ApiResponse, type EngineApiClient } from './engineApi';
 import { commandFor, engineTarget, targetText } from './engineTarget';
 import { SandboxError } from './errors';
+import { currentStartTime } from './labels';
 
 /** How to reach the engine. */
 export interface DockerOptions {
@@ -91,9 +95,10 @@ export function spawnOptions(opts: DockerOptions, args: readonly string[] = []) 
     if ((args[i] === '--env' || args[i] === '-e') && !args[i + 1]!.includes('=')) unset[args[i + 1]!] = undefined;
   }
   const engine = engineEnv(opts);
-  if (!opts.env && !engine && Object.keys(unset).length === 0) return SPAWN_OPTIONS;
+  const cwd = engineWorkDir(startedContainer(args));
+  if (!opts.env && !engine && Object.keys(unset).length === 0) return { ...SPAWN_OPTIONS, cwd };
   // execa merges `env` over process.env; an undefined value removes the variable (Node drops it).
-  return { ...SPAWN_OPTIONS, env: { ...opts.env, ...engine, ...unset } };
+  return { ...SPAWN_OPTIONS, cwd, env: { ...opts.env, ...engine, ...unset } };
 }
 
 /**
@@ -111,6 +116,64 @@ export function engineEnv(opts: DockerOptions): Record<string, string | undefine
 export function cliEnvironment(opts: DockerOptions): Record<string, string> {
   const env: Record<string, string | undefined> = { ...process.env, ...opts.env, ...engineEnv(opts) };
   return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
+}
+
+let scratchRoot: string | undefined;
+
+/**
+ * The working directory every engine CLI call runs in: a private (0700) directory of this
+ * process under the OS temp dir, removed when the process exits; for a call that starts a
+ * container, that container's own subdirectory. Podman's conmon writes an empty `oom` file into
+ * its caller's working directory when the kernel's OOM killer hit the container (and leaves it
+ * there: Podman 4.3 then still reports `OOMKilled: false`), so it must never land in the user's
+ * folder, and {@link conmonSawOom} reads it as the OOM signal. The docker CLI ignores its cwd.
+ * A process killed with SIGKILL leaves its directory: `reapOrphans` removes it once the owner is
+ * provably gone (`removeStaleEngineDirs`, reaper.ts).
+ * @param container a container name (`[A-Za-z0-9][A-Za-z0-9_.-]*`), or undefined for the root
+ * @returns an absolute path that exists when this returns
+ */
+export function engineWorkDir(container?: string): string {
+  if (!scratchRoot || !existsSync(scratchRoot)) {
+    // Owner pid and start time in the name: `reapOrphans` removes the folder of a dead owner.
+    scratchRoot = mkdtempSync(join(tmpdir(), `sandbox-runner-engine-${process.pid}-${currentStartTime()}-`));
+    const root = scratchRoot;
+    if (!exitHooked) {
+      exitHooked = true;
+      process.once('exit', () => rmSync(scratchRoot ?? root, { recursive: true, force: true }));
+    }
+  }
+  if (container === undefined || !CONTAINER_NAME.test(container)) return scratchRoot;
+  const dir = join(scratchRoot, container);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return dir;
+}
+let exitHooked = false;
+const CONTAINER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+
+/** Name of an {@link engineWorkDir} root: owner pid, owner start time (clock ticks), random suffix. */
+export const ENGINE_DIR_NAME = /^sandbox-runner-engine-([1-9]\d{0,9})-(\d{1,20}|unknown)-[A-Za-z0-9]{6}$/;
+
+/** The container a `start [--attach] NAME` or `run … --name NAME` argv starts, if any. */
+function startedContainer(args: readonly string[]): string | undefined {
+  if (args[0] === 'start') return args[args.length - 1];
+  if (args[0] === 'run') {
+    const i = args.indexOf('--name');
+    if (i > 0 && (args.indexOf('--') < 0 || i < args.indexOf('--'))) return args[i + 1];
+  }
+  return undefined;
+}
+
+/**
+ * True when Podman's conmon recorded an OOM kill of `container` (its `oom` file in the
+ * container's {@link engineWorkDir}). Never true on Docker (nothing writes there).
+ */
+export function conmonSawOom(container: string): boolean {
+  return CONTAINER_NAME.test(container) && !!scratchRoot && existsSync(join(scratchRoot, container, 'oom'));
+}
+
+/** Removes a container's {@link engineWorkDir} subdirectory (after the container is gone). */
+export function disposeEngineWorkDir(container: string): void {
+  if (CONTAINER_NAME.test(container) && scratchRoot) rmSync(join(scratchRoot, container), { recursive: true, force: true });
 }
 
 /**
@@ -173,7 +236,8 @@ export function classifyEngineFailure(stderr: string, what: string, image?: stri
       detail,
     );
   }
-  if (image && /no such image|unable to find image|pull access denied|manifest unknown|not found: manifest/i.test(stderr)) {
+  // Podman: `Error: <image>: image not known`.
+  if (image && /no such image|unable to find image|pull access denied|manifest unknown|not found: manifest|image not known/i.test(stderr)) {
     return new SandboxError(
       'image-missing',
       `The image "${image}" is not present on the Docker engine of ${targetText(engineTarget(opts))}, and runs never pull implicitly.`,
@@ -308,12 +372,12 @@ export async function removeContainer(opts: DockerOptions, name: string): Promis
     opts,
     async (c, t) => {
       const r = await c.request('DELETE', `/containers/${segment(name)}?force=1&v=1`, t);
-      if (r.status < 300 || r.status === 404) return;
+      if (r.status < 300 || r.status === 404) return disposeEngineWorkDir(name);
       throw apiFailure(r, `remove container ${name}`);
     },
     async () => {
       const r = await docker(opts, ['rm', '-f', '-v', name]);
-      if (r.exitCode === 0 || /no such container/i.test(r.stderr)) return;
+      if (r.exitCode === 0 || /no such container/i.test(r.stderr)) return disposeEngineWorkDir(name);
       throw classifyEngineFailure(r.stderr, `remove container ${name}`);
     },
   );
@@ -395,6 +459,7 @@ export async function inspectImage(opts: DockerOptions, image: string): Promise<
 export interface ContainerState {
   readonly status: string;
   readonly exitCode: number;
+  /** The OOM killer hit a process of the container (`OOMKilled`, or Podman's {@link conmonSawOom}). */
   readonly oomKilled: boolean;
   /** The engine's error for a failed start (e.g. executable not found), or "". */
   readonly error: string;
@@ -412,7 +477,8 @@ export function containerState(inspect: ContainerInspect): ContainerState {
   return {
     status: s.Status ?? 'unknown',
     exitCode: s.ExitCode ?? -1,
-    oomKilled: s.OOMKilled === true,
+    // Podman 4.3 reports false after an OOM kill; its conmon's `oom` file says so instead.
+    oomKilled: s.OOMKilled === true || conmonSawOom(String(inspect.Name ?? '').replace(/^\//, '')),
     error: s.Error ?? '',
     started: !!s.StartedAt && !s.StartedAt.startsWith('0001-'),
     pid: Number.isInteger(s.Pid) && s.Pid! > 0 ? s.Pid! : 0,
@@ -486,7 +552,9 @@ export async function listContainers(opts: DockerOptions, labelFilters: readonly
     },
     async () => {
       // `{{.Label "k"}}` prints one label's value exactly ("" when absent); tabs never occur in them.
-      const format = ['{{.Names}}', ...labelKeys.map((k) => `{{.Label "${k}"}}`)].join('\t');
+      // Podman's `ps` has no `.Label`: its `.Labels` is a map there, read with `index`.
+      const podman = (await cliFlavor(opts)) === 'podman';
+      const format = ['{{.Names}}', ...labelKeys.map((k) => (podman ? `{{index .Labels "${k}"}}` : `{{.Label "${k}"}}`))].join('\t');
       const args = ['ps', '-a', '--no-trunc', ...labelFilters.flatMap((f) => ['--filter', `label=${f}`]), '--format', format];
       const r = await docker(opts, args);
       if (r.exitCode !== 0) throw classifyEngineFailure(r.stderr, 'list sandbox containers');

@@ -82,15 +82,19 @@ const HARMLESS = [
 
 /**
  * The limits a `docker create` stderr says were discarded or unsupported (empty when none).
- * Only `WARNING:` lines count; any such line with "discarded", "does not support",
+ * Only `WARNING:` lines count (and, with `opts.bareLines`, for Podman, every line); any such line with "discarded", "does not support",
  * "unsupported", "limited without" or "ignored" is a dropped limit, named when recognised, so an
  * unknown future warning of that kind still fails closed.
  * @param stderr everything `docker create` printed on stderr
+ * @param opts.bareLines Podman: lines without the `WARNING:` prefix count too
  */
-export function discardedLimits(stderr: string): DiscardedLimit[] {
+export function discardedLimits(stderr: string, opts: { bareLines?: boolean } = {}): DiscardedLimit[] {
   const out: DiscardedLimit[] = [];
   for (const raw of stderr.split(/\r?\n/)) {
-    const m = /^\s*WARNING:\s*(.+?)\s*$/i.exec(raw);
+    // Podman prints the same engine text as a bare line ("Your kernel does not support Block I/O
+    // weight … Weight discarded.", measured with Podman 4.3): there a bare line counts when it
+    // says something was dropped. Its `podman create` prints nothing else on stderr when it succeeds.
+    const m = /^\s*WARNING:\s*(.+?)\s*$/i.exec(raw) ?? (opts.bareLines ? /^\s*(?:WARN\[\d+\]\s*)?(.+?)\s*$/.exec(raw) : null);
     if (!m) continue;
     const warning = m[1]!;
     if (HARMLESS.some((re) => re.test(warning)) || !DROPPED.test(warning)) continue;

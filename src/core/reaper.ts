@@ -20,6 +20,7 @@ import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { SNIPPET_DIR } from './argv';
 import { inspectContainer, inspectImage, listContainers, removeContainer, type DockerOptions } from './docker';
+import { ENGINE_DIR_NAME } from './docker';
 import { isSandboxError } from './errors';
 import { ANCHOR_NAME, anchorRoots } from './mounts';
 import {
@@ -46,6 +47,8 @@ export interface ReapReport {
   readonly removed: string[];
   /** Pin anchor directories of dead runs that were removed (absolute paths; see mounts.ts). */
   readonly removedAnchors?: string[];
+  /** Engine work directories (docker.ts) of dead processes that were removed. */
+  readonly removedEngineDirs?: string[];
   /** Containers left in place, each with the reason. */
   readonly kept: KeptContainer[];
 }
@@ -289,7 +292,53 @@ export async function reapOrphans(opts: ReapOptions = {}): Promise<ReapReport> {
     else kept.push({ name: c.name, reason: live.reason });
   }
   const removed = await removeAll(dockerOpts, await withoutImageLabelled(dockerOpts, orphans, kept), kept);
-  return { removed, removedAnchors: removeStaleAnchors(probe), kept: kept.sort((a, b) => a.name.localeCompare(b.name)) };
+  return {
+    removed,
+    removedAnchors: removeStaleAnchors(probe),
+    removedEngineDirs: removeStaleEngineDirs(probe),
+    kept: kept.sort((a, b) => a.name.localeCompare(b.name)),
+  };
+}
+
+/**
+ * Removes the engine work directories (docker.ts `engineWorkDir`) of processes that are provably
+ * gone, judged by the owner pid and start time in the name as the pin anchors are. Only a real
+ * directory holding nothing but container subdirectories (empty, or conmon's `oom` file) and
+ * `seccomp-N.json` files is removed; anything else is left alone.
+ * @param root where the directories are (default: the OS temp dir, where docker.ts makes them)
+ * @returns the removed directories
+ */
+export function removeStaleEngineDirs(probe: ProcessProbe = localProbe(), root: string = tmpdir()): string[] {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(root);
+  } catch {
+    return removed;
+  }
+  const ours = (dir: string, f: string) => {
+    const path = join(dir, f);
+    if (/^seccomp-\d+\.json$/.test(f)) return lstatSync(path).isFile();
+    return /^sandbox-runner-[A-Za-z0-9_.-]+$/.test(f) && lstatSync(path).isDirectory() && readdirSync(path).every((g) => g === 'oom');
+  };
+  for (const name of names) {
+    const m = ENGINE_DIR_NAME.exec(name);
+    if (!m) continue;
+    const labels = {
+      [LABELS.ownerPid]: m[1]!, [LABELS.ownerStart]: m[2]!, [LABELS.host]: probe.host,
+      [LABELS.ownerPidNamespace]: probe.pidNamespace, [LABELS.ownerBoot]: probe.bootId,
+    };
+    if (ownerLiveness(labels, probe).state !== 'dead') continue;
+    const dir = join(root, name);
+    try {
+      if (!lstatSync(dir).isDirectory() || !readdirSync(dir).every((f) => ours(dir, f))) continue;
+      rmSync(dir, { recursive: true, force: true });
+      removed.push(dir);
+    } catch {
+      // gone meanwhile, or not ours to remove
+    }
+  }
+  return removed.sort();
 }
 
 /**

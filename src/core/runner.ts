@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { execa } from 'execa';
 import { buildCreateArgv } from './argv';
 import { createContainer } from './create';
+import { engineKind, engineSpec } from './engineKind';
 import {
   dockerBinary, dockerMissing, inspectState, removeContainer, signalContainer, spawnErrno, spawnOptions, tail, type DockerOptions,
 } from './docker';
@@ -266,7 +267,8 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
       // Warm path: the container is running, blocked in the launcher until its stdin closes.
       name = warm.name;
       settleCreated(true);
-      attachArgs = ['attach', '--sig-proxy=false', name];
+      // Podman's warm containers wait unstarted (see WarmContainer.started).
+      attachArgs = warm.started === false ? ['start', '--attach', '--interactive', name] : ['attach', '--sig-proxy=false', name];
     } else {
       pins = await resolveMounts(req.profileName, profile, req.protectedPaths, { docker: opts });
       snippet = await writeSnippet(code, snippetFileName(profile, req.sourceFileName), req.tempRoot);
@@ -278,6 +280,7 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
         mounts: pins.mounts,
         labels: ownerLabels(runId, req.profileName),
         launcher: preamble !== undefined,
+        ...(await engineSpec(opts)),
       });
       req.onArgv?.(argv);
 
@@ -290,7 +293,7 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
 
       attachArgs = ['start', '--attach', name];
     }
-    const attach = execa(dockerBinary(opts), attachArgs, { ...spawnOptions(opts), stdin: warm ? 'pipe' : 'ignore', buffer: false });
+    const attach = execa(dockerBinary(opts), attachArgs, { ...spawnOptions(opts, attachArgs), stdin: warm ? 'pipe' : 'ignore', buffer: false });
     running = true;
     if (warm) {
       attach.stdin?.on('error', () => undefined); // EPIPE when the container was removed meanwhile
@@ -353,7 +356,9 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
       // process's or the CLI's own words, e.g. a warm container removed behind the pool's back).
       if (warm) return await retry({ ...req, warm: undefined });
       const state = await inspectState(opts, name);
-      if (state.started && state.status === 'exited' && (state.exitCode === 126 || state.exitCode === 127)) {
+      // Podman's init (catatonit) exits 1 when it cannot exec, where docker-init (tini) exits 126/127.
+      const initFailed = [126, 127, ...((await engineKind(opts)) === 'podman' ? [1] : [])];
+      if (state.started && state.status === 'exited' && initFailed.includes(state.exitCode)) {
         // docker-init could not exec `sh`: run this profile's command directly from now on.
         profilesWithoutShell.add(shellKey);
         return await retry(req);

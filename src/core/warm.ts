@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { buildCreateArgv, SNIPPET_DIR, type ResolvedMount } from './argv';
 import { createContainer } from './create';
 import { docker, inspectState, removeContainer, type DockerOptions } from './docker';
+import { engineSpec, type EngineSpec } from './engineKind';
 import { isSandboxError } from './errors';
 import { LABELS, ownerLabels } from './labels';
 import { resolveMounts } from './mounts';
@@ -25,6 +26,13 @@ export interface WarmContainer {
   readonly fileName: string;
   /** The host pid of its init process when it was prepared (0 when unknown), for the pids evidence. */
   readonly pid: number;
+  /**
+   * False on Podman: the container is created but not started, and the run starts it attached
+   * (`start --attach --interactive`). Podman 4.3's `attach` to a running container appends a
+   * newline of its own to stdout and exits 0 whatever the program's status (measured), so the
+   * code cannot go over an `attach` there.
+   */
+  readonly started?: boolean;
 }
 
 /** Options of a {@link WarmPool}. */
@@ -190,6 +198,14 @@ export class WarmPool {
     profile: Profile, name: string, fileName: string, profileName: string, runId: string, mounts: readonly ResolvedMount[],
   ): Promise<WarmContainer | undefined> {
     const opts = this.options.docker ?? {};
+    // A CLI that cannot even say its version fails the create below with its own error.
+    let engine: EngineSpec;
+    try {
+      engine = await engineSpec(opts);
+    } catch (e) {
+      if (!isSandboxError(e) || e.code !== 'limits-unsupported') engine = { engine: 'docker' };
+      else throw new Error(e.message);
+    }
     const argv = buildCreateArgv({
       name,
       profile,
@@ -198,6 +214,7 @@ export class WarmPool {
       mounts,
       labels: { ...ownerLabels(runId, profileName), [WARM_LABEL]: '1' },
       delivery: 'stdin',
+      ...engine,
     });
     let created = false;
     const fail = async (why: string) => {
@@ -210,6 +227,7 @@ export class WarmPool {
     } catch (e) {
       return fail(isSandboxError(e) ? e.message : String(e));
     }
+    if (engine.engine === 'podman') return { name, fileName, pid: 0, started: false };
     const start = await docker(opts, ['start', name]);
     if (start.exitCode !== 0) return fail(start.stderr.trim());
     // The launcher blocks on stdin; a container that already stopped could not run it (no sh/cat).

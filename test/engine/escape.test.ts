@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { mountTestHooks, resolveMounts, resolveProfiles, runInSandbox, WarmPool, type Profile } from '../../src/core';
-import { bridgeGateway, chunkText, ENGINE, engineCli, engineSeesClientFiles, hostProcesses, IMAGES, LOCAL_DOCKER_HOST, productContainers, pythonProfile, requireEngine, requireSomeRan, routedEngine, run, shellProfile, TEST_PATH } from './helpers';
+import { bridgeGateway, chunkText, ENGINE, ENGINE_KIND, engineCli, engineDocker, engineSeesClientFiles, hostProcesses, IMAGES, LOCAL_DOCKER_HOST, productContainers, pythonProfile, requireEngine, requireSomeRan, routedEngine, run, shellProfile, TEST_PATH } from './helpers';
 
 const CLI = resolve(__dirname, '../../../dist/cli.js');
 /** A variant of the python test image with a setuid-root copy of python (built here, never pulled). */
@@ -47,6 +47,22 @@ async function control(args: string[], routed = false): Promise<string> {
   const env = routed ? (await routedEngine())?.env : undefined;
   const r = await engineCli(['run', '--rm', '--pull', 'never', '--log-driver', 'none', ...args], { reject: false, timeout: 30_000, ...(env ? { env } : {}) });
   return `${String(r.stdout)}\n${String(r.stderr)}`;
+}
+
+/**
+ * Podman cannot pin a mount source (argv.ts `refusePodmanMounts`): there every profile with mounts
+ * must be refused before anything runs, with a message naming Podman; that is what the mount
+ * attempts check on Podman.
+ */
+async function assertMountsRefusedOnPodman(profile: Profile): Promise<void> {
+  assert.equal(ENGINE_KIND, 'podman');
+  let created = false;
+  const r = await run(profile, 'echo ran > /data/ran; echo ran\n', { onArgv: () => (created = true) });
+  assert.equal(r.result.outcome, 'failed-to-start', r.result.message);
+  assert.equal(r.result.error?.code, 'invalid-mount');
+  assert.match(r.result.message, /Podman cannot pin a mount's checked source directory/);
+  assert.equal(r.stdout, '');
+  assert.equal(created, false, 'no argv may be built, so nothing reaches the engine');
 }
 
 describe('escape attempts (engine)', function () {
@@ -234,6 +250,12 @@ describe('escape attempts (engine)', function () {
     await chmod(data, 0o777);
     await chmod(join(data, 'file.txt'), 0o666); // writable for anyone: only the mount mode protects it
     const code = 'echo changed > /data/file.txt && echo WROTE; rm -f /data/file.txt && echo REMOVED; touch /data/new && echo CREATED; chmod 777 /data/file.txt && echo CHMOD; echo end\n';
+    if (ENGINE_KIND === 'podman') {
+      for (const mode of ['ro', 'rw'] as const) await assertMountsRefusedOnPodman(shellProfile({ mounts: [{ source: data, target: '/data', mode }] }));
+      assert.equal(await readFile(join(data, 'file.txt'), 'utf8'), 'original\n');
+      assert.equal(existsSync(join(data, 'ran')), false);
+      return;
+    }
     const r = await run(shellProfile({ mounts: [{ source: data, target: '/data', mode: 'ro' }] }), code);
     assert.equal(await readFile(join(data, 'file.txt'), 'utf8'), 'original\n');
     assert.equal(existsSync(join(data, 'new')), false);
@@ -528,7 +550,7 @@ describe('escape attempts (engine)', function () {
     assert.match(set.issues.find((i) => i.key === 'sandboxRunner.profiles.evil.network')?.message ?? '', /host and container networks are refused/);
     let created = false;
     const forged = { ...shellProfile(), network: 'host' } as unknown as Profile;
-    const r = await runInSandbox({ profileName: 'evil', profile: forged, code: `nc -w 1 127.0.0.1 ${port}\n`, onArgv: () => (created = true) });
+    const r = await runInSandbox({ profileName: 'evil', profile: forged, code: `nc -w 1 127.0.0.1 ${port}\n`, onArgv: () => (created = true), docker: engineDocker() });
     assert.equal(r.outcome, 'failed-to-start');
     assert.equal(r.error?.code, 'invalid-profile');
     assert.match(r.message, /sandboxRunner\.profiles\.evil\.network/);
@@ -544,7 +566,7 @@ describe('escape attempts (engine)', function () {
       ['limits', { image: IMAGES.busybox, command: ['sh', '${file}'], limits: 'none' }],
     ] as const) {
       let created = false;
-      const r = await runInSandbox({ profileName: 'forged', profile: forged as unknown as Profile, code: 'id\n', onArgv: () => (created = true) });
+      const r = await runInSandbox({ profileName: 'forged', profile: forged as unknown as Profile, code: 'id\n', onArgv: () => (created = true), docker: engineDocker() });
       assert.equal(r.outcome, 'failed-to-start', key);
       assert.equal(r.error?.code, 'invalid-profile', key);
       assert.match(r.message, new RegExp(`sandboxRunner\\.profiles\\.forged\\.${key.replace('.', '\\.')}`));
@@ -576,10 +598,16 @@ describe('escape attempts (engine)', function () {
       assert.match(own.stdout, /^HTTPS_PROXY=http:\/\/profile-proxy:8080$/m);
       assert.doesNotMatch(own.stdout, new RegExp(secret));
       for (const n of names.filter((x) => x !== 'HTTPS_PROXY')) assert.doesNotMatch(own.stdout, new RegExp(`^${n}=`, 'm'), n);
-      // Control: a plain docker run with the same client config gets every proxy variable.
       const open = await control([IMAGES.busybox, 'env']);
-      for (const n of names) assert.match(open, new RegExp(`^${n}=`, 'm'), `control: ${n}`);
-      assert.match(open, new RegExp(secret));
+      if (ENGINE_KIND === 'podman') {
+        // Control on Podman (its CLI reads no DOCKER_CONFIG proxies): a plain `podman run` copies
+        // the caller's proxy variables in (`--http-proxy`, default true); the product passes false.
+        assert.match(open, new RegExp(`^HTTP_PROXY=http://env:${secret}@`, 'm'), 'control: HTTP_PROXY');
+      } else {
+        // Control: a plain docker run with the same client config gets every proxy variable.
+        for (const n of names) assert.match(open, new RegExp(`^${n}=`, 'm'), `control: ${n}`);
+        assert.match(open, new RegExp(secret));
+      }
     } finally {
       for (const [k, v] of Object.entries(saved)) {
         if (v === undefined) delete process.env[k];
@@ -598,7 +626,7 @@ describe('escape attempts (engine)', function () {
       // Passed to the core unvalidated: refused before docker create.
       let created = false;
       const forged = { ...shellProfile(), workdir } as Profile;
-      const r = await runInSandbox({ profileName: 'evil', profile: forged, code: 'mount | grep tmpfs\n', onArgv: () => (created = true) });
+      const r = await runInSandbox({ profileName: 'evil', profile: forged, code: 'mount | grep tmpfs\n', onArgv: () => (created = true), docker: engineDocker() });
       assert.equal(r.error?.code, 'invalid-profile', workdir);
       assert.equal(created, false, workdir);
     }
@@ -620,6 +648,14 @@ describe('escape attempts (engine)', function () {
   });
 
   attempt('a mount source swapped for a symlink to /etc between the check and the engine call', async () => {
+    if (ENGINE_KIND === 'podman') {
+      // Refused before any engine call, so there is no window between check and mount to use.
+      const data = join(dir, 'swap-project-podman', 'data');
+      await mkdir(data, { recursive: true });
+      for (const mode of ['ro', 'rw'] as const) await assertMountsRefusedOnPodman(shellProfile({ mounts: [{ source: data, target: '/data', mode }] }));
+      assert.equal(existsSync('/etc/ran'), false);
+      return;
+    }
     const sees = await engineSeesClientFiles();
     for (const mode of ['ro', 'rw'] as const) {
       const project = join(dir, `swap-project-${mode}`);
@@ -639,7 +675,7 @@ describe('escape attempts (engine)', function () {
       };
       // The shared test pool comes from the first suite file's bundle, whose copy of mounts.ts has
       // its own hook object: on the warm path this attempt prepares its container in a pool of its own.
-      const pool = TEST_PATH === 'warm' ? new WarmPool() : undefined;
+      const pool = TEST_PATH === 'warm' ? new WarmPool({ docker: engineDocker() }) : undefined;
       try {
         const code = 'cat /data/marker.txt; test -e /data/passwd && echo HOST-ETC; echo w > /data/written 2>/dev/null && echo WROTE; echo end\n';
         const profile = shellProfile({ mounts: [{ source: data, target: '/data', mode }] });

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { runInSandbox, type RunRequest, type RunResult } from '../../src/core';
-import { chunkText, containerExists, dockerBin, engineCli, IMAGES, productContainers, requireEngine, requireSomeRan, shellProfile, waitFor } from './helpers';
+import { chunkText, cliEnv, containerExists, daemonOnly, dockerBin, engineCli, engineDocker, IMAGES, productContainers, requireEngine, requireSomeRan, shellProfile, waitFor } from './helpers';
 
 const CLI = resolve(__dirname, '../../../dist/cli.js');
 
@@ -68,6 +68,7 @@ function start(code: string, extra: Partial<RunRequest> & { profile?: RunRequest
       else if (s === 'stderr') stderr += chunkText(t);
     },
     onArgv: (argv) => (name = argv[argv.indexOf('--name') + 1]),
+    docker: engineDocker(),
     ...extra,
   }).then((result) => ({ result, stdout, stderr, name: () => name }));
   return { done, name: () => name, output: () => stdout };
@@ -102,15 +103,16 @@ describe('fault injection (engine)', function () {
     requireSomeRan('fault suite', faults, 'faults');
   });
 
-  fault('engine unreachable at start (DOCKER_HOST points at a missing socket)', 20_000, async () => {
+  const NO_DAEMON = 'Podman has no daemon or socket: each CLI call is the engine, and DOCKER_HOST does not reach it';
+  daemonOnly('engine unreachable at start (DOCKER_HOST points at a missing socket)', NO_DAEMON, () => fault('engine unreachable at start (DOCKER_HOST points at a missing socket)', 20_000, async () => {
     const r = await runCold('echo x\n', { docker: { env: { DOCKER_HOST: `unix://${join(root, 'nonexistent.sock')}` } } });
     assert.equal(r.result.outcome, 'failed-to-start');
     assert.equal(r.result.error?.code, 'daemon-unreachable');
     assert.match(r.result.message, /not reachable.*Start Docker/);
     assert.equal(r.result.cleanupError, undefined);
-  });
+  }));
 
-  fault('engine crashed: a stale socket refuses connections', 20_000, async () => {
+  daemonOnly('engine crashed: a stale socket refuses connections', NO_DAEMON, () => fault('engine crashed: a stale socket refuses connections', 20_000, async () => {
     const sock = join(root, 'crashed.sock');
     // A server that dies without cleaning up leaves its socket file: connections are refused.
     const server = execa('node', ['-e', 'require("net").createServer().listen(process.argv[1], () => console.log("up"))', sock], { reject: false });
@@ -121,9 +123,9 @@ describe('fault injection (engine)', function () {
     const r = await runCold('echo x\n', { docker: { env: { DOCKER_HOST: `unix://${sock}` } } });
     assert.equal(r.result.outcome, 'failed-to-start');
     assert.equal(r.result.error?.code, 'daemon-unreachable');
-  });
+  }));
 
-  fault('engine hung: the socket accepts but never answers', 20_000, async () => {
+  daemonOnly('engine hung: the socket accepts but never answers', NO_DAEMON, () => fault('engine hung: the socket accepts but never answers', 20_000, async () => {
     const sock = join(root, 'hung.sock');
     const server = execa('node', ['-e', 'const s=[];require("net").createServer((c)=>s.push(c)).listen(process.argv[1], () => console.log("up"))', sock], { reject: false });
     try {
@@ -146,7 +148,7 @@ describe('fault injection (engine)', function () {
       server.kill('SIGKILL');
       await server;
     }
-  });
+  }));
 
   fault('engine connection lost mid-run (the attached docker CLI is killed)', 30_000, async () => {
     const run = start('echo started; sleep 30\n');
@@ -218,7 +220,7 @@ describe('fault injection (engine)', function () {
     const ws = join(root, 'ws');
     await mkdir(join(ws, '.vscode'), { recursive: true });
     await writeFile(join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'sandboxRunner.profiles': { shell: { image: IMAGES.busybox } } }));
-    const cli = execa('node', [CLI, '--workspace', ws, '--profile', 'shell', '-'], { reject: false, input: 'echo ready; sleep 60\n' });
+    const cli = execa('node', [CLI, '--workspace', ws, '--profile', 'shell', '-'], { reject: false, input: 'echo ready; sleep 60\n', env: cliEnv() });
     let out = '';
     cli.stdout?.on('data', (d: Buffer) => (out += d.toString()));
     await waitFor(() => out.includes('ready'), 20_000, 'the program to start');
@@ -229,12 +231,16 @@ describe('fault injection (engine)', function () {
     const name = orphans[0]!;
     const snippetDir = String((await engineCli(['inspect', '--format', '{{range .Mounts}}{{if eq .Destination "/sandbox"}}{{.Source}}{{end}}{{end}}', name])).stdout).trim();
     assert.ok(existsSync(snippetDir), snippetDir);
-    const reap = await execa('node', [CLI, '--reap'], { reject: false });
+    // The killed CLI's engine work directory (docker.ts engineWorkDir) is left too, until the sweep.
+    const engineDirs = async () => (await readdir(tmpdir())).filter((n) => n.startsWith(`sandbox-runner-engine-${cli.pid}-`));
+    assert.equal((await engineDirs()).length, 1, 'the killed CLI left its engine work directory');
+    const reap = await execa('node', [CLI, '--reap'], { reject: false, env: cliEnv() });
     assert.equal(reap.exitCode, 0, String(reap.stderr));
     assert.match(String(reap.stdout), new RegExp(`^removed\\t${name}$`, 'm'));
     assert.match(String(reap.stderr), /removed \d+ orphaned container\(s\)/);
     assert.deepEqual(await productContainers(cli.pid!), []);
     assert.equal(existsSync(snippetDir), false, 'the dead run\'s snippet directory was left');
+    assert.deepEqual(await engineDirs(), [], 'the dead run\'s engine work directory was left');
   });
 
   fault('cancel racing normal exit (30 iterations)', 60_000, async () => {

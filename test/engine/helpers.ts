@@ -1,10 +1,15 @@
 /** Shared helpers for the engine suites: real Docker engine, locally built test images. */
+import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execa, type Options } from 'execa';
-import { LABELS, PRODUCT_FILTER, ProfileSchema, runInSandbox, WarmPool, type Profile, type RunRequest, type RunResult } from '../../src/core';
+import { execa, execaSync, type Options } from 'execa';
+import {
+  LABELS, parseEngineKind, PODMAN_NPROC, PRODUCT_FILTER, ProfileSchema, runInSandbox, WarmPool,
+  type DockerOptions, type EngineKind, type Profile, type RunRequest, type RunResult,
+} from '../../src/core';
 
 /** Images built by scripts/build-test-images.sh (never pulled). */
 export const IMAGES = {
@@ -43,7 +48,79 @@ export function dockerBin(): string {
  * Same options and result as execa; rejects on a non-zero exit unless `reject: false`.
  */
 export function engineCli<O extends Options = Options>(args: readonly string[], options?: O) {
-  return execa(dockerBin(), args, options);
+  return execa(dockerBin(), withEngineRlimits(args), options);
+}
+
+/**
+ * `args` with, on Podman, the rlimits Podman cannot leave at its defaults here inserted after a
+ * `run` or `create` (as the product does, argv.ts `podmanFlags`): without CAP_SYS_RESOURCE its
+ * runtime fails to raise nofile and nproc ("error setting rlimit … operation not permitted"), so
+ * a control container would not start at all. Other calls, and Docker, pass through unchanged.
+ */
+function withEngineRlimits(args: readonly string[]): readonly string[] {
+  if (ENGINE_KIND !== 'podman' || (args[0] !== 'run' && args[0] !== 'create')) return args;
+  return [args[0], '--ulimit', 'nofile=1024:1024', '--ulimit', `nproc=${PODMAN_NPROC}:${PODMAN_NPROC}`, ...args.slice(1)];
+}
+
+/**
+ * Docker options for the product's own runs against the engine under test: `dockerPath` when
+ * `SANDBOX_RUNNER_TEST_DOCKER_PATH` is set (e.g. `podman`), else undefined (the product's default
+ * `docker`, which reads `DOCKER_HOST` from this process's environment).
+ */
+export function engineDocker(): DockerOptions | undefined {
+  return ENGINE.dockerPath === 'docker' ? undefined : { dockerPath: ENGINE.dockerPath };
+}
+
+/**
+ * The kind of engine CLI under test, from its `--version` (the product's own `parseEngineKind`),
+ * read once when the suites load so tests can be declared per engine; `docker` when the CLI
+ * cannot say (the suites' `requireEngine` then fails loudly).
+ */
+export const ENGINE_KIND: EngineKind = (() => {
+  try {
+    return parseEngineKind(String(execaSync(dockerBin(), ['--version'], { reject: false, stdin: 'ignore', timeout: 30_000 }).stdout));
+  } catch {
+    return 'docker';
+  }
+})();
+
+/**
+ * Declares a test that applies only to an engine with a daemon (Docker). On a daemonless engine
+ * (Podman) it declares, under the same title marked "not applicable", a test that asserts the
+ * engine really is daemonless and prints why the case does not apply, so the suite output says so
+ * instead of skipping silently.
+ * @param declare declares the real test (e.g. `() => fault(title, …)`)
+ * @param why one sentence: what the case needs that a daemonless engine does not have
+ */
+export function daemonOnly(title: string, why: string, declare: () => void): void {
+  if (ENGINE_KIND !== 'podman') return declare();
+  it(`${title} [not applicable on Podman: ${why}]`, async () => {
+    const version = String((await engineCli(['--version'], { reject: false, stdin: 'ignore' })).stdout);
+    assert.equal(parseEngineKind(version), 'podman', `"${dockerBin()} --version" said: ${version}`);
+    console.log(`      n/a on Podman (daemonless): ${title}: ${why}`);
+  });
+}
+
+let cliPathDir: string | undefined;
+
+/**
+ * Environment for `sandbox-run` child processes of the suites: on Podman, `PATH` led by a private
+ * directory whose `docker` is a symlink to the Podman CLI (the `docker` → `podman` wrapper of
+ * Debian's podman-docker, which the product detects from `--version`), since the CLI has no
+ * docker-path option here; elsewhere undefined (the CLI's default `docker`).
+ */
+export function cliEnv(): Record<string, string> | undefined {
+  if (ENGINE_KIND !== 'podman') return undefined;
+  if (!cliPathDir) {
+    const found = execaSync('sh', ['-c', 'command -v "$1"', 'sh', dockerBin()], { reject: false });
+    const target = String(found.stdout).trim();
+    if (!target.startsWith('/')) throw new Error(`${dockerBin()} is not on PATH`);
+    cliPathDir = mkdtempSync(join(tmpdir(), 'sr-podman-as-docker-'));
+    symlinkSync(target, join(cliPathDir, 'docker'));
+    const dir = cliPathDir;
+    after(() => rmSync(dir, { recursive: true, force: true }));
+  }
+  return { PATH: `${cliPathDir}:${process.env.PATH ?? ''}` };
 }
 
 /** The local engine's socket (dockerd's default), for controls that must run on the local engine. */
@@ -96,15 +173,18 @@ export function engineSeesClientFiles(): Promise<boolean> {
 
 /** Fails the suite loudly when the engine or an image is missing; never skips. */
 export async function requireEngine(): Promise<void> {
-  const info = await engineCli(['info', '--format', '{{.ServerVersion}}'], { reject: false });
+  // Podman's `info` has no .ServerVersion (its engine version is .Version.Version).
+  const info = await engineCli(['info', '--format', ENGINE_KIND === 'podman' ? '{{.Version.Version}}' : '{{.ServerVersion}}'], { reject: false });
   if (info.exitCode !== 0) {
-    const setup = engineIsLocal() ? 'bash scripts/engine-up.sh' : 'bash scripts/engine2-up.sh';
+    const setup = ENGINE_KIND === 'podman' ? 'bash scripts/podman-up.sh' : engineIsLocal() ? 'bash scripts/engine-up.sh' : 'bash scripts/engine2-up.sh';
     throw new Error(`The engine (${ENGINE.describe()}) is not reachable (${String(info.stderr).trim()}); run "${setup}" first.`);
   }
   for (const image of Object.values(IMAGES)) {
     const r = await engineCli(['image', 'inspect', image], { reject: false });
     if (r.exitCode !== 0) {
-      const setup = engineIsLocal() ? 'bash scripts/build-test-images.sh' : 'bash scripts/build-test-images.sh && bash scripts/engine2-up.sh';
+      const setup = ENGINE_KIND === 'podman'
+        ? 'bash scripts/build-test-images.sh && bash scripts/podman-up.sh'
+        : engineIsLocal() ? 'bash scripts/build-test-images.sh' : 'bash scripts/build-test-images.sh && bash scripts/engine2-up.sh';
       throw new Error(`Test image ${image} is missing on the engine (${ENGINE.describe()}); run "${setup}" first.`);
     }
   }
@@ -153,7 +233,8 @@ export const TEST_PATH = process.env.SANDBOX_RUNNER_TEST_PATH === 'warm' ? 'warm
 const POOL_KEY = Symbol.for('sandbox-runner.test.warm-pool');
 const shared = globalThis as { [POOL_KEY]?: WarmPool };
 if (TEST_PATH === 'warm' && !shared[POOL_KEY]) {
-  const created = new WarmPool({ idleMs: 120_000 });
+  const docker = engineDocker();
+  const created = new WarmPool({ idleMs: 120_000, ...(docker ? { docker } : {}) });
   shared[POOL_KEY] = created;
   after(() => created.dispose());
 }
@@ -174,6 +255,7 @@ export async function run(profile: Profile, code: string, extra: Partial<RunRequ
     profileName: 'test',
     profile,
     code,
+    ...(engineDocker() ? { docker: engineDocker() } : {}),
     onOutput: (stream, data) => {
       if (stream === 'notice') notice += data;
       else chunks[stream].push(data);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { WarmPool } from '../../src/core';
-import { bridgeGateway, chunkText, containerExists, engineCli, hostProcesses, IMAGES, productContainers, pythonProfile, requireEngine, routedEngine, run, shellProfile, TEST_PATH, waitFor } from './helpers';
+import { bridgeGateway, chunkText, containerExists, engineCli, engineDocker, hostProcesses, IMAGES, productContainers, pythonProfile, requireEngine, routedEngine, run, shellProfile, TEST_PATH, waitFor } from './helpers';
 
 describe('runner on a real engine (engine)', function () {
   this.timeout(60_000);
@@ -130,7 +130,7 @@ describe('runner on a real engine (engine)', function () {
   });
 
   it('a warm container removed behind the pool\'s back falls back to the cold path, with no engine text in the output', async () => {
-    const pool = new WarmPool();
+    const pool = new WarmPool({ docker: engineDocker() });
     try {
       const profile = shellProfile();
       pool.prepare('stale', profile);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import {
-  buildCreateArgv, COLD_LAUNCHER, DOCKER_CLIENT_PROXY_VARS, isSandboxError, ProfileSchema, programArgv, SPAWN_OPTIONS, spawnOptions, WARM_LAUNCHER, type ContainerSpec,
+  buildCreateArgv, COLD_LAUNCHER, DOCKER_CLIENT_PROXY_VARS, engineWorkDir, isSandboxError, ProfileSchema, programArgv, SPAWN_OPTIONS, spawnOptions, WARM_LAUNCHER, type ContainerSpec,
 } from '../../src/core';
 
 const labels = { 'sandbox-runner': '1', 'sandbox-runner.run-id': 'r1' };
@@ -127,7 +127,9 @@ describe('argv builder (unit)', () => {
       assert.equal(Object.hasOwn(env, 'HTTPS_PROXY'), false);
       assert.equal(env.DOCKER_HOST, 'unix:///x.sock');
       // Other calls (inspect, rm, attach) keep the CLI environment as it is.
-      assert.equal(spawnOptions({}, ['rm', '-f', 'x']), SPAWN_OPTIONS);
+      const { cwd, ...rest } = spawnOptions({}, ['rm', '-f', 'x']) as typeof SPAWN_OPTIONS & { cwd: string; env?: unknown };
+      assert.deepEqual(rest, SPAWN_OPTIONS);
+      assert.equal(cwd, engineWorkDir());
     } finally {
       delete process.env.HTTP_PROXY;
     }

@@ -67,4 +67,15 @@ describe('engine warnings on docker create (unit)', () => {
       assert.deepEqual(discardedLimits(harmless), [], harmless);
     }
   });
+
+  it('on Podman, counts bare lines too (podman create prints the engine text without WARNING:)', () => {
+    // Measured: Podman 4.3 `create --blkio-weight 100` on this kernel.
+    const bare = 'Your kernel does not support Block I/O weight or the cgroup is not mounted. Weight discarded.';
+    assert.deepEqual(discardedLimits(`${bare}\n`), [], 'docker: not a WARNING line');
+    const d = discardedLimits(`${bare}\n`, { bareLines: true });
+    assert.equal(d.length, 1);
+    assert.match(d[0]!.limit, /block I\/O/);
+    assert.equal(d[0]!.warning, bare);
+    assert.deepEqual(discardedLimits('0a056d8299c1\n', { bareLines: true }), []);
+  });
 });

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LABELS, notProductNamed, ownerLiveness, removeStaleAnchors, removeStaleSnippetDir, statStartTime, statState, type ProcessProbe } from '../../src/core';
+import { LABELS, notProductNamed, ownerLiveness, removeStaleAnchors, removeStaleEngineDirs, removeStaleSnippetDir, statStartTime, statState, type ProcessProbe } from '../../src/core';
 
 /** A /proc/<pid>/stat line; `comm` may contain spaces and parentheses. */
 const statLine = (pid: number, comm: string, state: string, start: number) =>
@@ -174,6 +174,32 @@ describe('pin anchor sweep (unit)', () => {
       const foreign = await make('sandbox-runner-pin-4545-7777-AbC123', 'notes.txt');
       const other = await make('something-else');
       const removed = removeStaleAnchors(probe({ 4343: ['S', 9999], 4444: ['S', 7777] }), [root]);
+      assert.deepEqual(removed, [dead, reused].sort());
+      for (const kept of [alive, foreign, other]) assert.ok(existsSync(kept), kept);
+      assert.ok(!existsSync(dead) && !existsSync(reused));
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('engine work directory sweep (unit)', () => {
+  it('removes the engine work folders of dead owners only, and only when they hold nothing but ours', async () => {
+    const root = await realpath(await mkdtemp(join(tmpdir(), 'sr-engine-dirs-')));
+    try {
+      const make = async (name: string, extra?: string) => {
+        await mkdir(join(root, name, 'sandbox-runner-3f1c2a4e'), { recursive: true });
+        await writeFile(join(root, name, 'sandbox-runner-3f1c2a4e', 'oom'), '');
+        await writeFile(join(root, name, 'seccomp-0.json'), '{}');
+        if (extra) await writeFile(join(root, name, extra), 'x');
+        return join(root, name);
+      };
+      const dead = await make('sandbox-runner-engine-4242-7777-AbC123');
+      const reused = await make('sandbox-runner-engine-4343-7777-AbC123');
+      const alive = await make('sandbox-runner-engine-4444-7777-AbC123');
+      const foreign = await make('sandbox-runner-engine-4545-7777-AbC123', 'notes.txt');
+      const other = await make('sandbox-runner-pin-4242-7777-AbC123');
+      const removed = removeStaleEngineDirs(probe({ 4343: ['S', 9999], 4444: ['S', 7777] }), root);
       assert.deepEqual(removed, [dead, reused].sort());
       for (const kept of [alive, foreign, other]) assert.ok(existsSync(kept), kept);
       assert.ok(!existsSync(dead) && !existsSync(reused));
