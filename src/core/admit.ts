@@ -1,0 +1,39 @@
+/**
+ * Admission of a started container, while its launcher waits and before any code is sent: the
+ * engine's view of it (inspect.ts) must match what was asked for (precheck.ts), on a local engine
+ * its mount sources must be the checked directories (mountProof.ts), and no engine warning may say
+ * a limit was dropped (engineFlags.ts, a second signal beside `HostConfig`). A container that fails
+ * is refused; the caller removes it without ever sending the code.
+ */
+import type { ResolvedMount } from './argv';
+import type { DockerOptions } from './docker';
+import { discardedLimits, limitsDiscardedError } from './engineFlags';
+import { inspectContainer, inspectImage } from './inspect';
+import type { ContainerLease } from './lease';
+import { mountSourceProblems } from './mountProof';
+import { engineIsLocal } from './pidsEvidence';
+import { containerProblems, containerRefusedError, type Problem } from './precheck';
+import type { Profile } from './profile';
+
+/**
+ * Waits for the launcher, then checks the container.
+ * @returns false when the launcher never said it waits (the CLI ended first; see diagnose.ts),
+ *   true when the container may receive the code (`lease.pid` is then set when the engine gave it)
+ * @throws SandboxError `limits-unsupported`, `image-has-volumes` or `container-refused`; an engine
+ *   error from inspect
+ */
+export async function admitContainer(opts: DockerOptions, lease: ContainerLease, profile: Profile, mounts: readonly ResolvedMount[]): Promise<boolean> {
+  if (!(await lease.waiting)) return false;
+  const container = await inspectContainer(opts, lease.name);
+  const image = await inspectImage(opts, container.Image ?? profile.image);
+  const problems: Problem[] = containerProblems(container, image, { profile, mounts });
+  const pid = container.State?.Pid ?? 0;
+  if (problems.length === 0 && pid > 0 && engineIsLocal(opts)) {
+    for (const text of await mountSourceProblems(pid, mounts)) problems.push({ code: 'container-refused', text });
+  }
+  if (problems.length > 0) throw containerRefusedError(problems, profile.image);
+  const dropped = discardedLimits(lease.launcher?.heldText() ?? '');
+  if (dropped.length > 0) throw limitsDiscardedError(dropped);
+  lease.pid = pid;
+  return true;
+}
