@@ -1,6 +1,6 @@
 /** Shared helpers for the engine suites: real Docker engine, locally built test images. */
 import { execa } from 'execa';
-import { LABELS, PRODUCT_FILTER, ProfileSchema, runInSandbox, WarmPool, type Profile, type RunRequest, type RunResult } from '../../src/core';
+import { awaitRemovals, LABELS, PRODUCT_FILTER, ProfileSchema, runInSandbox, WarmPool, type Profile, type RunRequest, type RunResult } from '../../src/core';
 
 /** Images built by scripts/build-test-images.sh (never pulled). */
 export const IMAGES = {
@@ -101,8 +101,12 @@ export async function containers(filter: string): Promise<string[]> {
   return String(r.stdout).split('\n').filter(Boolean);
 }
 
-/** True while a container with this name exists in any state. */
+/**
+ * True while a container with this name exists in any state. Background removals (removals.ts)
+ * are awaited first: a run's result comes before its container's removal ends.
+ */
 export async function containerExists(name: string): Promise<boolean> {
+  await awaitRemovals();
   return (await containers(`name=^/?${name}$`)).length > 0;
 }
 
@@ -113,7 +117,9 @@ export async function containerExists(name: string): Promise<boolean> {
  */
 export async function productContainers(ownerPid: number | 'any' = process.pid): Promise<string[]> {
   // Warm containers waiting in this process's pool are not leftovers; everything else is.
+  // Removals still running in the background (removals.ts) are awaited first.
   await pool?.settled();
+  await awaitRemovals();
   const idle = new Set(pool?.idleNames() ?? []);
   const names = ownerPid === 'any' ? await containers(PRODUCT_FILTER) : await containers(`label=${LABELS.ownerPid}=${ownerPid}`);
   return names.filter((n) => !idle.has(n));

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { WarmPool } from '../../src/core';
 import { execa } from 'execa';
-import { bridgeGateway, chunkText, containerExists, hostProcesses, IMAGES, productContainers, pythonProfile, requireEngine, run, shellProfile, TEST_PATH, waitFor } from './helpers';
+import { bridgeGateway, chunkText, containerExists, hostProcesses, IMAGES, productContainers, pythonProfile, requireEngine, run, shellProfile, waitFor } from './helpers';
 
 describe('runner on a real engine (engine)', function () {
   this.timeout(60_000);
@@ -189,7 +189,7 @@ describe('isolation floor on a real engine (engine)', function () {
     );
   });
 
-  it('has a read-only root, a noexec /tmp, a writable workdir and HOME, and the snippet read-only', async () => {
+  it('has a read-only root, a noexec /tmp, a writable workdir and HOME, and the snippet in its own tmpfs', async () => {
     const code = [
       'touch /etc/x 2>/dev/null && echo root-writable || echo root-ro',
       'touch /sandbox/x 2>/dev/null && echo snippet-writable || echo snippet-ro',
@@ -198,9 +198,9 @@ describe('isolation floor on a real engine (engine)', function () {
       'echo $HOME && touch "$HOME/.x" && echo home-ok',
     ].join('\n');
     const r = await run(shellProfile(), code + '\n');
-    // Cold: the snippet is a read-only bind of a host file. Warm: it was written from stdin into the
-    // container's own tmpfs (no host path exists to protect), which the program may change.
-    const snippet = TEST_PATH === 'warm' ? 'snippet-writable' : 'snippet-ro';
+    // Cold and warm alike: the snippet was written from stdin into the container's own tmpfs (no
+    // host path exists to protect), which the program may change.
+    const snippet = 'snippet-writable';
     assert.equal(r.stdout, `root-ro\n${snippet}\ntmp-noexec\nhi\n/workspace\n/home/sandbox\nhome-ok\n`);
   });
 
