@@ -7,7 +7,7 @@
  * Every disposable goes into `context.subscriptions`.
  */
 import * as vscode from 'vscode';
-import { pickProfile, reapOrphans, removeOwnContainers, WarmPool, type ResolvedProfile } from './core';
+import { awaitRemovals, pickProfile, reapOrphans, removeOwnContainers, WarmPool, type ResolvedProfile } from './core';
 import type { SandboxRunnerApi } from './vscode/api';
 import { registerCommands } from './vscode/commands';
 import { ConsentStore } from './vscode/consent';
@@ -137,6 +137,8 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
 export async function deactivate(): Promise<void> {
   await Promise.allSettled([runs?.cancelAll(true), pool?.dispose()]);
   pool = undefined;
+  // Results come before their containers' removal ends (removals.ts): wait for those too.
+  for (const f of await awaitRemovals()) logChannel?.warn(`could not remove container ${f.name}: ${f.error}`);
   // Anything of this window still there (e.g. a run whose cancel raced the shutdown) goes too.
   try {
     await removeOwnContainers({ docker: { dockerPath: dockerPath() } });

@@ -6,7 +6,8 @@
  * is refused; the caller removes it without ever sending the code.
  */
 import type { ResolvedMount } from './argv';
-import type { DockerOptions } from './docker';
+import { CONTROL_TIMEOUT_MS, type DockerOptions } from './docker';
+import { SandboxError } from './errors';
 import { discardedLimits, limitsDiscardedError } from './engineFlags';
 import { inspectContainer, inspectImage } from './inspect';
 import type { ContainerLease } from './lease';
@@ -23,7 +24,7 @@ import type { Profile } from './profile';
  *   error from inspect
  */
 export async function admitContainer(opts: DockerOptions, lease: ContainerLease, profile: Profile, mounts: readonly ResolvedMount[]): Promise<boolean> {
-  if (!(await lease.waiting)) return false;
+  if (!(await waitForLauncher(opts, lease))) return false;
   const container = await inspectContainer(opts, lease.name);
   const image = await inspectImage(opts, container.Image ?? profile.image);
   const problems: Problem[] = containerProblems(container, image, { profile, mounts });
@@ -36,4 +37,23 @@ export async function admitContainer(opts: DockerOptions, lease: ContainerLease,
   if (dropped.length > 0) throw limitsDiscardedError(dropped);
   lease.pid = pid;
   return true;
+}
+
+/**
+ * The launcher's `waiting` marker, within the control timeout (`opts.controlTimeoutMs`): an engine
+ * that accepts the call but never starts the container must not hang the run.
+ * @throws SandboxError `engine-error` after the timeout (the CLI process is killed)
+ */
+async function waitForLauncher(opts: DockerOptions, lease: ContainerLease): Promise<boolean> {
+  const ms = opts.controlTimeoutMs ?? CONTROL_TIMEOUT_MS;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), ms)));
+  const first = await Promise.race([lease.waiting, timeout]).finally(() => clearTimeout(timer));
+  if (first !== 'timeout') return first;
+  lease.kill('SIGKILL');
+  throw new SandboxError(
+    'engine-error',
+    `"docker run" did not answer within ${Math.round(ms / 1000)} s.`,
+    'Check that the Docker engine is healthy (docker info) and try again.',
+  );
 }

@@ -44,6 +44,13 @@ export interface ContainerLease {
   kill(signal?: NodeJS.Signals): void;
 }
 
+/**
+ * FOR TESTS ONLY. Bytes written to stdin right after the code frame, before stdin is closed: the
+ * engine suite proves with it that the rest of stdin reaches the program (interactive runs later).
+ * Never set by the product.
+ */
+export const leaseTestHooks: { stdinAfterFrame?: Uint8Array } = {};
+
 /** A lease over an attached `docker run -i` (or `start -a`) process. */
 export class AttachedLease implements ContainerLease {
   pid = 0;
@@ -79,7 +86,8 @@ export class AttachedLease implements ContainerLease {
   }
 
   send(code: string | Uint8Array): void {
-    this.proc.stdin?.end(encodeFrame(code));
+    const after = leaseTestHooks.stdinAfterFrame;
+    this.proc.stdin?.end(after ? Buffer.concat([encodeFrame(code), after]) : encodeFrame(code));
   }
 
   consume(sink: ProgramSink): void {

@@ -66,6 +66,9 @@ export class StopController {
     const lease = this.lease;
     if (this.removing || !lease) return;
     this.removing = true;
+    // Still starting: the removal waits until the container exists (launcher waiting) or the CLI
+    // ended. The CLI is not killed here: the engine would still create a container for a create
+    // call already sent, after the removal (a hung engine is ended by the control timeout, admit.ts).
     const created = Promise.race([lease.waiting, lease.exit]);
     this.removal = scheduleRemoval(this.opts, lease.name, created);
     void this.removal.catch(() => undefined).finally(() => {

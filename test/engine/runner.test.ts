@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { WarmPool } from '../../src/core';
+import { leaseTestHooks, WarmPool } from '../../src/core';
 import { execa } from 'execa';
 import { bridgeGateway, chunkText, containerExists, hostProcesses, IMAGES, productContainers, pythonProfile, requireEngine, run, shellProfile, waitFor } from './helpers';
 
@@ -120,6 +120,17 @@ describe('runner on a real engine (engine)', function () {
     assert.equal(r.result.error?.code, 'image-has-volumes');
     assert.match(r.result.message, /\/data/);
     assert.equal(r.stdout, '');
+  });
+
+  it('the rest of stdin after the code frame belongs to the program (binary, no trailing newline)', async () => {
+    leaseTestHooks.stdinAfterFrame = Buffer.from([0x00, 0x0a, 0xff, 0x41]);
+    try {
+      const r = await run(shellProfile(), 'od -An -tx1 | tr -d " \\n"; echo; wc -c < /sandbox/main.sh\n');
+      assert.equal(r.result.outcome, 'exited', r.result.message);
+      assert.equal(r.stdout, `000aff41\n${Buffer.byteLength('od -An -tx1 | tr -d " \\n"; echo; wc -c < /sandbox/main.sh\n')}\n`);
+    } finally {
+      delete leaseTestHooks.stdinAfterFrame;
+    }
   });
 
   it('a missing docker binary gives the clear error', async () => {
