@@ -33,7 +33,7 @@ export interface ResolvedMount {
   readonly pinned?: string;
 }
 
-/** Everything `docker create` needs for one run. */
+/** Everything the engine argv (`docker run -i`, or `docker create` on the direct path) needs for one run. */
 export interface ContainerSpec {
   /** Unique container name, e.g. `sandbox-runner-<uuid>`. */
   readonly name: string;

@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- the tests edit inspect JSON freely, as an engine could return it */
 import assert from 'node:assert/strict';
 import {
   containerProblems, containerRefusedError, devString, parseMountinfo, ProfileSchema, type ContainerInspect, type ImageInspect, type ResolvedMount,
