@@ -130,7 +130,9 @@ function mountProblems(container: ContainerInspect, expected: Expected): Problem
       continue;
     }
     seen.add(dst);
-    if (m.RW === own.readOnly) out.push({ code: 'container-refused', text: `the mount at ${dst} is ${m.RW ? 'writable' : 'read-only'}, not as asked` });
+    // A pinned mount is read-only through its volume's own options (`o=bind,ro`, argv.ts), which
+    // `RW` does not show: mountProof.ts reads it from the container's mountinfo instead.
+    if (own.pinned === undefined && m.RW === own.readOnly) out.push({ code: 'container-refused', text: `the mount at ${dst} is ${m.RW ? 'writable' : 'read-only'}, not as asked` });
   }
   for (const t of byTarget.keys()) if (!seen.has(t)) out.push({ code: 'container-refused', text: `the mount at ${t} is missing` });
   return out;

@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
-import { leaseTestHooks, WarmPool } from '../../src/core';
+import { randomUUID } from 'node:crypto';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { admitContainer, buildRunArgv, leaseTestHooks, mountSourceProblems, openRunLease, ownerLabels, resolveMounts, scheduleRemoval, WarmPool } from '../../src/core';
 import { execa } from 'execa';
 import { bridgeGateway, chunkText, containerExists, hostProcesses, IMAGES, productContainers, pythonProfile, requireEngine, run, shellProfile, waitFor } from './helpers';
 
@@ -231,6 +235,40 @@ describe('isolation floor on a real engine (engine)', function () {
       assert.match(r.stdout, /^HOME=\/home\/sandbox$/m);
     } finally {
       delete process.env.SANDBOX_RUNNER_HOST_SECRET;
+    }
+  });
+});
+
+describe('pre-code checks on a real engine (engine)', function () {
+  this.timeout(60_000);
+
+  it('proves through /proc/<pid> that the mount target is the checked directory, read-only where asked, before any code is sent', async () => {
+    await requireEngine();
+    const root = await mkdtemp(join(tmpdir(), 'sr-proof-'));
+    const [checked, other] = [join(root, 'checked'), join(root, 'other')];
+    await Promise.all([mkdir(checked), mkdir(other)]);
+    const profile = shellProfile({ mounts: [{ source: checked, target: '/data', mode: 'rw' }] });
+    const pins = await resolveMounts('proof', profile);
+    const name = `sandbox-runner-${randomUUID()}`;
+    const argv = buildRunArgv({ name, profile, snippetFileName: 'main.sh', mounts: pins.mounts, labels: ownerLabels(name.slice(15), 'proof') });
+    const lease = openRunLease({}, 'cold', name, argv);
+    try {
+      assert.equal(await admitContainer({}, lease, profile, pins.mounts), true);
+      assert.ok(lease.pid > 0);
+      assert.deepEqual(await mountSourceProblems(lease.pid, pins.mounts), []);
+      // The same container against another pinned directory, and against a read-only wish: refused.
+      const otherPins = await resolveMounts('proof', shellProfile({ mounts: [{ source: other, target: '/data', mode: 'rw' }] }));
+      try {
+        assert.match((await mountSourceProblems(lease.pid, otherPins.mounts)).join('\n'), /not the checked directory/);
+      } finally {
+        await otherPins.dispose();
+      }
+      assert.match((await mountSourceProblems(lease.pid, pins.mounts.map((m) => ({ ...m, readOnly: true })))).join('\n'), /not read-only/);
+    } finally {
+      lease.kill();
+      await pins.dispose();
+      await scheduleRemoval({}, name, lease.exit);
+      await rm(root, { recursive: true, force: true });
     }
   });
 });

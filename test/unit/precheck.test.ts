@@ -86,7 +86,10 @@ describe('pre-code container checks (unit)', () => {
     const bind = problems(changed((c) => c.Mounts.push({ Type: 'bind', Source: '/etc', Destination: '/etc2', RW: false })));
     assert.deepEqual(bind.map((p) => p.code), ['container-refused']);
     assert.match(problems(changed((c) => (c.Mounts = [])))[0]!.text, /mount at \/data is missing/);
-    assert.match(problems(changed((c) => (c.Mounts[0].RW = true)))[0]!.text, /\/data is writable/);
+    const plain = [{ source: '/srv/p', target: '/data', readOnly: true }];
+    assert.match(containerProblems(changed((c) => (c.Mounts[0].RW = true)), image, { profile, mounts: plain })[0]!.text, /\/data is writable/);
+    // A pinned mount's read-only flag lives in its volume options (RW shows true): proved from mountinfo instead.
+    assert.deepEqual(problems(changed((c) => (c.Mounts[0].RW = true))), []);
     assert.match(problems(changed((c) => (c.HostConfig.Binds = ['/:/host'])))[0]!.text, /Binds/);
   });
 
