@@ -220,10 +220,10 @@ class Run {
       mounts: pins.mounts, labels: ownerLabels(this.name.slice('sandbox-runner-'.length), this.req.profileName),
     });
     this.req.onArgv?.(argv);
-    return this.onLease(openRunLease(this.opts, 'cold', this.name, argv), pins.mounts, pins);
+    return this.onLease(openRunLease(this.opts, 'cold', this.name, argv), pins.mounts);
   }
 
-  /** Resolves and pins the profile's mounts; released when the run ends (or once the container was checked). */
+  /** Resolves and pins the profile's mounts; released when the run ends (see mounts.ts). */
   private async pin(): Promise<PinnedMounts> {
     const pins = await resolveMounts(this.req.profileName, this.profile, this.req.protectedPaths);
     this.disposers.push(() => pins.dispose());
@@ -234,7 +234,7 @@ class Run {
    * One lease: admission while the launcher waits (cold; a warm lease was admitted by the pool),
    * the pids watch, the frame, the program's streams, the exit.
    */
-  private async onLease(lease: ContainerLease, mounts: readonly ResolvedMount[], pins?: PinnedMounts): Promise<Attempt> {
+  private async onLease(lease: ContainerLease, mounts: readonly ResolvedMount[]): Promise<Attempt> {
     this.name = lease.name;
     this.stopper.bind(lease);
     let admitted: boolean;
@@ -244,7 +244,6 @@ class Run {
       this.release(lease);
       throw e;
     }
-    await pins?.dispose(); // the engine mounted what was pinned, and it was checked
     if (this.stopper.reason) return this.stopped(lease);
     if (!admitted) return this.notWaiting(lease);
     await this.pids.start(this.opts, lease.name, lease.pid);
