@@ -256,9 +256,11 @@ class Run {
   /** The launcher never waited: warm → cold once; cold → no `sh`, or a start failure. */
   private async notWaiting(lease: ContainerLease): Promise<Attempt> {
     const exit = await lease.exit;
-    this.release(lease);
-    if (lease.kind === 'warm') return 'retry-cold';
-    return diagnoseNoLauncher(this.opts, lease, exit, this.profile.image);
+    try {
+      return lease.kind === 'warm' ? 'retry-cold' : await diagnoseNoLauncher(this.opts, lease, exit, this.profile.image);
+    } finally {
+      this.release(lease); // after the diagnosis: it reads the container's state
+    }
   }
 
   /** The program's exit is known: stop outcome, launcher failure, or the engine's diagnosis. */
@@ -268,10 +270,13 @@ class Run {
     this.stopper.end();
     const verdict = lease.launcher?.verdict;
     if (lease.launcher && verdict !== 'ready') {
-      this.release(lease);
-      if (lease.kind === 'warm' && verdict === 'absent') return 'retry-cold';
-      if (!lease.launcher.waited) return diagnoseNoLauncher(this.opts, lease, exit, this.profile.image);
-      throw launcherStopped(lease, this.profile, exit);
+      try {
+        if (lease.kind === 'warm' && verdict === 'absent') return 'retry-cold';
+        if (!lease.launcher.waited) return await diagnoseNoLauncher(this.opts, lease, exit, this.profile.image);
+        throw launcherStopped(lease, this.profile, exit);
+      } finally {
+        this.release(lease);
+      }
     }
     let d: Diagnosis;
     try {
