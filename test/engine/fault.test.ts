@@ -222,7 +222,8 @@ describe('fault injection (engine)', function () {
   });
 
   fault('the client mounts a host directory the profile never asked for: refused before the code is sent', 20_000, async () => {
-    const dockerPath = await fakeDocker('docker-bind', `if [ "$1" = run ]; then shift; exec docker run --mount type=bind,src=${root},dst=/peek,readonly "$@"; fi\nexec docker "$@"`);
+    // /usr/share exists on any engine's host (a remote-like engine cannot see this client's /tmp).
+    const dockerPath = await fakeDocker('docker-bind', `if [ "$1" = run ]; then shift; exec docker run --mount type=bind,src=/usr/share,dst=/peek,readonly "$@"; fi\nexec docker "$@"`);
     const r = await runCold('ls /peek\n', { docker: { dockerPath } });
     assert.equal(r.stdout, '');
     assert.equal(r.result.error?.code, 'container-refused');
