@@ -13,7 +13,7 @@ import { inspectContainer, inspectImage } from './inspect';
 import type { ContainerLease } from './lease';
 import { mountSourceProblems } from './mountProof';
 import { engineIsLocal } from './pidsEvidence';
-import { containerProblems, containerRefusedError, type Problem } from './precheck';
+import { containerProblems, containerRefusedError, type Expected, type Problem } from './precheck';
 import type { Profile } from './profile';
 
 /**
@@ -56,4 +56,16 @@ async function waitForLauncher(opts: DockerOptions, lease: ContainerLease): Prom
     `"docker run" did not answer within ${Math.round(ms / 1000)} s.`,
     'Check that the Docker engine is healthy (docker info) and try again.',
   );
+}
+
+/**
+ * The direct path's check of a created (not started) container: the same pure checks as
+ * {@link admitContainer} (no mount proof: nothing runs yet to look through).
+ * @throws SandboxError as {@link admitContainer}
+ */
+export async function checkCreated(opts: DockerOptions, name: string, expected: Expected): Promise<void> {
+  const container = await inspectContainer(opts, name);
+  const image = await inspectImage(opts, container.Image ?? expected.profile.image);
+  const problems = containerProblems(container, image, expected);
+  if (problems.length > 0) throw containerRefusedError(problems, expected.profile.image);
 }

@@ -23,6 +23,11 @@ export interface Expected {
   readonly profile: Profile;
   /** The run's mounts (their targets and read-only flags). */
   readonly mounts: readonly ResolvedMount[];
+  /**
+   * Direct path only: the snippet directory's read-only bind at {@link SNIPPET_DIR} (then no
+   * tmpfs is expected there). Default: the launcher's tmpfs.
+   */
+  readonly snippetBind?: ResolvedMount;
 }
 
 /** One way the container differs from what was asked for. */
@@ -91,7 +96,7 @@ function limitProblems(container: ContainerInspect, expected: Expected): Problem
   if (list('Devices').length > 0) out.push(limit('HostConfig.Devices is not empty (no host devices)'));
   out.push(...ulimitProblems(list('Ulimits'), p).map(limit));
   const tmpfs = (hc.Tmpfs ?? {}) as Record<string, unknown>;
-  const wanted = ['/tmp', SANDBOX_HOME, SNIPPET_DIR];
+  const wanted = ['/tmp', SANDBOX_HOME, ...(expected.snippetBind ? [] : [SNIPPET_DIR])];
   if (!expected.mounts.some((m) => m.target === p.workdir)) wanted.push(p.workdir);
   for (const path of wanted) if (typeof tmpfs[path] !== 'string') out.push(limit(`HostConfig.Tmpfs lacks ${path}`));
   return out;
@@ -116,7 +121,8 @@ function mountProblems(container: ContainerInspect, expected: Expected): Problem
   for (const key of ['Binds', 'VolumesFrom']) {
     if (Array.isArray(hc[key]) && (hc[key] as unknown[]).length > 0) out.push({ code: 'container-refused', text: `HostConfig.${key} is not empty` });
   }
-  const byTarget = new Map(expected.mounts.map((m) => [m.target, m]));
+  const own = expected.snippetBind ? [...expected.mounts, expected.snippetBind] : expected.mounts;
+  const byTarget = new Map(own.map((m) => [m.target, m]));
   const seen = new Set<string>();
   for (const m of container.Mounts ?? []) {
     const dst = m.Destination ?? '';

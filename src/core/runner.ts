@@ -11,8 +11,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { admitContainer } from './admit';
-import { buildCreateArgv, buildRunArgv, type ResolvedMount } from './argv';
+import { admitContainer, checkCreated } from './admit';
+import { buildCreateArgv, buildRunArgv, SNIPPET_DIR, type ResolvedMount } from './argv';
 import { createContainer } from './create';
 import { diagnoseExit, diagnoseNoLauncher, launcherStopped, type Diagnosis } from './diagnose';
 import { type DockerOptions } from './docker';
@@ -345,6 +345,8 @@ class Run {
     let exists = false;
     try {
       await createContainer(this.opts, argv, this.profile.image, (e) => (exists = e));
+      const snippetBind = { source: snippet.dir, target: SNIPPET_DIR, readOnly: true };
+      await checkCreated(this.opts, this.name, { profile: this.profile, mounts: pins.mounts, snippetBind });
     } catch (e) {
       if (exists) void scheduleRemoval(this.opts, this.name).catch(() => undefined);
       throw e;

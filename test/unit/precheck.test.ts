@@ -110,6 +110,18 @@ describe('pre-code container checks (unit)', () => {
     assert.equal(problems(withDefault).length, 1, 'the default PATH is not allowed over the image\'s own');
   });
 
+  it('direct path: the snippet directory\'s read-only bind replaces the /sandbox tmpfs, and nothing else changes', () => {
+    const snippetBind = { source: '/tmp/sandbox-runner-abc', target: '/sandbox', readOnly: true };
+    const direct = changed((c) => {
+      delete c.HostConfig.Tmpfs['/sandbox'];
+      c.Mounts.push({ Type: 'bind', Source: '/tmp/sandbox-runner-abc', Destination: '/sandbox', RW: false });
+    });
+    assert.deepEqual(containerProblems(direct, image, { profile, mounts, snippetBind }), []);
+    assert.match(problems(direct).map((p) => p.text).join('\n'), /Tmpfs lacks \/sandbox[\s\S]*bind the run did not ask for is mounted at \/sandbox/);
+    const writable = changed((c) => c.Mounts.push({ Type: 'bind', Destination: '/sandbox', RW: true }));
+    assert.match(containerProblems(writable, image, { profile, mounts, snippetBind })[0]!.text, /\/sandbox is writable/);
+  });
+
   it('words the error by the first problem: one sentence what happened, one what to do', () => {
     const e = containerRefusedError(problems(changed((c) => c.Config.Env.push('EXTRA=1'))), 'img');
     assert.equal(e.code, 'container-refused');
