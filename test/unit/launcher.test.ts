@@ -62,7 +62,9 @@ describe('launcher preamble (unit)', () => {
   });
 });
 
-describe('launcher frame protocol, real script under sh (unit)', () => {
+describe('launcher frame protocol, real script under sh (unit)', function () {
+  // Real shells and dd: under a loaded machine a 1 MiB frame can take longer than mocha's 2 s.
+  this.timeout(20_000);
   let dir = '';
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'sr-launcher-'));
