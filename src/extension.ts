@@ -158,6 +158,8 @@ export async function deactivate(): Promise<void> {
   pool = undefined;
   // Every container of this window was created by the engine bundle: none if it never loaded.
   if (!engineLoaded()) return;
+  // Results come before their containers' removal ends (removals.ts): wait for those too.
+  for (const f of await engine().awaitRemovals()) logChannel?.warn(`could not remove container ${f.name}: ${f.error}`);
   // Anything of this window still there (e.g. a run whose cancel raced the shutdown) goes too.
   try {
     await engine().removeOwnContainers({ docker: dockerOptions() });

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { execa } from 'execa';
 import {
-  buildCreateArgv, LABELS, ownerLabels, ProfileSchema, resolveMounts, runInSandbox, snippetFileName, SPAWN_OPTIONS, writeSnippet,
+  buildCreateArgv, buildRunArgv, encodeFrame, LABELS, ownerLabels, ProfileSchema, resolveMounts, runInSandbox, snippetFileName, SPAWN_OPTIONS, writeSnippet,
   type Profile,
 } from '../../src/core';
 
@@ -35,7 +35,7 @@ export function pythonProfile(overrides: Record<string, unknown> = {}): Profile 
 /**
  * How the raw side gets the code: `bind` (a host snippet directory mounted read-only, as today's
  * cold path) or `stdin` (`--interactive`, an exec tmpfs and the fixed stdin launcher that copies
- * standard input into the snippet file: buildCreateArgv's `delivery: 'stdin'`; the only way on an
+ * standard input into the snippet file: buildRunArgv and a framed input, launcher.ts); the only way on an
  * engine that cannot see this host's files).
  */
 export type RawDelivery = 'bind' | 'stdin';
@@ -48,31 +48,26 @@ export interface RawSpec {
   /** The same argv as `run --rm …`. */
   readonly runArgv: readonly string[];
   /** The bytes to write to the container's stdin (`stdin` delivery), else undefined. */
-  readonly input: string | undefined;
+  readonly input: Uint8Array | undefined;
   dispose(): Promise<void>;
 }
 
-/** Builds the core's argv for `code` under `profile` and writes the snippet it mounts (`bind`), or keeps it for stdin. */
-export async function rawSpec(profileName: string, profile: Profile, code: string, delivery: RawDelivery = 'bind'): Promise<RawSpec> {
+/** Builds the core's argv for `code` under `profile` and writes the snippet it mounts (`bind`), or frames it for stdin. */
+export async function rawSpec(profileName: string, profile: Profile, code: string, delivery: RawDelivery = 'stdin'): Promise<RawSpec> {
   const runId = randomUUID();
   const name = `sandbox-runner-${runId}`;
   const pins = await resolveMounts(profileName, profile);
   const snippet = delivery === 'bind' ? await writeSnippet(code, snippetFileName(profile)) : undefined;
-  const createArgv = buildCreateArgv({
-    name,
-    profile,
-    snippetHostDir: snippet?.dir ?? '',
-    snippetFileName: snippet?.fileName ?? snippetFileName(profile),
-    delivery,
-    mounts: pins.mounts,
-    labels: ownerLabels(runId, profileName),
-  });
-  if (createArgv[0] !== 'create') throw new Error(`buildCreateArgv no longer starts with "create": ${createArgv[0]}`);
+  const spec = { name, profile, snippetFileName: snippet?.fileName ?? snippetFileName(profile), mounts: pins.mounts, labels: ownerLabels(runId, profileName) };
+  // stdin: the runner's own one-call argv (`run --interactive …` and the framed launcher);
+  // bind: the direct fallback's `create` argv, with the snippet directory mounted read-only.
+  const argv = delivery === 'stdin' ? buildRunArgv(spec) : buildCreateArgv({ ...spec, snippetHostDir: snippet!.dir });
+  const createArgv = ['create', ...argv.slice(1)];
   return {
     name,
     createArgv,
-    runArgv: ['run', '--rm', ...createArgv.slice(1)],
-    input: delivery === 'stdin' ? code : undefined,
+    runArgv: ['run', '--rm', ...argv.slice(1)],
+    input: delivery === 'stdin' ? encodeFrame(code) : undefined,
     dispose: () => Promise.all([snippet?.dispose(), pins.dispose()]).then(() => undefined),
   };
 }
@@ -120,7 +115,7 @@ export interface RawTiming {
  * then closed), stdout drained by a listener that notes the first byte's time; throws when docker
  * exits non-zero.
  */
-export async function rawTimed(args: readonly string[], what: string, env?: EngineEnv, input?: string): Promise<RawTiming> {
+export async function rawTimed(args: readonly string[], what: string, env?: EngineEnv, input?: Uint8Array): Promise<RawTiming> {
   const t0 = performance.now();
   let first = NaN;
   const p = execa('docker', args, { ...SPAWN_OPTIONS, buffer: false, ...(env ? { env } : {}), ...(input !== undefined ? { stdin: 'pipe' as const } : {}) });

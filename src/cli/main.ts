@@ -6,7 +6,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
-  engineIdentity, engineTarget, isSandboxError, LIMIT_RANGES, pickProfile, ProfileSchema, rangeMessage, reapOrphans, resolveProfiles, routeLoosening, runInSandbox,
+  awaitRemovals, engineIdentity, engineTarget, isSandboxError, LIMIT_RANGES, pickProfile, ProfileSchema, rangeMessage, reapOrphans, resolveProfiles, routeLoosening, runInSandbox,
   blockingIssues, targetText, type DockerOptions, type EngineIdentity, type RunResult,
 } from '../core';
 import { ENGINE_FLAGS, engineFromFlags, engineSummary } from './engineArgs';
@@ -245,6 +245,9 @@ async function main(): Promise<number> {
   }
   if (result.error?.detail && !values.quiet) terminal.line(`engine said: ${result.error.detail}`);
   if (result.cleanupError) terminal.line(`cleanup failed: ${result.cleanupError}`);
+  // The result came when the program's exit was known; its container's removal ran on in the
+  // background (removals.ts): the CLI exits only once it is done.
+  for (const f of await awaitRemovals()) terminal.line(`cleanup failed: ${f.error}`);
   // The reader of our output went away: the run was stopped like `yes | head` stops `yes`.
   if (terminal.closed && result.outcome === 'cancelled') {
     terminal.line('the reader of the output went away (e.g. | head), so the run was stopped and the container removed.');

@@ -5,10 +5,10 @@
  */
 import type { EngineKind } from './engineKind';
 import { SandboxError } from './errors';
-import { COLD_LAUNCHER, WARM_LAUNCHER } from './launcher';
+import { LAUNCHER } from './launcher';
 import { ENV_NAME, FILE_PLACEHOLDER, UNSAFE_CONTAINER_PATH_CHARS, type Profile } from './profile';
 
-/** In-container directory where the snippet file is bind-mounted read-only. */
+/** In-container directory of the snippet file: an exec tmpfs the launcher writes it into (a read-only bind of a host directory on the direct fallback). */
 export const SNIPPET_DIR = '/sandbox';
 /** In-container HOME: a tmpfs owned by the run's user; caches go below it. */
 export const SANDBOX_HOME = '/home/sandbox';
@@ -34,29 +34,16 @@ export interface ResolvedMount {
   readonly pinned?: string;
 }
 
-/** Everything `docker create` needs for one run. */
+/** Everything the engine argv (`docker run -i`, or `docker create` on the direct path) needs for one run. */
 export interface ContainerSpec {
   /** Unique container name, e.g. `sandbox-runner-<uuid>`. */
   readonly name: string;
   readonly profile: Profile;
   /**
-   * Host directory holding only the snippet file; mounted read-only at {@link SNIPPET_DIR}.
-   * Ignored when `delivery` is `stdin`.
+   * Direct fallback only (`buildCreateArgv`, images without `sh`): host directory holding only the
+   * snippet file, mounted read-only at {@link SNIPPET_DIR}. Ignored by `buildRunArgv`.
    */
-  readonly snippetHostDir: string;
-  /**
-   * How the code reaches the container. `bind` (default): the read-only bind mount above.
-   * `stdin` (warm start): the container is created with `--interactive`, {@link SNIPPET_DIR} is an
-   * exec tmpfs, and a fixed launcher (`sh -c` WARM_LAUNCHER, see launcher.ts) copies standard
-   * input into the snippet file, then execs the profile's command with standard input from /dev/null.
-   */
-  readonly delivery?: 'bind' | 'stdin';
-  /**
-   * `bind` delivery only: start the program through the cold launcher (`sh -c` COLD_LAUNCHER, see
-   * launcher.ts), which reports on stderr whether the command was found before it execs it.
-   * Default true; false runs the command directly (images without `sh`).
-   */
-  readonly launcher?: boolean;
+  readonly snippetHostDir?: string;
   /** File name of the snippet inside that directory, e.g. `main.py`. */
   readonly snippetFileName: string;
   /** The profile's mounts after validation. */
@@ -237,14 +224,14 @@ const HOST_PATH_OK = (p: string) => p.startsWith('/') && !/[,"\n\r\0]/.test(p);
 const COUNT_OK = (n: number) => Number.isSafeInteger(n) && n > 0;
 
 /** Checks every value of `spec` that lands inside a colon-, comma- or equals-separated docker syntax. */
-function assertSpec(spec: ContainerSpec): void {
+function assertSpec(spec: ContainerSpec, bind: boolean): void {
   const p = spec.profile;
   assertValue(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(spec.name), 'the container name');
   assertValue(/^\d+:\d+$/.test(p.user), 'the user');
   assertValue(/^[A-Za-z0-9]/.test(p.image), 'the image');
   assertValue(CONTAINER_PATH_OK(p.workdir), `the workdir ${JSON.stringify(p.workdir)}`);
   assertValue(/^[A-Za-z0-9._+-]+$/.test(spec.snippetFileName), 'the snippet file name');
-  if (spec.delivery !== 'stdin') assertValue(HOST_PATH_OK(spec.snippetHostDir), 'the snippet directory');
+  if (bind) assertValue(HOST_PATH_OK(spec.snippetHostDir ?? ''), 'the snippet directory');
   if (spec.seccompProfile !== undefined) assertValue(HOST_PATH_OK(spec.seccompProfile), 'the seccomp profile path');
   if (spec.initPath !== undefined) assertValue(HOST_PATH_OK(spec.initPath), 'the init path');
   for (const m of spec.mounts) {
@@ -274,93 +261,115 @@ export function programArgv(profile: Profile, inContainerFile: string): string[]
 }
 
 /**
- * Builds the arguments after `docker` for `docker create`.
- * Flags and their source, all from isolation.md: one container per run (`--name`, `--pull never`,
- * `--init`, `--restart no`, `--no-healthcheck`, `--log-driver none`); privileges (`--user`,
- * `--cap-drop ALL`, `--security-opt no-new-privileges`, `--ipc private`, `--cgroupns private`);
- * resources (`--memory` = `--memory-swap`, `--cpus`, `--pids-limit`, `--ulimit nofile/core/fsize`,
- * `--shm-size`);
- * filesystem (`--read-only`, tmpfs for /tmp, HOME and the workdir, read-only bind of the snippet);
- * network (`--network none` unless the profile opts into `bridge`); environment (only the
- * profile's variables, as `--env NAME=VALUE`, plus HOME, XDG_CACHE_HOME, TMPDIR and
- * TINI_KILL_PROCESS_GROUP for the init process, and a bare `--env NAME` for each
- * {@link DOCKER_CLIENT_PROXY_VARS} name the profile does not set); labels; and the launcher
- * (see launcher.ts).
- * @returns a new argv array; never contains a shell string.
- * For `spec.engine` `podman`: the same flags plus {@link podmanFlags}, tmpfs ownership by `U`,
- * and catatonit instead of `--init` ({@link podmanInit}).
- * @throws SandboxError `invalid-profile` when a value would break out of the docker syntax it lands
- *   in (a profile validated by `ProfileSchema` never does: this is a second line of defence);
- *   `invalid-mount` for a profile with mounts on Podman (see {@link refusePodmanMounts})
+ * The isolation floor's flags, shared by every argv (all from isolation.md): one container per run
+ * (`--name`, `--pull never`, `--init`, `--restart no`, `--no-healthcheck`, `--log-driver none`);
+ * privileges (`--user`, `--cap-drop ALL`, `--security-opt no-new-privileges`, `--ipc private`,
+ * `--cgroupns private`); resources (`--memory` = `--memory-swap`, `--cpus`, `--pids-limit`,
+ * `--ulimit nofile/core/fsize`, `--shm-size`); filesystem (`--read-only`, tmpfs for /tmp, HOME and
+ * the workdir); network (`--network none` unless the profile opts into `bridge`).
  */
-export function buildCreateArgv(spec: ContainerSpec): readonly string[] {
-  assertSpec(spec);
-  refusePodmanMounts(spec);
+function floorFlags(spec: ContainerSpec): string[] {
   const p = spec.profile;
   const engine = spec.engine ?? 'docker';
   const { limits } = p;
   const [uid, gid] = p.user.split(':') as [string, string];
   const memory = `${limits.memoryMiB}m`;
   const fileSizeBytes = limits.fileSizeMiB * MiB;
-  const workdirMounted = spec.mounts.some((m) => m.target === p.workdir);
-
-  const argv: string[] = [
-    'create',
-    '--name', spec.name,
-    '--pull', 'never',
-    '--init',
-    '--restart', 'no',
-    '--no-healthcheck',
-    '--log-driver', 'none',
-    '--user', `${uid}:${gid}`,
-    '--cap-drop', 'ALL',
-    '--security-opt', 'no-new-privileges',
-    '--ipc', 'private',
-    '--cgroupns', 'private',
+  const argv = [
+    '--name', spec.name, '--pull', 'never', '--init', '--restart', 'no', '--no-healthcheck', '--log-driver', 'none',
+    '--user', `${uid}:${gid}`, '--cap-drop', 'ALL', '--security-opt', 'no-new-privileges', '--ipc', 'private', '--cgroupns', 'private',
     '--network', p.network,
-    '--memory', memory,
-    '--memory-swap', memory,
-    '--cpus', String(limits.cpus),
-    '--pids-limit', String(limits.pids),
-    '--ulimit', 'nofile=1024:1024',
-    '--ulimit', 'core=0:0',
-    '--ulimit', `fsize=${fileSizeBytes}:${fileSizeBytes}`,
+    '--memory', memory, '--memory-swap', memory, '--cpus', String(limits.cpus), '--pids-limit', String(limits.pids),
+    '--ulimit', 'nofile=1024:1024', '--ulimit', 'core=0:0', '--ulimit', `fsize=${fileSizeBytes}:${fileSizeBytes}`,
     '--shm-size', `${limits.shmMiB}m`,
     '--read-only',
     ...(engine === 'podman' ? podmanFlags(spec.seccompProfile) : []),
     '--tmpfs', tmpfs('/tmp', limits.tmpfsMiB, { exec: false }),
     '--tmpfs', tmpfs(SANDBOX_HOME, limits.tmpfsMiB, { exec: false, uid, gid, engine }),
   ];
-  if (!workdirMounted) argv.push('--tmpfs', tmpfs(p.workdir, limits.tmpfsMiB, { exec: true, uid, gid, engine }));
-  const warm = spec.delivery === 'stdin';
-  // Exec like the workdir: a snippet with a shebang may be the command itself (`["${file}"]`).
-  if (warm) argv.push('--interactive', '--tmpfs', tmpfs(SNIPPET_DIR, limits.tmpfsMiB, { exec: true, uid, gid, engine }));
-  else argv.push('--mount', bindMount(spec.snippetHostDir, SNIPPET_DIR, true));
+  if (!spec.mounts.some((m) => m.target === p.workdir)) argv.push('--tmpfs', tmpfs(p.workdir, limits.tmpfsMiB, { exec: true, uid, gid, engine }));
+  return argv;
+}
+
+/**
+ * The variables the floor sets in every container (before the profile's, which may override the
+ * first three; TINI_KILL_PROCESS_GROUP always wins). docker-init (tini) then forwards a signal to
+ * the program's whole process group, as a terminal's Ctrl-C does, instead of to its direct child.
+ */
+export function floorEnv(profile: Profile): Record<string, string> {
+  return {
+    HOME: SANDBOX_HOME,
+    XDG_CACHE_HOME: `${SANDBOX_HOME}/.cache`,
+    TMPDIR: '/tmp',
+    ...profile.env,
+    TINI_KILL_PROCESS_GROUP: '1',
+  };
+}
+
+/** Mounts, workdir, environment (only the floor's and profile's variables, plus bare proxy names), labels, runtime. */
+function contentFlags(spec: ContainerSpec): string[] {
+  const p = spec.profile;
+  const argv: string[] = [];
   for (const m of spec.mounts) {
     argv.push('--mount', m.pinned !== undefined ? pinnedMount(m.pinned, m.target, m.readOnly) : bindMount(m.source, m.target, m.readOnly));
   }
   argv.push('--workdir', p.workdir);
-
-  const env: Record<string, string> = {
-    HOME: SANDBOX_HOME,
-    XDG_CACHE_HOME: `${SANDBOX_HOME}/.cache`,
-    TMPDIR: '/tmp',
-    ...p.env,
-    // docker-init (tini) forwards a signal to the program's whole process group, as a terminal's
-    // Ctrl-C does, instead of to its direct child only (`sh -c 'python3 …'` would never see it).
-    TINI_KILL_PROCESS_GROUP: '1',
-  };
+  const env = floorEnv(p);
   for (const [name, value] of Object.entries(env)) argv.push('--env', `${name}=${value}`);
   // Bare names: the docker CLI then adds no proxy value of its own config for them.
   for (const name of DOCKER_CLIENT_PROXY_VARS) if (!Object.hasOwn(env, name)) argv.push('--env', name);
   for (const [key, value] of Object.entries(spec.labels)) argv.push('--label', `${key}=${value}`);
   if (p.runtime) argv.push('--runtime', p.runtime);
+  return argv;
+}
 
-  const program = programArgv(p, snippetPath(spec));
-  // The image's ENTRYPOINT never runs: it would start before the launcher (and could write before
-  // its preamble); the launcher, or the profile's command itself, is the whole argv.
-  if (warm) argv.push('--entrypoint', 'sh', '--', p.image, '-c', WARM_LAUNCHER, snippetPath(spec), ...program);
-  else if (spec.launcher !== false) argv.push('--entrypoint', 'sh', '--', p.image, '-c', COLD_LAUNCHER, snippetPath(spec), ...program);
-  else argv.push('--entrypoint', '', '--', p.image, ...program);
-  return engine === 'podman' ? podmanInit(argv, spec.initPath) : argv;
+/**
+ * Builds the arguments after `docker` for the one engine call of a run: `docker run --interactive`
+ * (no `--rm`, no detach: the runner removes the container itself, see removals.ts) with the whole
+ * isolation floor ({@link floorFlags}), {@link SNIPPET_DIR} as an exec tmpfs owned by the run's
+ * user, and the constant launcher (`--entrypoint sh -c LAUNCHER`, launcher.ts), which receives the
+ * code over stdin. `--sig-proxy=false`: a signal to the CLI process is never forwarded (the runner
+ * signals the container itself, stop.ts). The image's ENTRYPOINT never runs: it would start before
+ * the launcher (and could write before its markers).
+ * @returns a new argv array; never contains a shell string.
+ * @throws SandboxError `invalid-profile` when a value would break out of the docker syntax it lands
+ *   in (a profile validated by `ProfileSchema` never does: this is a second line of defence);
+ *   `invalid-mount` for a profile with mounts on Podman ({@link refusePodmanMounts}). For
+ *   `spec.engine` `podman`: the same floor plus {@link podmanFlags}, tmpfs ownership by `U`, and
+ *   catatonit instead of `--init` ({@link podmanInit}).
+ */
+export function buildRunArgv(spec: ContainerSpec): readonly string[] {
+  assertSpec(spec, false);
+  refusePodmanMounts(spec);
+  const p = spec.profile;
+  const [uid, gid] = p.user.split(':') as [string, string];
+  // Exec like the workdir: a snippet with a shebang may be the command itself (`["${file}"]`).
+  const snippetTmpfs = tmpfs(SNIPPET_DIR, p.limits.tmpfsMiB, { exec: true, uid, gid, engine: spec.engine });
+  return forEngine(spec, [
+    'run', '--interactive', '--sig-proxy=false',
+    ...floorFlags(spec), '--tmpfs', snippetTmpfs, ...contentFlags(spec),
+    '--entrypoint', 'sh', '--', p.image, '-c', LAUNCHER, snippetPath(spec), ...programArgv(p, snippetPath(spec)),
+  ]);
+}
+
+/**
+ * Builds the arguments after `docker` for `docker create` on the direct fallback (images without
+ * `sh`, local engine only): the same floor, the snippet directory bind-mounted read-only at
+ * {@link SNIPPET_DIR}, and the profile's command as the whole argv (`--entrypoint ''`).
+ * Also used to compare profiles' flags (loosening.ts).
+ * @throws SandboxError `invalid-profile` as {@link buildRunArgv}
+ */
+export function buildCreateArgv(spec: ContainerSpec): readonly string[] {
+  assertSpec(spec, true);
+  refusePodmanMounts(spec);
+  const p = spec.profile;
+  return forEngine(spec, [
+    'create', ...floorFlags(spec), '--mount', bindMount(spec.snippetHostDir!, SNIPPET_DIR, true), ...contentFlags(spec),
+    '--entrypoint', '', '--', p.image, ...programArgv(p, snippetPath(spec)),
+  ]);
+}
+
+/** A finished argv for the spec's engine: Podman's init process in place of `--init` ({@link podmanInit}). */
+function forEngine(spec: ContainerSpec, argv: readonly string[]): readonly string[] {
+  return spec.engine === 'podman' ? podmanInit(argv, spec.initPath) : argv;
 }

@@ -82,6 +82,16 @@ export async function engineSpec(opts: DockerOptions): Promise<EngineSpec> {
 }
 
 /**
+ * Whether an exited container's status says its init process could not exec the entrypoint (no
+ * `sh` in the image as the profile leaves it): docker-init (tini) exits 126 or 127; Podman's
+ * catatonit exits 1.
+ */
+export async function initCouldNotExec(opts: DockerOptions, exitCode: number): Promise<boolean> {
+  if (exitCode === 126 || exitCode === 127) return true;
+  return exitCode === 1 && (await engineKind(opts).catch(() => 'docker')) === 'podman';
+}
+
+/**
  * Where catatonit, Podman's init process, is installed: Podman's default `init_path`
  * (containers.conf), then the Debian/Fedora package paths; resolved through symlinks.
  */

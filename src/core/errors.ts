@@ -27,6 +27,12 @@ export type SandboxErrorCode =
    * swap, pids, CPU, cgroup namespace): the container is removed and nothing runs.
    */
   | 'limits-unsupported'
+  /**
+   * The started container differs from what the runner asked for (an extra environment variable,
+   * a mount it did not ask for, a mount source other than the one checked): it is removed before
+   * any code is sent (precheck.ts).
+   */
+  | 'container-refused'
   /** The engine failed in a way not listed above (its message is included). */
   | 'engine-error';
 

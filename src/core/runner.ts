@@ -1,33 +1,35 @@
 /**
  * The core runner: one snippet, one fresh container, streamed bounded output, a timeout and
- * cancel, and a typed result. Flow: validate mounts → write snippet → `docker create` (with the
- * image's VOLUME check in parallel) → `docker start -a` (streamed; the launcher's preamble is read
- * off stderr, see launcher.ts) → `docker inspect` (exit code, OOMKilled; skipped when the program
- * exited 0) → `docker rm -f -v`. Cancel and timeout first interrupt the program's process group
- * (SIGINT, SIGTERM) and remove the container after `limits.interruptGraceSeconds`; a forced
- * cancel and an output overflow remove it at once. Removal (`docker rm -f -v`) ends every process
- * in the container. No `vscode` import here.
+ * cancel, and a typed result. Flow: validate the profile → a container lease (lease.ts): a warm
+ * one from the pool, or `docker run -i` with the launcher waiting on stdin → the pre-code checks
+ * while it waits (admit.ts) → the pids watch → the code frame over stdin (launcher.ts) → the
+ * program's streams → exit diagnosis (diagnose.ts) → removal in the background (removals.ts).
+ * One retry rule: a warm lease that failed before the program started → cold, once. Images
+ * without `sh` run on the direct path (create + start, the snippet bind-mounted read-only), on a
+ * local engine only. Stops (cancel, timeout, output bound, forced cancel) go through one
+ * controller (stop.ts). No `vscode` import here.
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { execa } from 'execa';
-import { buildCreateArgv } from './argv';
+import { admitContainer, checkCreated } from './admit';
+import { buildCreateArgv, buildRunArgv, SNIPPET_DIR, type ResolvedMount } from './argv';
 import { createContainer } from './create';
-import { engineKind, engineSpec } from './engineKind';
-import {
-  dockerBinary, dockerMissing, inspectState, removeContainer, signalContainer, spawnErrno, spawnOptions, tail, type DockerOptions,
-} from './docker';
+import { engineSpec } from './engineKind';
+import { diagnoseExit, diagnoseNoLauncher, launcherStopped, type Diagnosis } from './diagnose';
+import { type DockerOptions } from './docker';
 import { isSandboxError, SandboxError, type SandboxErrorInfo } from './errors';
 import { ownerLabels } from './labels';
-import { PreambleReader } from './launcher';
+import { openDirectLease, openRunLease, type ContainerLease } from './lease';
 import { resolveMounts, type PinnedMounts } from './mounts';
 import { BoundedStream, type OutputSink } from './output';
-import { PidsWatch } from './pidsEvidence';
+import { engineIsLocal, PidsWatch } from './pidsEvidence';
 import { ProfileSchema, type Profile } from './profile';
 import { PROFILES_SETTING, toProfileIssues } from './profiles';
+import { scheduleRemoval } from './removals';
 import type { RunOutcome, RunResult } from './result';
 import { sandboxRule, signalFromExitCode, type RuleNote } from './rules';
-import { snippetCode, snippetFileName, writeSnippet, type SnippetFile } from './snippet';
+import { snippetCode, snippetFileName, writeSnippet } from './snippet';
+import { StopController } from './stop';
 import type { WarmPool } from './warm';
 
 /** One run's input. */
@@ -59,33 +61,31 @@ export interface RunRequest {
   readonly docker?: DockerOptions;
   /** Extra host paths no mount may touch (e.g. the extension's state directory). */
   readonly protectedPaths?: readonly string[];
-  /** Receives the `docker create` argv before it runs (for debug logs). */
+  /** Receives the engine argv (`docker run …`, or `docker create …` on the direct path) before it runs (for debug logs). */
   readonly onArgv?: (argv: readonly string[]) => void;
-  /** Parent directory for the per-run snippet directory (default: the OS temp dir). */
+  /**
+   * Direct path only (images without `sh`, local engine): parent directory for the per-run
+   * snippet directory (default: the OS temp dir). Other runs create no host directory at all.
+   */
   readonly tempRoot?: string;
   /**
-   * A warm pool: when it holds a ready container for this profile, the run takes it (the code
-   * goes over stdin) instead of creating one; outcomes, bounds and cleanup are the same.
+   * A warm pool: when it holds a ready container for this profile, the run takes it (already
+   * started, checked and attached: the run only sends the code) instead of starting one;
+   * outcomes, bounds and cleanup are the same.
    */
   readonly warm?: WarmPool;
 }
 
-type StopReason = 'timed-out' | 'cancelled' | 'output-limit';
-
-/** Re-inspections of a SIGKILLed container whose `OOMKilled` flag is not set yet, and their spacing (ms). */
-const OOM_RECHECKS = 4;
-const OOM_RECHECK_MS = 50;
-
-/** Grace for `docker start -a` to exit after its container was removed, ms. */
-const ATTACH_EXIT_GRACE_MS = 5000;
-
 /**
- * Profiles whose cold launcher could not start (no `sh` in the image, as the profile's env, workdir
- * and mounts leave it): their cold runs exec the command directly, where an exit 127 is the
- * program's own. Process-wide, keyed by the whole validated profile, so a profile that hides `sh`
- * (a PATH, a mount over /bin) sends only itself to the direct path, never other profiles of the image.
+ * Profiles whose launcher could not start (no `sh` in the image, as the profile's env, workdir
+ * and mounts leave it): their runs take the direct path, where an exit 127 is the program's own.
+ * Process-wide, keyed by the whole validated profile, so a profile that hides `sh` (a PATH, a
+ * mount over /bin) sends only itself to the direct path, never other profiles of the image.
  */
 const profilesWithoutShell = new Set<string>();
+
+/** What one lease attempt gave: a result, or "start again cold" (a warm lease that failed early) / "no sh". */
+type Attempt = RunResult | 'retry-cold' | 'no-shell';
 
 /**
  * The summary of a result: one sentence on how it ended, then the sandbox rule behind it when
@@ -120,316 +120,294 @@ export function describeOutcome(
 
 /**
  * Runs `req.code` in a new container with the isolation floor and returns how it ended.
- * Never throws for run failures (they are results: `failed-to-start`, `engine-error`); the
- * container and the snippet directory are gone when the promise resolves, whatever the outcome,
- * unless the engine itself became unreachable (`cleanupError` is then set).
+ * Never throws for run failures (they are results: `failed-to-start`, `engine-error`).
+ * The result resolves once the program's exit is known; the container's removal (`docker rm -f -v`)
+ * goes on in the background (await it with `awaitRemovals`, removals.ts). `cleanupError` is set
+ * only when a removal that ended the run (a stop: cancel, timeout, output bound) failed before the
+ * result; a background removal's failure is returned by `awaitRemovals`.
  */
 export async function runInSandbox(req: RunRequest): Promise<RunResult> {
   const t0 = performance.now();
   // Defence in depth: the argv builder trusts its profile, so a caller that skipped validation
   // (or mutated a validated profile, e.g. network "host") must not reach docker with it.
   const checked = ProfileSchema.safeParse(req.profile);
-  const runId = randomUUID();
-  let name = `sandbox-runner-${runId}`;
   if (!checked.success) {
     const issues = toProfileIssues(`${PROFILES_SETTING}.${req.profileName}`, checked.error);
-    const error: SandboxErrorInfo = {
-      code: 'invalid-profile',
-      message: `The profile "${req.profileName}" is invalid: ${issues.map((i) => `${i.key}: ${i.message}`).join('; ')}.`,
-      fix: 'Fix the profile in your settings and run again.',
-      detail: '',
-    };
-    const none = { bytesKept: 0, truncated: false };
-    return {
-      outcome: 'failed-to-start', exitCode: null, signal: null, durationMs: performance.now() - t0,
-      stdout: none, stderr: none, message: `${error.message} ${error.fix}`, containerName: name, error,
-    };
+    return invalidProfileResult(req, issues, t0);
   }
-  const profile: Profile = checked.data;
-  const code = snippetCode(req.code, profile.lineEndings);
-  const opts = req.docker ?? {};
-  const sink: OutputSink = req.onOutput ?? (() => undefined);
-  const streams = {
-    stdout: new BoundedStream('stdout', profile.limits.outputBytes, sink),
-    stderr: new BoundedStream('stderr', profile.limits.outputBytes, sink),
-  };
-  /** Direct runs only: the last stderr text, for a start failure's detail. */
-  let stderrTail = '';
+  return new Run(req, checked.data, t0).execute();
+}
 
-  let stopReason: StopReason | undefined;
-  let overflowStream: string | undefined;
-  let programEnded = false;
-  // Whether the container exists, settled once that is known (create finished, or it never will
-  // be made). A stop before that point waits for it, so a container created after a cancel or a
-  // timeout is still removed.
-  let settleCreated: (exists: boolean) => void = () => undefined;
-  const created = new Promise<boolean>((resolve) => (settleCreated = resolve));
-  let removal: Promise<void> | undefined;
-  let removing = false;
-  let running = false;
-  let cleanupError: string | undefined;
-  let snippet: SnippetFile | undefined;
-  const pids = new PidsWatch();
-  let oomKilledChild = false;
-  // Open descriptors pinning the checked mount sources; held until the run ends (see mounts.ts).
-  let pins: PinnedMounts | undefined;
+function invalidProfileResult(req: RunRequest, issues: readonly { key: string; message: string }[], t0: number): RunResult {
+  const error: SandboxErrorInfo = {
+    code: 'invalid-profile',
+    message: `The profile "${req.profileName}" is invalid: ${issues.map((i) => `${i.key}: ${i.message}`).join('; ')}.`,
+    fix: 'Fix the profile in your settings and run again.',
+    detail: '',
+  };
+  const none = { bytesKept: 0, truncated: false };
+  return {
+    outcome: 'failed-to-start', exitCode: null, signal: null, durationMs: performance.now() - t0,
+    stdout: none, stderr: none, message: `${error.message} ${error.fix}`, containerName: `sandbox-runner-${randomUUID()}`, error,
+  };
+}
 
-  const remove = () => {
-    removal ??= created.then(async (exists) => {
-      if (exists) await removeContainer(opts, name);
-    });
-    return removal;
-  };
-  let attachProc: { kill(signal: NodeJS.Signals): boolean } | undefined;
-  let killTimer: NodeJS.Timeout | undefined;
-  let graceTimer: NodeJS.Timeout | undefined;
-  const removeNow = () => {
-    clearTimeout(graceTimer);
-    if (removing) return;
-    removing = true;
-    remove()
-      .catch(() => undefined) // the error is collected again by `finish`
-      .finally(() => {
-        // With its container gone the attached CLI ends by itself; force it after a grace period.
-        if (attachProc) killTimer = setTimeout(() => attachProc?.kill('SIGKILL'), ATTACH_EXIT_GRACE_MS);
-      });
-  };
-  // Cancel and timeout interrupt first, as a terminal would (the program may clean up), then
-  // remove; an output overflow, a program not running yet, or a zero grace remove at once.
-  const stop = (reason: StopReason) => {
-    if (stopReason || programEnded) return;
-    stopReason = reason;
-    const graceMs = reason === 'output-limit' || !running ? 0 : profile.limits.interruptGraceSeconds * 1000;
-    if (graceMs === 0) return removeNow();
-    graceTimer = setTimeout(removeNow, graceMs);
-    void signalContainer(opts, name, reason === 'timed-out' ? 'SIGTERM' : 'SIGINT').then((delivered) => delivered || removeNow());
-  };
+/** One run: its streams, stop controller, evidence and result. */
+class Run {
+  private readonly opts: DockerOptions;
+  private readonly code: string | Uint8Array;
+  private readonly sink: OutputSink;
+  private readonly streams: Record<'stdout' | 'stderr', BoundedStream>;
+  private readonly stopper: StopController;
+  private readonly pids = new PidsWatch();
+  private name = `sandbox-runner-${randomUUID()}`;
+  private overflowStream: string | undefined;
+  private cleanupError: string | undefined;
+  /** Direct path only: the last stderr text, for a start failure's detail. */
+  private stderrTail = '';
+  private readonly disposers: (() => Promise<void> | void)[] = [];
 
-  const result = (outcome: RunOutcome, exitCode: number | null, error?: SandboxErrorInfo): RunResult => {
-    const durationMs = performance.now() - t0;
-    const ran = outcome !== 'failed-to-start' && outcome !== 'engine-error';
-    const rule = ran ? sandboxRule(outcome, exitCode, profile, { refusedForks: pids.refusedForks, oomKilledChild }) : undefined;
-    return {
-      outcome,
-      exitCode,
-      signal: ran ? signalFromExitCode(exitCode) : null,
-      durationMs,
-      stdout: { bytesKept: streams.stdout.bytesKept, truncated: streams.stdout.truncated },
-      stderr: { bytesKept: streams.stderr.bytesKept, truncated: streams.stderr.truncated },
-      message: describeOutcome(outcome, { exitCode, durationMs, profile, overflowStream, error, rule }),
-      containerName: name,
-      ...(rule ? { rule } : {}),
-      ...(error ? { error } : {}),
-      ...(cleanupError ? { cleanupError } : {}),
-    };
-  };
+  constructor(private readonly req: RunRequest, private readonly profile: Profile, private readonly t0: number) {
+    this.opts = req.docker ?? {};
+    this.code = snippetCode(req.code, profile.lineEndings);
+    this.sink = req.onOutput ?? (() => undefined);
+    const bound = profile.limits.outputBytes;
+    this.streams = { stdout: new BoundedStream('stdout', bound, this.sink), stderr: new BoundedStream('stderr', bound, this.sink) };
+    this.stopper = new StopController(this.opts, profile.limits.interruptGraceSeconds * 1000);
+  }
 
-  if (req.signal?.aborted) return result('cancelled', null);
-  const onAbort = () => stop('cancelled');
-  // Forced: no interrupt (no `docker kill` racing the removal), straight to removal.
-  const onForce = () => {
-    if (programEnded) return;
-    stopReason ??= 'cancelled';
-    removeNow();
-  };
-  req.signal?.addEventListener('abort', onAbort, { once: true });
-  req.forceSignal?.addEventListener('abort', onForce, { once: true });
-  const timer = setTimeout(() => stop('timed-out'), profile.limits.timeoutSeconds * 1000);
-  // A retry runs the same request again (its own timer and listeners): this attempt lets go first.
-  const retry = async (next: RunRequest) => {
-    programEnded = true;
-    clearTimeout(timer);
-    req.signal?.removeEventListener('abort', onAbort);
-    req.forceSignal?.removeEventListener('abort', onForce);
-    settleCreated(false);
-    await remove().catch(() => undefined);
-    return runInSandbox(next);
-  };
-
-  const finish = async (outcome: RunOutcome, exitCode: number | null, error?: SandboxErrorInfo) => {
-    // Every path reaches here after `docker create` settled, or without ever starting it.
-    settleCreated(false);
+  /** Listens for cancel and timeout, runs the attempts, and always lets go of them. */
+  async execute(): Promise<RunResult> {
+    if (this.req.signal?.aborted) return this.result('cancelled', null);
+    const onAbort = () => this.stopper.stop('cancelled');
+    const onForce = () => this.stopper.force();
+    this.req.signal?.addEventListener('abort', onAbort, { once: true });
+    this.req.forceSignal?.addEventListener('abort', onForce, { once: true });
+    const timer = setTimeout(() => this.stopper.stop('timed-out'), this.profile.limits.timeoutSeconds * 1000);
     try {
-      await remove();
+      return await this.attempts();
     } catch (e) {
-      cleanupError = isSandboxError(e) ? `${e.message} ${e.fix}` : String(e);
+      return await this.failed(e);
+    } finally {
+      clearTimeout(timer);
+      this.stopper.end();
+      this.req.signal?.removeEventListener('abort', onAbort);
+      this.req.forceSignal?.removeEventListener('abort', onForce);
+      for (const dispose of this.disposers.splice(0)) await dispose();
     }
-    return result(outcome, exitCode, error);
-  };
+  }
 
-  try {
-    const warm = req.warm?.take(req.profileName, profile, req.sourceFileName);
-    // The launcher's preamble tells whether the program started; images without `sh` run direct.
-    const shellKey = JSON.stringify(profile);
-    const preamble = warm || !profilesWithoutShell.has(shellKey) ? new PreambleReader() : undefined;
-    let attachArgs: string[];
-    if (warm) {
-      // Warm path: the container is running, blocked in the launcher until its stdin closes.
-      name = warm.name;
-      settleCreated(true);
-      // Podman's warm containers wait unstarted (see WarmContainer.started).
-      attachArgs = warm.started === false ? ['start', '--attach', '--interactive', name] : ['attach', '--sig-proxy=false', name];
-    } else {
-      pins = await resolveMounts(req.profileName, profile, req.protectedPaths, { docker: opts });
-      snippet = await writeSnippet(code, snippetFileName(profile, req.sourceFileName), req.tempRoot);
-      const argv = buildCreateArgv({
-        name,
-        profile,
-        snippetHostDir: snippet.dir,
-        snippetFileName: snippet.fileName,
-        mounts: pins.mounts,
-        labels: ownerLabels(runId, req.profileName),
-        launcher: preamble !== undefined,
-        ...(await engineSpec(opts)),
-      });
-      req.onArgv?.(argv);
-
-      // Stopped while the mounts were checked or the snippet written: create nothing.
-      if (stopReason) return await finish(stopReason, null);
-      // A failed create or check while stopped ends as the stop (see the catch below); the
-      // container, if it exists, is removed by `finish`.
-      await createContainer(opts, argv, profile.image, settleCreated);
-      if (stopReason) return await finish(stopReason, null);
-
-      attachArgs = ['start', '--attach', name];
+  /** Warm lease first; "warm failed before the program started → cold once"; no `sh` → direct. */
+  private async attempts(): Promise<RunResult> {
+    const key = JSON.stringify(this.profile);
+    if (!profilesWithoutShell.has(key)) {
+      const warm = this.req.warm?.take(this.req.profileName, this.profile, this.req.sourceFileName);
+      const first = warm ? await this.onLease(warm, []) : 'retry-cold';
+      if (first !== 'retry-cold') return first === 'no-shell' ? this.direct() : first;
+      const cold = await this.cold();
+      if (cold !== 'no-shell' && cold !== 'retry-cold') return cold;
+      profilesWithoutShell.add(key);
     }
-    const attach = execa(dockerBinary(opts), attachArgs, { ...spawnOptions(opts, attachArgs), stdin: warm ? 'pipe' : 'ignore', buffer: false });
-    running = true;
-    if (warm) {
-      attach.stdin?.on('error', () => undefined); // EPIPE when the container was removed meanwhile
-      attach.stdin?.end(code);
+    return this.direct();
+  }
+
+  /** Pins the mounts and starts `docker run -i` with the launcher waiting on stdin. */
+  private async cold(): Promise<Attempt> {
+    const pins = await this.pin();
+    if (this.stopper.reason) return this.finish(this.stopper.reason, null);
+    this.name = `sandbox-runner-${randomUUID()}`;
+    const argv = buildRunArgv({
+      name: this.name, profile: this.profile, snippetFileName: snippetFileName(this.profile, this.req.sourceFileName),
+      mounts: pins.mounts, labels: ownerLabels(this.name.slice('sandbox-runner-'.length), this.req.profileName),
+      ...(await engineSpec(this.opts)),
+    });
+    this.req.onArgv?.(argv);
+    return this.onLease(openRunLease(this.opts, 'cold', this.name, argv), pins.mounts);
+  }
+
+  /** Resolves and pins the profile's mounts; released when the run ends (see mounts.ts). */
+  private async pin(): Promise<PinnedMounts> {
+    const pins = await resolveMounts(this.req.profileName, this.profile, this.req.protectedPaths, { docker: this.opts });
+    this.disposers.push(() => pins.dispose());
+    return pins;
+  }
+
+  /**
+   * One lease: admission while the launcher waits (cold; a warm lease was admitted by the pool),
+   * the pids watch, the frame, the program's streams, the exit.
+   */
+  private async onLease(lease: ContainerLease, mounts: readonly ResolvedMount[]): Promise<Attempt> {
+    this.name = lease.name;
+    this.stopper.bind(lease);
+    let admitted: boolean;
+    try {
+      admitted = lease.kind === 'warm' ? !lease.ended : await admitContainer(this.opts, lease, this.profile, mounts);
+    } catch (e) {
+      this.release(lease);
+      throw e;
     }
-    const onChunk = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
-      // Only a run without the launcher needs a text tail (the engine's words when it never
-      // started); with it, the preamble reader keeps those apart from program output.
-      if (stream === 'stderr' && !preamble) stderrTail = (stderrTail + chunk.toString('utf8')).slice(-4000);
-      if (streams[stream].push(chunk)) {
-        overflowStream = stream;
-        sink('notice', `\n[sandbox-runner] ${stream} passed its limit of ${profile.limits.outputBytes} bytes; stopping the run.\n`);
-        stop('output-limit');
+    if (this.stopper.reason) return this.stopped(lease);
+    if (!admitted) return this.notWaiting(lease);
+    await this.pids.start(this.opts, lease.name, lease.pid);
+    lease.consume((stream, chunk) => this.onChunk(stream, chunk));
+    lease.send(this.code);
+    this.stopper.running = true;
+    return this.afterExit(lease, await lease.exit);
+  }
+
+  /** The launcher never waited: warm → cold once; cold → no `sh`, or a start failure. */
+  private async notWaiting(lease: ContainerLease): Promise<Attempt> {
+    const exit = await lease.exit;
+    try {
+      return lease.kind === 'warm' ? 'retry-cold' : await diagnoseNoLauncher(this.opts, lease, exit, this.profile.image);
+    } finally {
+      this.release(lease); // after the diagnosis: it reads the container's state
+    }
+  }
+
+  /** The program's exit is known: stop outcome, launcher failure, or the engine's diagnosis. */
+  private async afterExit(lease: ContainerLease, exit: Awaited<ContainerLease['exit']>): Promise<Attempt> {
+    await this.pids.stop();
+    if (this.stopper.reason) return this.stopped(lease, exit);
+    this.stopper.end();
+    const verdict = lease.launcher?.verdict;
+    if (lease.launcher && verdict !== 'ready') {
+      try {
+        if (lease.kind === 'warm' && verdict === 'absent') return 'retry-cold';
+        if (!lease.launcher.waited) return await diagnoseNoLauncher(this.opts, lease, exit, this.profile.image);
+        throw launcherStopped(lease, this.profile, exit);
+      } finally {
+        this.release(lease);
       }
-    };
-    // Without the launcher there is no preamble: the first output shows the program is running.
+    }
+    let d: Diagnosis;
+    try {
+      d = await diagnoseExit(this.opts, lease, exit, this.stderrTail);
+    } finally {
+      this.release(lease);
+    }
+    return this.result(d.outcome, d.exitCode, d.error, d.oomKilledChild);
+  }
+
+  /** A stopped run: its removal (started by the controller, or now) ends it; the program's own status when it exited within the grace. */
+  private async stopped(lease: ContainerLease, exit?: Awaited<ContainerLease['exit']>): Promise<RunResult> {
+    const reason = this.stopper.reason!;
+    const own = exit && !this.stopper.removing && typeof exit.exitCode === 'number' ? exit.exitCode : null;
+    this.stopper.removeNow();
+    this.stopper.end();
+    await lease.exit;
+    return this.finish(reason, own);
+  }
+
+  /** Removes the lease's container in the background (the result does not wait for it). */
+  private release(lease: ContainerLease): void {
+    void scheduleRemoval(this.opts, lease.name, Promise.race([lease.waiting, lease.exit])).catch(() => undefined);
+    if (!lease.ended) void lease.exit.then(() => undefined);
+  }
+
+  /** A stop outcome: waits for the controller's removal, so "the container was removed" holds. */
+  private async finish(outcome: RunOutcome, exitCode: number | null): Promise<RunResult> {
+    try {
+      await this.stopper.removal;
+    } catch (e) {
+      this.cleanupError = isSandboxError(e) ? `${e.message} ${e.fix}` : String(e);
+    }
+    return this.result(outcome, exitCode);
+  }
+
+  /** Program bytes: bounded, passed on; a stream over its bound stops the run. */
+  private onChunk(stream: 'stdout' | 'stderr', chunk: Buffer): void {
+    if (stream === 'stderr' && this.stderrTailWanted) this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-4000);
+    if (this.streams[stream].push(chunk)) {
+      this.overflowStream ??= stream;
+      this.sink('notice', `\n[sandbox-runner] ${stream} passed its limit of ${this.profile.limits.outputBytes} bytes; stopping the run.\n`);
+      this.stopper.stop('output-limit');
+    }
+  }
+
+  private stderrTailWanted = false;
+
+  /**
+   * The direct path for images without `sh`: `docker create` with the snippet bind-mounted
+   * read-only from a fresh host directory, then `docker start -a`. Local engine only: another
+   * engine cannot see this machine's files.
+   */
+  private async direct(): Promise<RunResult> {
+    if (!engineIsLocal(this.opts)) throw noShellRemote(this.profile.image);
+    const pins = await this.pin();
+    const snippet = await writeSnippet(this.code, snippetFileName(this.profile, this.req.sourceFileName), this.req.tempRoot);
+    this.disposers.push(() => snippet.dispose().catch(() => undefined));
+    if (this.stopper.reason) return this.finish(this.stopper.reason, null);
+    this.name = `sandbox-runner-${randomUUID()}`;
+    const argv = buildCreateArgv({
+      name: this.name, profile: this.profile, snippetHostDir: snippet.dir, snippetFileName: snippet.fileName,
+      mounts: pins.mounts, labels: ownerLabels(this.name.slice('sandbox-runner-'.length), this.req.profileName),
+      ...(await engineSpec(this.opts)),
+    });
+    this.req.onArgv?.(argv);
+    let exists = false;
+    try {
+      await createContainer(this.opts, argv, this.profile.image, (e) => (exists = e));
+      const snippetBind = { source: snippet.dir, target: SNIPPET_DIR, readOnly: true };
+      await checkCreated(this.opts, this.name, { profile: this.profile, mounts: pins.mounts, snippetBind });
+    } catch (e) {
+      if (exists) void scheduleRemoval(this.opts, this.name).catch(() => undefined);
+      throw e;
+    }
+    return this.directStart();
+  }
+
+  /** Starts the created container attached; the first output starts the pids watch. */
+  private async directStart(): Promise<RunResult> {
+    const lease = openDirectLease(this.opts, this.name);
+    this.stopper.bind(lease);
+    this.stderrTailWanted = true;
     let watching = false;
-    const watchOnOutput = () => {
-      if (preamble || watching) return;
+    lease.consume((stream, chunk) => {
+      if (!watching) void this.pids.start(this.opts, lease.name);
       watching = true;
-      void pids.start(opts, name);
-    };
-    attach.stdout?.on('data', (chunk: Buffer) => {
-      watchOnOutput();
-      onChunk('stdout')(chunk);
+      this.onChunk(stream, chunk);
     });
-    attach.stderr?.on('data', (chunk: Buffer) => {
-      watchOnOutput();
-      if (!preamble) return onChunk('stderr')(chunk);
-      const before = preamble.verdict;
-      const program = preamble.push(chunk);
-      // The program is starting: watch its pids cgroup while it lives (evidence for limits.pids).
-      if (before === 'pending' && preamble.verdict === 'ready') void pids.start(opts, name, warm?.pid);
-      if (program.length > 0) onChunk('stderr')(program);
-    });
-    attachProc = attach;
-    const attached = await attach;
-    attachProc = undefined;
-    clearTimeout(killTimer);
-    preamble?.end();
-    await pids.stop();
-    // Stopped, but the program ended within the grace period: its own status is worth showing.
-    const ownStatus = stopReason && !removing && typeof attached.exitCode === 'number' ? attached.exitCode : null;
-    if (!stopReason) programEnded = true;
+    this.stopper.running = true;
+    const exit = await lease.exit;
+    const done = await this.afterExit(lease, exit);
+    if (typeof done === 'string') throw new SandboxError('start-failed', 'The container could not start.', 'Check the image and the engine (docker info), then run again.');
+    return done;
+  }
 
-    if (stopReason) return await finish(stopReason, ownStatus);
-    const errno = spawnErrno(attached);
-    if (errno) throw dockerMissing(opts, errno);
-    const launcherText = tail(preamble?.heldText() ?? '');
-    if (preamble?.verdict === 'no-command') {
-      throw new SandboxError(
-        'start-failed',
-        `The profile's command "${profile.command[0]}" was not found in the image "${profile.image}", so nothing ran.`,
-        'Check that the command exists in the image (e.g. python3 in a Python image), or fix the profile\'s "command".',
-        launcherText,
-      );
-    }
-    if (preamble?.verdict === 'absent') {
-      // The launcher never said "ready": no code ran, whatever the streams held (the init
-      // process's or the CLI's own words, e.g. a warm container removed behind the pool's back).
-      if (warm) return await retry({ ...req, warm: undefined });
-      const state = await inspectState(opts, name);
-      // Podman's init (catatonit) exits 1 when it cannot exec, where docker-init (tini) exits 126/127.
-      const initFailed = [126, 127, ...((await engineKind(opts)) === 'podman' ? [1] : [])];
-      if (state.started && state.status === 'exited' && initFailed.includes(state.exitCode)) {
-        // docker-init could not exec `sh`: run this profile's command directly from now on.
-        profilesWithoutShell.add(shellKey);
-        return await retry(req);
-      }
-      if (state.started) {
-        throw new SandboxError(
-          'start-failed',
-          `The sandbox launcher stopped before the program started (container ${state.status}, exit code ${state.exitCode}).`,
-          'Check the image (it needs a working "sh", or none at all) and the engine (docker info), then run again.',
-          launcherText,
-        );
-      }
-    }
-    // The attached CLI exits with the container's own status; 0 means the program started and
-    // exited 0, so `docker inspect` (start failure, OOM kill) has nothing to add: skip it (~15 ms).
-    if (attached.exitCode === 0 && !attached.failed) return await finish('exited', 0);
-
-    let state;
-    try {
-      state = await inspectState(opts, name);
-    } catch (e) {
-      const info = isSandboxError(e) ? e.toInfo() : undefined;
-      return await finish('engine-error', null, {
-        code: info?.code ?? 'engine-error',
-        message: `The program's status could not be read: ${info?.message ?? String(e)}`,
-        fix: info?.fix ?? 'Check the Docker engine (docker info) and run again.',
-        detail: info?.detail ?? '',
-      });
-    }
-    if (!state.started) {
-      throw new SandboxError(
-        'start-failed',
-        `The container could not start (state "${state.status}"): ${state.error || 'no reason given by the engine'}.`,
-        'Check that the profile\'s command exists in the image and that the image runs as a non-root user.',
-        preamble ? launcherText : tail(stderrTail),
-      );
-    }
-    if (state.status !== 'exited') {
-      // The attached CLI ended while the program still ran (engine connection lost, CLI killed):
-      // its exit code is not the program's. The container is removed below.
-      const how = attached.signal ? `was killed by ${attached.signal}` : `ended with status ${attached.exitCode ?? 'unknown'}`;
-      return await finish('engine-error', null, {
-        code: 'engine-error',
-        message: `The connection to the program was lost: "docker ${attachArgs.slice(0, 2).join(' ')}" ${how} while the container was ${state.status}.`,
-        fix: 'Check the Docker engine (docker info) and run again; the container was removed.',
-        detail: '',
-      });
-    }
-    // The engine learns of an OOM kill from a separate event that can land just after the exit:
-    // for a SIGKILL status, look again briefly before calling it a plain exit.
-    for (let i = 0; i < OOM_RECHECKS && state.exitCode === 137 && !state.oomKilled; i++) {
-      await new Promise((r) => setTimeout(r, OOM_RECHECK_MS));
-      state = await inspectState(opts, name).catch(() => state!);
-    }
-    // OOM-killed is the outcome only when the program itself died of it (SIGKILL); a child killed
-    // by the OOM killer leaves the program's own status, with the memory rule named beside it.
-    if (state.oomKilled && state.exitCode === 137) return await finish('oom-killed', state.exitCode);
-    oomKilledChild = state.oomKilled;
-    return await finish('exited', state.exitCode);
-  } catch (e) {
-    if (stopReason) return await finish(stopReason, null);
+  /** Any failure: the stop's outcome when stopped, else `failed-to-start` with the error. */
+  private async failed(e: unknown): Promise<RunResult> {
+    if (this.stopper.reason) return this.finish(this.stopper.reason, null);
     const error: SandboxErrorInfo = isSandboxError(e)
       ? e.toInfo()
       : { code: 'engine-error', message: `Unexpected failure: ${String(e)}.`, fix: 'Report this with the output above.', detail: '' };
-    return await finish('failed-to-start', null, error);
-  } finally {
-    clearTimeout(timer);
-    clearTimeout(graceTimer);
-    req.signal?.removeEventListener('abort', onAbort);
-    req.forceSignal?.removeEventListener('abort', onForce);
-    await snippet?.dispose().catch(() => undefined);
-    await pins?.dispose();
+    return this.result('failed-to-start', null, error);
   }
+
+  private result(outcome: RunOutcome, exitCode: number | null, error?: SandboxErrorInfo, oomKilledChild = false): RunResult {
+    const durationMs = performance.now() - this.t0;
+    const ran = outcome !== 'failed-to-start' && outcome !== 'engine-error';
+    const profile = this.profile;
+    const rule = ran ? sandboxRule(outcome, exitCode, profile, { refusedForks: this.pids.refusedForks, oomKilledChild }) : undefined;
+    const s = this.streams;
+    return {
+      outcome, exitCode, signal: ran ? signalFromExitCode(exitCode) : null, durationMs,
+      stdout: { bytesKept: s.stdout.bytesKept, truncated: s.stdout.truncated },
+      stderr: { bytesKept: s.stderr.bytesKept, truncated: s.stderr.truncated },
+      message: describeOutcome(outcome, { exitCode, durationMs, profile, overflowStream: this.overflowStream, error, rule }),
+      containerName: this.name,
+      ...(rule ? { rule } : {}),
+      ...(error ? { error } : {}),
+      ...(this.cleanupError ? { cleanupError: this.cleanupError } : {}),
+    };
+  }
+}
+
+/** The direct path refused: the engine cannot see this machine's files, and the image has no `sh`. */
+function noShellRemote(image: string): SandboxError {
+  return new SandboxError(
+    'start-failed',
+    `The image "${image}" has no "sh" to receive the code over stdin, and the engine cannot see this machine's files to mount it instead, so nothing ran.`,
+    'Use an image with a shell (sh) for this profile, or run it on a local Docker engine.',
+  );
 }

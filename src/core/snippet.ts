@@ -1,8 +1,10 @@
 /**
- * Snippet delivery: the code is written to a fresh per-run host directory that holds nothing
- * else, which the container sees read-only at `/sandbox`. The code never travels as argv or
- * shell text; the host file name never reaches docker. The only change made to the code is the
- * profile's line-ending conversion (`snippetCode`), done once before either path delivers it.
+ * The snippet as delivered: its in-container file name, the profile's line-ending conversion
+ * (`snippetCode`, done once before any path delivers it), and, for the direct path only (images
+ * without `sh`, local engine), a fresh per-run host directory holding only the file, which the
+ * container sees read-only at `/sandbox`. Every other run sends the code over stdin (launcher.ts)
+ * and writes nothing on the host. The code never travels as argv or shell text; the host file
+ * name never reaches docker.
  */
 import { chmod, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -57,8 +59,8 @@ export function crlfToLf(code: string | Uint8Array): string | Uint8Array {
 }
 
 /**
- * The snippet as it is delivered to the container (written to the snippet file on the cold path,
- * sent over stdin on the warm path): CRLF becomes LF unless `lineEndings` is "keep", so a script
+ * The snippet as it is delivered to the container (sent over stdin in the launcher's frame, or
+ * written to the snippet file on the direct path): CRLF becomes LF unless `lineEndings` is "keep", so a script
  * saved with Windows line endings runs as it reads in the editor (a shell would otherwise see a
  * `\r` at the end of every line).
  */

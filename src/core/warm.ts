@@ -1,38 +1,31 @@
 /**
- * Warm start: per profile, one container created and started ahead of time with exactly the
- * cold path's isolation floor, limits and owner labels, blocked in a constant launcher that waits
- * for the code on standard input (see `WARM_LAUNCHER` in argv.ts). A run takes it (it is removed
- * from the pool at once, so it never serves a second run), attaches, writes the code and closes
- * stdin; a replacement is started in the background. Idle containers expire; a changed profile
- * (image, limits, anything) discards its container. Profiles whose launcher cannot run (no
- * `sh`/`cat` in the image as the profile leaves it) fall back to the cold path, reported once
- * through `onLog`.
+ * Warm start: per profile, one container started ahead of time with exactly the cold path's
+ * argv (`docker run -i`, the isolation floor, limits and owner labels, plus the warm label), its
+ * launcher waiting for the code on stdin (launcher.ts), checked as a cold run is (admit.ts), and
+ * its attached CLI process held open (a pre-attached lease, lease.ts). A run takes it (it leaves
+ * the pool at once, so it never serves a second run) and only writes the code frame; a
+ * replacement is started in the background. Idle containers expire (the process is killed, the
+ * container removed); a changed profile (image, limits, anything) discards its container.
+ * Profiles whose launcher cannot run (no `sh` in the image as the profile leaves it) fall back
+ * to the cold path, reported once through `onLog`.
  */
 import { randomUUID } from 'node:crypto';
-import { buildCreateArgv, SNIPPET_DIR, type ResolvedMount } from './argv';
-import { createContainer } from './create';
-import { docker, inspectState, removeContainer, type DockerOptions } from './docker';
-import { engineSpec, type EngineSpec } from './engineKind';
-import { isSandboxError } from './errors';
+import { admitContainer } from './admit';
+import { buildRunArgv } from './argv';
+import { engineSpec, initCouldNotExec } from './engineKind';
+import { inspectState, type DockerOptions } from './docker';
 import { LABELS, ownerLabels } from './labels';
+import { openRunLease, type ContainerLease } from './lease';
 import { resolveMounts } from './mounts';
 import type { Profile } from './profile';
+import { scheduleRemoval } from './removals';
 import { snippetFileName } from './snippet';
 
-/** A started container waiting for its code. */
+/** A started, checked, attached container waiting for its code. */
 export interface WarmContainer {
-  readonly name: string;
+  readonly lease: ContainerLease;
   /** The in-container snippet file name it will write (e.g. `main.py`). */
   readonly fileName: string;
-  /** The host pid of its init process when it was prepared (0 when unknown), for the pids evidence. */
-  readonly pid: number;
-  /**
-   * False on Podman: the container is created but not started, and the run starts it attached
-   * (`start --attach --interactive`). Podman 4.3's `attach` to a running container appends a
-   * newline of its own to stdout and exits 0 whatever the program's status (measured), so the
-   * code cannot go over an `attach` there.
-   */
-  readonly started?: boolean;
 }
 
 /** Options of a {@link WarmPool}. */
@@ -90,7 +83,7 @@ export class WarmPool {
       (container) => {
         if (!container) return undefined;
         if (this.slots.get(profileName) !== slot || this.disposed) {
-          this.track(removeContainer(this.options.docker ?? {}, container.name).catch(() => undefined));
+          this.track(this.removeLease(container.lease));
           return undefined;
         }
         slot.container = container;
@@ -123,14 +116,15 @@ export class WarmPool {
    * Takes the profile's ready container for one run, or undefined (cold path) when none is ready
    * or its snippet file name differs. A replacement is prepared in the background.
    */
-  take(profileName: string, profile: Profile, sourceFileName?: string): WarmContainer | undefined {
+  take(profileName: string, profile: Profile, sourceFileName?: string): ContainerLease | undefined {
     const slot = this.slots.get(profileName);
     const key = warmKey(profileName, profile);
-    let taken: WarmContainer | undefined;
+    let taken: ContainerLease | undefined;
     if (slot?.container && slot.key === key && slot.container.fileName === snippetFileName(profile, sourceFileName)) {
-      taken = slot.container;
+      taken = slot.container.lease.ended ? undefined : slot.container.lease;
       clearTimeout(slot.idleTimer);
       this.slots.delete(profileName);
+      if (!taken) this.track(this.removeLease(slot.container.lease));
     }
     this.prepare(profileName, profile);
     return taken;
@@ -152,7 +146,7 @@ export class WarmPool {
 
   /** Names of the warm containers ready and waiting (not taken by any run). */
   idleNames(): string[] {
-    return [...this.slots.values()].flatMap((s) => (s.container ? [s.container.name] : []));
+    return [...this.slots.values()].flatMap((s) => (s.container ? [s.container.lease.name] : []));
   }
 
   /** Resolves once no preparation or removal is in flight. */
@@ -175,68 +169,55 @@ export class WarmPool {
   private discard(slot: Slot): void {
     clearTimeout(slot.idleTimer);
     if (this.slots.get(slot.profileName) === slot) this.slots.delete(slot.profileName);
-    const opts = this.options.docker ?? {};
-    this.track(slot.ready.then((c) => (c ? removeContainer(opts, c.name) : undefined)).catch(() => undefined));
+    this.track(slot.ready.then((c) => (c ? this.removeLease(c.lease) : undefined)).catch(() => undefined));
   }
 
-  /** Creates and starts one warm container; undefined when this image cannot be warmed. */
+  /** Kills a lease's attached CLI and removes its container. */
+  private async removeLease(lease: ContainerLease): Promise<void> {
+    lease.kill('SIGKILL');
+    await scheduleRemoval(this.options.docker ?? {}, lease.name, Promise.race([lease.waiting, lease.exit])).catch(() => undefined);
+  }
+
+  /**
+   * Starts one warm container and admits it; undefined when this image cannot be warmed. The
+   * pinned mount sources stay open until the container was checked (the engine mounted them).
+   */
   private async create(profileName: string, profile: Profile): Promise<WarmContainer | undefined> {
-    const runId = randomUUID();
-    const name = `sandbox-runner-${runId}`;
+    const opts = this.options.docker ?? {};
+    const name = `sandbox-runner-${randomUUID()}`;
     const fileName = snippetFileName(profile);
-    // The pinned mount sources stay open until `docker start` returned (the engine mounted them).
-    const pins = await resolveMounts(profileName, profile, this.options.protectedPaths, { docker: this.options.docker });
+    const engine = await engineSpec(opts);
+    const pins = await resolveMounts(profileName, profile, this.options.protectedPaths, { docker: opts });
+    const lease = (() => {
+      try {
+        const labels = { ...ownerLabels(name.slice('sandbox-runner-'.length), profileName), [WARM_LABEL]: '1' };
+        return openRunLease(opts, 'warm', name, buildRunArgv({ name, profile, snippetFileName: fileName, mounts: pins.mounts, labels, ...engine }));
+      } catch (e) {
+        void pins.dispose();
+        throw e;
+      }
+    })();
     try {
-      return await this.createPinned(profile, name, fileName, profileName, runId, pins.mounts);
+      if (await admitContainer(opts, lease, profile, pins.mounts)) return { lease, fileName };
+    } catch (e) {
+      await this.removeLease(lease);
+      throw e;
     } finally {
       await pins.dispose();
     }
+    await this.noLauncher(profileName, profile, lease);
+    return undefined;
   }
 
-  /** {@link create} with the mounts resolved and pinned. */
-  private async createPinned(
-    profile: Profile, name: string, fileName: string, profileName: string, runId: string, mounts: readonly ResolvedMount[],
-  ): Promise<WarmContainer | undefined> {
-    const opts = this.options.docker ?? {};
-    // A CLI that cannot even say its version fails the create below with its own error.
-    let engine: EngineSpec;
-    try {
-      engine = await engineSpec(opts);
-    } catch (e) {
-      if (!isSandboxError(e) || e.code !== 'limits-unsupported') engine = { engine: 'docker' };
-      else throw new Error(e.message);
-    }
-    const argv = buildCreateArgv({
-      name,
-      profile,
-      snippetHostDir: SNIPPET_DIR,
-      snippetFileName: fileName,
-      mounts,
-      labels: { ...ownerLabels(runId, profileName), [WARM_LABEL]: '1' },
-      delivery: 'stdin',
-      ...engine,
-    });
-    let created = false;
-    const fail = async (why: string) => {
-      if (created) await removeContainer(opts, name).catch(() => undefined);
-      throw new Error(why);
-    };
-    // The same checks as the cold path (image VOLUMEs, limits the engine dropped).
-    try {
-      await createContainer(opts, argv, profile.image, (exists) => (created = exists));
-    } catch (e) {
-      return fail(isSandboxError(e) ? e.message : String(e));
-    }
-    if (engine.engine === 'podman') return { name, fileName, pid: 0, started: false };
-    const start = await docker(opts, ['start', name]);
-    if (start.exitCode !== 0) return fail(start.stderr.trim());
-    // The launcher blocks on stdin; a container that already stopped could not run it (no sh/cat).
-    const state = await inspectState(opts, name);
-    if (state.status !== 'running') {
-      await removeContainer(opts, name).catch(() => undefined);
+  /** The launcher never waited: no `sh` (this profile goes cold), or a failure (thrown). */
+  private async noLauncher(profileName: string, profile: Profile, lease: ContainerLease): Promise<void> {
+    const exit = await lease.exit;
+    const state = await inspectState(this.options.docker ?? {}, lease.name).catch(() => undefined);
+    await this.removeLease(lease);
+    if (state?.started && state.status === 'exited' && (await initCouldNotExec(this.options.docker ?? {}, state.exitCode))) {
       this.markColdOnly(profileName, profile, `the launcher stopped at once with status ${state.exitCode}`);
-      return undefined;
+      return;
     }
-    return { name, fileName, pid: state.pid };
+    throw new Error(`the container did not start (exit ${exit.exitCode ?? 'unknown'}): ${lease.launcher?.heldText().trim() ?? ''}`);
   }
 }

@@ -18,6 +18,7 @@ const WHAT: Record<SandboxErrorCode, string> = {
   'invalid-mount': 'a bind mount of the sandbox profile was refused',
   'start-failed': 'the sandbox container could not be started',
   'limits-unsupported': "the Docker engine cannot apply the profile's limits, so nothing ran",
+  'container-refused': 'the started container differed from what the sandbox asked for, so nothing ran',
   'engine-error': 'the Docker engine failed',
 };
 

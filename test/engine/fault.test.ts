@@ -154,12 +154,12 @@ describe('fault injection (engine)', function () {
     const run = start('echo started; sleep 30\n');
     await waitFor(() => run.output().includes('started'), 20_000, 'the program to start');
     const name = run.name()!;
-    const pids = String((await execa('pgrep', ['-f', `start --attach ${name}`], { reject: false })).stdout).split('\n').filter(Boolean);
+    const pids = String((await execa('pgrep', ['-f', `run --interactive .*--name ${name} `], { reject: false })).stdout).split('\n').filter(Boolean);
     assert.equal(pids.length, 1, `attached CLI processes: ${pids.join(',')}`);
     process.kill(Number(pids[0]), 'SIGKILL');
     const r = await run.done;
     assert.equal(r.result.outcome, 'engine-error');
-    assert.match(r.result.message, /connection to the program was lost: "docker start --attach" was killed by SIGKILL while the container was running/);
+    assert.match(r.result.message, /connection to the program was lost: "docker run" was killed by SIGKILL while the container was running/);
     assert.equal(r.result.exitCode, null, 'must not report the exit code of a program that was still running');
     assert.equal(await containerExists(name), false);
   });
@@ -195,7 +195,7 @@ describe('fault injection (engine)', function () {
 
   fault('the engine discards a limit (real engine warning: Block I/O weight)', 20_000, async () => {
     // The kernel here has no blkio weight; the engine creates the container anyway and warns.
-    const dockerPath = await fakeDocker('docker-blkio', `if [ "$1" = create ]; then shift; exec ${DOCKER} create --blkio-weight 100 "$@"; fi\nexec ${DOCKER} "$@"`);
+    const dockerPath = await fakeDocker('docker-blkio', `if [ "$1" = run ]; then shift; exec ${DOCKER} run --blkio-weight 100 "$@"; fi\nexec ${DOCKER} "$@"`);
     const r = await runCold('echo ran\n', { docker: { dockerPath } });
     assert.equal(r.stdout, '');
     assert.equal(r.result.outcome, 'failed-to-start');
@@ -206,13 +206,33 @@ describe('fault injection (engine)', function () {
 
   fault('the engine discards a limit (swap accounting off: memory limited without swap)', 20_000, async () => {
     const warning = 'WARNING: Your kernel does not support swap limit capabilities or the cgroup is not mounted. Memory limited without swap.';
-    const dockerPath = await fakeDocker('docker-noswap', `if [ "$1" = create ]; then ${DOCKER} "$@" || exit $?; echo '${warning}' >&2; exit 0; fi\nexec ${DOCKER} "$@"`);
+    const dockerPath = await fakeDocker('docker-noswap', `if [ "$1" = run ]; then echo '${warning}' >&2; exec ${DOCKER} "$@"; fi\nexec ${DOCKER} "$@"`);
     const r = await runCold('echo ran\n', { docker: { dockerPath } });
     assert.equal(r.stdout, '');
     assert.equal(r.result.outcome, 'failed-to-start');
     assert.equal(r.result.error?.code, 'limits-unsupported');
     assert.match(r.result.message, /limits\.memoryMiB \(swap off: --memory-swap\)/);
     assert.match(r.result.message, /swapaccount=1/);
+    assert.equal(await containerExists(r.result.containerName), false);
+  });
+
+  fault('the client adds a variable to the container (a CLI wrapper adding --env): refused before the code is sent', 20_000, async () => {
+    const dockerPath = await fakeDocker('docker-env', 'if [ "$1" = run ]; then shift; exec docker run --env INJECTED=1 "$@"; fi\nexec docker "$@"');
+    const r = await runCold('echo ran\n', { docker: { dockerPath } });
+    assert.equal(r.stdout, '');
+    assert.equal(r.result.outcome, 'failed-to-start');
+    assert.equal(r.result.error?.code, 'container-refused');
+    assert.match(r.result.message, /"INJECTED".*nothing was run\. Remove the engine or client setting/);
+    assert.equal(await containerExists(r.result.containerName), false);
+  });
+
+  fault('the client mounts a host directory the profile never asked for: refused before the code is sent', 20_000, async () => {
+    // /usr/share exists on any engine's host (a remote-like engine cannot see this client's /tmp).
+    const dockerPath = await fakeDocker('docker-bind', `if [ "$1" = run ]; then shift; exec docker run --mount type=bind,src=/usr/share,dst=/peek,readonly "$@"; fi\nexec docker "$@"`);
+    const r = await runCold('ls /peek\n', { docker: { dockerPath } });
+    assert.equal(r.stdout, '');
+    assert.equal(r.result.error?.code, 'container-refused');
+    assert.match(r.result.message, /\/peek/);
     assert.equal(await containerExists(r.result.containerName), false);
   });
 
@@ -230,7 +250,7 @@ describe('fault injection (engine)', function () {
     assert.equal(orphans.length, 1, 'SIGKILL leaves the container (nothing can clean up in the killed process)');
     const name = orphans[0]!;
     const snippetDir = String((await engineCli(['inspect', '--format', '{{range .Mounts}}{{if eq .Destination "/sandbox"}}{{.Source}}{{end}}{{end}}', name])).stdout).trim();
-    assert.ok(existsSync(snippetDir), snippetDir);
+    assert.equal(snippetDir, '', 'the code travelled over stdin: no host directory holds it');
     // The killed CLI's engine work directory (docker.ts engineWorkDir) is left too, until the sweep.
     const engineDirs = async () => (await readdir(tmpdir())).filter((n) => n.startsWith(`sandbox-runner-engine-${cli.pid}-`));
     assert.equal((await engineDirs()).length, 1, 'the killed CLI left its engine work directory');
@@ -239,7 +259,6 @@ describe('fault injection (engine)', function () {
     assert.match(String(reap.stdout), new RegExp(`^removed\\t${name}$`, 'm'));
     assert.match(String(reap.stderr), /removed \d+ orphaned container\(s\)/);
     assert.deepEqual(await productContainers(cli.pid!), []);
-    assert.equal(existsSync(snippetDir), false, 'the dead run\'s snippet directory was left');
     assert.deepEqual(await engineDirs(), [], 'the dead run\'s engine work directory was left');
   });
 
@@ -351,9 +370,11 @@ describe('fault injection (engine)', function () {
     assert.ok(r.result.durationMs < 10_000);
   });
 
-  fault('the snippet directory cannot be written (bad temp root)', 20_000, async () => {
+  fault('no host directory is written for a cold run (a missing temp root changes nothing)', 20_000, async () => {
+    // Before issue 10 the snippet went through a per-run host directory under tempRoot: ENOENT here.
     const r = await runCold('echo x\n', { tempRoot: join(root, 'does-not-exist') });
-    assert.equal(r.result.outcome, 'failed-to-start');
-    assert.match(r.result.message, /ENOENT/);
+    assert.equal(r.result.outcome, 'exited', r.result.message);
+    assert.equal(r.stdout, 'x\n');
+    assert.deepEqual(await readdir(snippets), [], 'nothing under the temp root either');
   });
 });

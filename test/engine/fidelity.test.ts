@@ -229,6 +229,16 @@ describe(`run fidelity on the ${TEST_PATH} path (engine)`, function () {
       assert.match(r.result.message, /process limit limits\.pids \(128, threads count too\) refused/);
     });
 
+    it('a program that hits the process limit and exits at once is still named by limits.pids (the watch starts before the code is sent)', async () => {
+      // Before issue 10 the watch started after the program did (an inspect away): a fast program
+      // and its cgroup were gone by then, and the note was missing in most runs.
+      for (let i = 0; i < 3; i++) {
+        const r = await run(shellProfile({ limits: { pids: 8 } }), 'i=0; while [ $i -lt 20 ]; do sleep 2 & i=$((i+1)); done 2>/dev/null; exit 0\n');
+        assert.equal(r.result.outcome, 'exited', r.result.message);
+        assert.equal(r.result.rule?.key, `limits.pids`, `run ${i}: ${r.result.message}`);
+      }
+    });
+
     it('a child killed by the OOM killer leaves the program\'s own status; the memory rule is named as a fact', async () => {
       const code =
         'import os, sys\npid = os.fork()\nif pid == 0:\n    x = []\n    while True:\n        x.append(b"x" * 1024 * 1024)\n' +

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, execaSync, type Options } from 'execa';
 import {
-  LABELS, parseEngineKind, PODMAN_NPROC, PRODUCT_FILTER, ProfileSchema, runInSandbox, WarmPool,
+  awaitRemovals, LABELS, parseEngineKind, PODMAN_NPROC, PRODUCT_FILTER, ProfileSchema, runInSandbox, WarmPool,
   type DockerOptions, type EngineKind, type Profile, type RunRequest, type RunResult,
 } from '../../src/core';
 
@@ -272,8 +272,12 @@ export async function containers(filter: string): Promise<string[]> {
   return String(r.stdout).split('\n').filter(Boolean);
 }
 
-/** True while a container with this name exists in any state. */
+/**
+ * True while a container with this name exists in any state. Background removals (removals.ts)
+ * are awaited first: a run's result comes before its container's removal ends.
+ */
 export async function containerExists(name: string): Promise<boolean> {
+  await awaitRemovals();
   return (await containers(`name=^/?${name}$`)).length > 0;
 }
 
@@ -284,7 +288,9 @@ export async function containerExists(name: string): Promise<boolean> {
  */
 export async function productContainers(ownerPid: number | 'any' = process.pid): Promise<string[]> {
   // Warm containers waiting in this process's pool are not leftovers; everything else is.
+  // Removals still running in the background (removals.ts) are awaited first.
   await pool?.settled();
+  await awaitRemovals();
   const idle = new Set(pool?.idleNames() ?? []);
   const names = ownerPid === 'any' ? await containers(PRODUCT_FILTER) : await containers(`label=${LABELS.ownerPid}=${ownerPid}`);
   return names.filter((n) => !idle.has(n));

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
-import { WarmPool } from '../../src/core';
-import { bridgeGateway, chunkText, containerExists, engineCli, engineDocker, hostProcesses, IMAGES, productContainers, pythonProfile, requireEngine, routedEngine, run, shellProfile, TEST_PATH, waitFor } from './helpers';
+import { randomUUID } from 'node:crypto';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { admitContainer, buildRunArgv, leaseTestHooks, mountSourceProblems, openRunLease, ownerLabels, resolveMounts, scheduleRemoval, WarmPool } from '../../src/core';
+import { bridgeGateway, chunkText, containerExists, engineCli, engineDocker, hostProcesses, IMAGES, productContainers, pythonProfile, requireEngine, routedEngine, run, shellProfile, waitFor } from './helpers';
 
 describe('runner on a real engine (engine)', function () {
   this.timeout(60_000);
@@ -122,6 +126,17 @@ describe('runner on a real engine (engine)', function () {
     assert.equal(r.stdout, '');
   });
 
+  it('the rest of stdin after the code frame belongs to the program (binary, no trailing newline)', async () => {
+    leaseTestHooks.stdinAfterFrame = Buffer.from([0x00, 0x0a, 0xff, 0x41]);
+    try {
+      const r = await run(shellProfile(), 'od -An -tx1 | tr -d " \\n"; echo; wc -c < /sandbox/main.sh\n');
+      assert.equal(r.result.outcome, 'exited', r.result.message);
+      assert.equal(r.stdout, `000aff41\n${Buffer.byteLength('od -An -tx1 | tr -d " \\n"; echo; wc -c < /sandbox/main.sh\n')}\n`);
+    } finally {
+      delete leaseTestHooks.stdinAfterFrame;
+    }
+  });
+
   it('a missing docker binary gives the clear error', async () => {
     const r = await run(shellProfile(), 'echo x\n', { docker: { dockerPath: '/nonexistent/docker' } });
     assert.equal(r.result.outcome, 'failed-to-start');
@@ -190,7 +205,7 @@ describe('isolation floor on a real engine (engine)', function () {
     );
   });
 
-  it('has a read-only root, a noexec /tmp, a writable workdir and HOME, and the snippet read-only', async () => {
+  it('has a read-only root, a noexec /tmp, a writable workdir and HOME, and the snippet in its own tmpfs', async () => {
     const code = [
       'touch /etc/x 2>/dev/null && echo root-writable || echo root-ro',
       'touch /sandbox/x 2>/dev/null && echo snippet-writable || echo snippet-ro',
@@ -199,9 +214,9 @@ describe('isolation floor on a real engine (engine)', function () {
       'echo $HOME && touch "$HOME/.x" && echo home-ok',
     ].join('\n');
     const r = await run(shellProfile(), code + '\n');
-    // Cold: the snippet is a read-only bind of a host file. Warm: it was written from stdin into the
-    // container's own tmpfs (no host path exists to protect), which the program may change.
-    const snippet = TEST_PATH === 'warm' ? 'snippet-writable' : 'snippet-ro';
+    // Cold and warm alike: the snippet was written from stdin into the container's own tmpfs (no
+    // host path exists to protect), which the program may change.
+    const snippet = 'snippet-writable';
     assert.equal(r.stdout, `root-ro\n${snippet}\ntmp-noexec\nhi\n/workspace\n/home/sandbox\nhome-ok\n`);
   });
 
@@ -221,6 +236,40 @@ describe('isolation floor on a real engine (engine)', function () {
       assert.match(r.stdout, /^HOME=\/home\/sandbox$/m);
     } finally {
       delete process.env.SANDBOX_RUNNER_HOST_SECRET;
+    }
+  });
+});
+
+describe('pre-code checks on a real engine (engine)', function () {
+  this.timeout(60_000);
+
+  it('proves through /proc/<pid> that the mount target is the checked directory, read-only where asked, before any code is sent', async () => {
+    await requireEngine();
+    const root = await mkdtemp(join(tmpdir(), 'sr-proof-'));
+    const [checked, other] = [join(root, 'checked'), join(root, 'other')];
+    await Promise.all([mkdir(checked), mkdir(other)]);
+    const profile = shellProfile({ mounts: [{ source: checked, target: '/data', mode: 'rw' }] });
+    const pins = await resolveMounts('proof', profile);
+    const name = `sandbox-runner-${randomUUID()}`;
+    const argv = buildRunArgv({ name, profile, snippetFileName: 'main.sh', mounts: pins.mounts, labels: ownerLabels(name.slice(15), 'proof') });
+    const lease = openRunLease({}, 'cold', name, argv);
+    try {
+      assert.equal(await admitContainer({}, lease, profile, pins.mounts), true);
+      assert.ok(lease.pid > 0);
+      assert.deepEqual(await mountSourceProblems(lease.pid, pins.mounts), []);
+      // The same container against another pinned directory, and against a read-only wish: refused.
+      const otherPins = await resolveMounts('proof', shellProfile({ mounts: [{ source: other, target: '/data', mode: 'rw' }] }));
+      try {
+        assert.match((await mountSourceProblems(lease.pid, otherPins.mounts)).join('\n'), /not the checked directory/);
+      } finally {
+        await otherPins.dispose();
+      }
+      assert.match((await mountSourceProblems(lease.pid, pins.mounts.map((m) => ({ ...m, readOnly: true })))).join('\n'), /not read-only/);
+    } finally {
+      lease.kill();
+      await pins.dispose();
+      await scheduleRemoval({}, name, lease.exit);
+      await rm(root, { recursive: true, force: true });
     }
   });
 });

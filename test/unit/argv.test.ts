@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import {
-  buildCreateArgv, COLD_LAUNCHER, DOCKER_CLIENT_PROXY_VARS, engineWorkDir, isSandboxError, ProfileSchema, programArgv, SPAWN_OPTIONS, spawnOptions, WARM_LAUNCHER, type ContainerSpec,
+  buildCreateArgv, buildRunArgv, DOCKER_CLIENT_PROXY_VARS, engineWorkDir, isSandboxError, LAUNCHER, ProfileSchema, programArgv, SPAWN_OPTIONS, spawnOptions, type ContainerSpec,
 } from '../../src/core';
 
 const labels = { 'sandbox-runner': '1', 'sandbox-runner.run-id': 'r1' };
@@ -18,10 +18,10 @@ function spec(profile: unknown, extra: Partial<ContainerSpec> = {}): ContainerSp
 }
 
 describe('argv builder (unit)', () => {
-  it('emits the whole isolation floor for a default profile, exactly', () => {
-    const argv = buildCreateArgv(spec({ image: 'python:3.12-slim', command: ['python3', '${file}'], env: { PYTHONUNBUFFERED: '1' } }));
+  it('emits the whole isolation floor for a default profile, exactly: one `docker run -i`, the code over stdin', () => {
+    const argv = buildRunArgv(spec({ image: 'python:3.12-slim', command: ['python3', '${file}'], env: { PYTHONUNBUFFERED: '1' } }));
     assert.deepEqual(argv, [
-      'create',
+      'run', '--interactive', '--sig-proxy=false',
       '--name', 'sandbox-runner-r1',
       '--pull', 'never',
       '--init',
@@ -46,7 +46,8 @@ describe('argv builder (unit)', () => {
       '--tmpfs', '/tmp:rw,noexec,nosuid,nodev,size=64m',
       '--tmpfs', '/home/sandbox:rw,noexec,nosuid,nodev,size=64m,uid=65534,gid=65534,mode=0700',
       '--tmpfs', '/workspace:rw,exec,nosuid,nodev,size=64m,uid=65534,gid=65534,mode=0700',
-      '--mount', 'type=bind,src=/tmp/sandbox-runner-abc,dst=/sandbox,readonly',
+      // exec: a shebang snippet may be the command itself; written by the launcher from stdin.
+      '--tmpfs', '/sandbox:rw,exec,nosuid,nodev,size=64m,uid=65534,gid=65534,mode=0700',
       '--workdir', '/workspace',
       '--env', 'HOME=/home/sandbox',
       '--env', 'XDG_CACHE_HOME=/home/sandbox/.cache',
@@ -62,18 +63,25 @@ describe('argv builder (unit)', () => {
       '--entrypoint', 'sh',
       '--',
       'python:3.12-slim',
-      '-c', COLD_LAUNCHER, '/sandbox/main.py',
+      '-c', LAUNCHER, '/sandbox/main.py',
       'python3', '/sandbox/main.py',
     ]);
+    assert.equal(argv.includes('--rm'), false, 'the runner removes the container itself, after reading its state');
+    assert.equal(argv.some((a) => a.startsWith('type=bind')), false, 'no host directory for the snippet');
   });
 
-  it('runs the command directly, without the launcher, for images without sh', () => {
-    const argv = buildCreateArgv(spec({ image: 'img', command: ['python3', '${file}'] }, { launcher: false }));
+  it('runs the command directly, without the launcher, for images without sh: create, the snippet bind-mounted read-only, same floor', () => {
+    const s = spec({ image: 'img', command: ['python3', '${file}'] });
+    const argv = buildCreateArgv(s);
     assert.deepEqual(argv.slice(argv.indexOf('--') - 2), ['--entrypoint', '', '--', 'img', 'python3', '/sandbox/main.py']);
+    assert.equal(argv[0], 'create');
+    assert.ok(argv.includes('type=bind,src=/tmp/sandbox-runner-abc,dst=/sandbox,readonly'));
+    const floor = (a: readonly string[]) => a.slice(0, a.indexOf('--entrypoint')).filter((x) => !x.includes('/sandbox') && !['--interactive', '--sig-proxy=false', '--mount', '--tmpfs', 'run', 'create'].includes(x));
+    assert.deepEqual(floor(argv), floor(buildRunArgv(s)));
   });
 
   it('maps tightened limits, bridge network, mounts, user and runtime to their flags', () => {
-    const argv = buildCreateArgv(
+    const argv = buildRunArgv(
       spec(
         {
           image: 'img',
@@ -96,16 +104,16 @@ describe('argv builder (unit)', () => {
     // A bind mount on the workdir replaces its tmpfs, and is writable only because mode is rw.
     assert.doesNotMatch(joined, /--tmpfs \/src/);
     assert.match(joined, /--mount type=bind,src=\/home\/u\/project,dst=\/src --workdir \/src /);
-    assert.ok(joined.endsWith(`--runtime runsc --entrypoint sh -- img -c ${COLD_LAUNCHER} /sandbox/main.sh sh -c cat "$1" sh /sandbox/main.sh`));
+    assert.ok(joined.endsWith(`--runtime runsc --entrypoint sh -- img -c ${LAUNCHER} /sandbox/main.sh sh -c cat "$1" sh /sandbox/main.sh`));
   });
 
   it('never lets profile values become flags: the image follows "--" and env is one NAME=VALUE item', () => {
-    const argv = buildCreateArgv(
+    const argv = buildRunArgv(
       spec({ image: 'img', command: ['${file}', '--privileged'], env: { X: '--network=host; rm -rf /' } }),
     );
     const sep = argv.indexOf('--');
     assert.equal(argv[sep + 1], 'img');
-    assert.deepEqual(argv.slice(sep + 2), ['-c', COLD_LAUNCHER, '/sandbox/main.py', '/sandbox/main.py', '--privileged']);
+    assert.deepEqual(argv.slice(sep + 2), ['-c', LAUNCHER, '/sandbox/main.py', '/sandbox/main.py', '--privileged']);
     assert.ok(argv.includes('X=--network=host; rm -rf /'));
     assert.equal(argv.filter((a) => a === '--privileged').length, 1);
   });
@@ -179,19 +187,8 @@ describe('argv builder (unit)', () => {
   });
 });
 
-describe('argv builder, warm delivery (unit)', () => {
-  it('replaces the snippet bind mount by an interactive tmpfs and wraps the command in the constant launcher', () => {
-    const cold = buildCreateArgv(spec({ image: 'img', command: ['python3', '${file}'] }));
-    const warm = buildCreateArgv(spec({ image: 'img', command: ['python3', '${file}'] }, { delivery: 'stdin' }));
-    const sep = warm.indexOf('--');
-    assert.deepEqual(warm.slice(sep - 2), ['--entrypoint', 'sh', '--', 'img', '-c', WARM_LAUNCHER, '/sandbox/main.py', 'python3', '/sandbox/main.py']);
-    for (const launcher of [WARM_LAUNCHER, COLD_LAUNCHER]) assert.doesNotMatch(launcher, /python|main/, 'the launcher is constant: no profile text inside');
-    assert.ok(warm.includes('--interactive'));
-    // exec: a shebang snippet may be the command itself, as on the cold path's bind mount.
-    assert.ok(warm.includes('/sandbox:rw,exec,nosuid,nodev,size=64m,uid=65534,gid=65534,mode=0700'));
-    assert.equal(warm.some((a) => a.startsWith('type=bind')), false);
-    // Everything else of the floor is identical to the cold path.
-    const floor = (argv: readonly string[]) => argv.slice(0, argv.indexOf('--')).filter((a) => !a.includes('/sandbox') && a !== '--interactive' && a !== '--mount' && a !== '--tmpfs');
-    assert.deepEqual(floor(warm), floor(cold));
+describe('argv builder, launcher (unit)', () => {
+  it('the launcher is constant: no profile text inside', () => {
+    assert.doesNotMatch(LAUNCHER, /python|main/);
   });
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import {
-  buildCreateArgv, CLONE_NEW_FLAGS, conmonSawOom, engineWorkDir, gateNamespaceCalls, isSandboxError, parseEngineKind, parseVersionFlag,
+  buildCreateArgv, buildRunArgv, CLONE_NEW_FLAGS, conmonSawOom, engineWorkDir, gateNamespaceCalls, isSandboxError, parseEngineKind, parseVersionFlag,
   PODMAN_INIT, PODMAN_NPROC, ProfileSchema, spawnOptions, type ContainerSpec, type SeccompProfile,
 } from '../../src/core';
 
@@ -44,8 +44,8 @@ describe('engine kind (unit)', () => {
 
 describe('argv for Podman (unit)', () => {
   it('adds the flags Podman needs for the same floor after --read-only, and changes nothing else', () => {
-    const docker = buildCreateArgv(spec());
-    const podman = buildCreateArgv(spec(PODMAN));
+    const docker = buildRunArgv(spec());
+    const podman = buildRunArgv(spec(PODMAN));
     const at = docker.indexOf('--read-only') + 1;
     const expected = [
       ...docker.slice(0, at),
@@ -69,29 +69,29 @@ describe('argv for Podman (unit)', () => {
   });
 
   it('owns the run\'s tmpfs with `U` on Podman (it refuses uid=/gid=), with uid=/gid= on docker', () => {
-    const podman = values(buildCreateArgv(spec(PODMAN)), '--tmpfs');
-    const docker = values(buildCreateArgv(spec()), '--tmpfs');
+    const podman = values(buildRunArgv(spec(PODMAN)), '--tmpfs');
+    const docker = values(buildRunArgv(spec()), '--tmpfs');
     assert.equal(podman.length, docker.length);
     for (const t of podman) assert.doesNotMatch(t, /uid=|gid=/, t);
-    assert.deepEqual(podman.filter((t) => t.includes(',U,')).map((t) => t.split(':')[0]), ['/home/sandbox', '/workspace']);
-    assert.deepEqual(docker.filter((t) => t.includes('uid=65534,gid=65534')).map((t) => t.split(':')[0]), ['/home/sandbox', '/workspace']);
+    assert.deepEqual(podman.filter((t) => t.includes(',U,')).map((t) => t.split(':')[0]), ['/home/sandbox', '/workspace', '/sandbox']);
+    assert.deepEqual(docker.filter((t) => t.includes('uid=65534,gid=65534')).map((t) => t.split(':')[0]), ['/home/sandbox', '/workspace', '/sandbox']);
     assert.deepEqual(podman.map((t) => t.replace(',U,', ',uid=65534,gid=65534,')), docker);
   });
 
   it('runs a direct command (no launcher) and the warm launcher under catatonit -g too', () => {
-    const direct = buildCreateArgv(spec({ ...PODMAN, launcher: false }));
+    const direct = buildCreateArgv(spec({ ...PODMAN, snippetHostDir: '/tmp/snippet' }));
     assert.deepEqual(direct.slice(direct.indexOf('--entrypoint')), ['--entrypoint', PODMAN_INIT, '--', 'img', '-g', '--', 'sh', '/sandbox/main.sh']);
-    const warm = buildCreateArgv(spec({ ...PODMAN, delivery: 'stdin' }));
+    const warm = buildRunArgv(spec(PODMAN));
     assert.deepEqual(warm.slice(warm.indexOf('--entrypoint'), warm.indexOf('--entrypoint') + 8), ['--entrypoint', PODMAN_INIT, '--', 'img', '-g', '--', 'sh', '-c']);
-    assert.throws(() => buildCreateArgv(spec({ engine: 'podman', seccompProfile: SECCOMP })), (e: unknown) => isSandboxError(e) && /catatonit/.test(e.fix));
+    assert.throws(() => buildRunArgv(spec({ engine: 'podman', seccompProfile: SECCOMP })), (e: unknown) => isSandboxError(e) && /catatonit/.test(e.fix));
   });
 
   it('refuses mounts on Podman (no pinned source), and a Podman argv without its seccomp profile', () => {
     const mounts = [{ source: '/home/u/data', target: '/data', readOnly: true, pinned: `/proc/1/fd/3/${'a'.repeat(32)}` }];
-    assert.throws(() => buildCreateArgv(spec({ ...PODMAN, mounts })), (e: unknown) =>
+    assert.throws(() => buildRunArgv(spec({ ...PODMAN, mounts })), (e: unknown) =>
       isSandboxError(e) && e.code === 'invalid-mount' && /Podman cannot pin/.test(e.message) && /\/data/.test(e.message));
-    assert.ok(buildCreateArgv(spec({ mounts })).length > 0, 'docker keeps its pinned mounts');
-    assert.throws(() => buildCreateArgv(spec({ engine: 'podman', initPath: INIT })), (e: unknown) => isSandboxError(e) && e.code === 'limits-unsupported');
+    assert.ok(buildRunArgv(spec({ mounts })).length > 0, 'docker keeps its pinned mounts');
+    assert.throws(() => buildRunArgv(spec({ engine: 'podman', initPath: INIT })), (e: unknown) => isSandboxError(e) && e.code === 'limits-unsupported');
   });
 });
 

@@ -7,6 +7,7 @@ import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { awaitRemovals } from '../../../src/core/removals';
 import type { RunResult } from '../../../src/core/result';
 import type { SandboxRunnerApi } from '../../../src/vscode/api';
 import { IMAGES, assertRunResult, clearNotifications, docker, getApi, outputOf, settlesWithin, startCommand, workspaceFolder } from '../suite/helpers';
@@ -39,6 +40,8 @@ export async function warmContainers(profile = 'python'): Promise<string[]> {
 
 /** Containers (any state) of this extension host that are not warm ones waiting for a run. */
 export async function nonWarmContainers(): Promise<string[]> {
+  // A run's result comes before its container's removal ends (removals.ts; one registry per process).
+  await awaitRemovals();
   const out = await docker(['ps', '-a', '--filter', `label=sandbox-runner.owner-pid=${process.pid}`, '--format', `{{.Names}}\t{{.Label "${WARM_LABEL}"}}`]);
   return out
     .split('\n')

@@ -6,6 +6,7 @@ import * as assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { awaitRemovals } from '../../../src/core/removals';
 import type { RunResult } from '../../../src/core/result';
 import type { SandboxRunnerApi } from '../../../src/vscode/api';
 
@@ -118,6 +119,8 @@ export function docker(args: readonly string[]): Promise<string> {
 
 /** Names of containers (any state) matching a `docker ps` filter. */
 export async function containers(filter: string): Promise<string[]> {
+  // A run's result comes before its container's removal ends (removals.ts; one registry per process).
+  await awaitRemovals();
   return (await docker(['ps', '-a', '--filter', filter, '--format', '{{.Names}}'])).split('\n').filter(Boolean);
 }
 
