@@ -16,7 +16,7 @@ import { buildCreateArgv, buildRunArgv, SNIPPET_DIR, type ResolvedMount } from '
 import { createContainer } from './create';
 import { engineSpec } from './engineKind';
 import { diagnoseExit, diagnoseNoLauncher, launcherStopped, type Diagnosis } from './diagnose';
-import { type DockerOptions } from './docker';
+import { prepareControl, type DockerOptions } from './docker';
 import { isSandboxError, SandboxError, type SandboxErrorInfo } from './errors';
 import { ownerLabels } from './labels';
 import { openDirectLease, openRunLease, type ContainerLease } from './lease';
@@ -199,6 +199,7 @@ class Run {
 
   /** Warm lease first; "warm failed before the program started → cold once"; no `sh` → direct. */
   private async attempts(): Promise<RunResult> {
+    prepareControl(this.opts); // the first control call's one-time work overlaps `docker run`
     const key = JSON.stringify(this.profile);
     if (!profilesWithoutShell.has(key)) {
       const warm = this.req.warm?.take(this.req.profileName, this.profile, this.req.sourceFileName);
