@@ -198,7 +198,7 @@ describe('orphan sweep (engine)', function () {
       assert.equal(r.exitCode, 0, String(r.stderr));
       assert.match(String(r.stdout), new RegExp(`^removed\\t${orphan}$`, 'm'));
       assert.match(String(r.stdout), new RegExp(`^kept\\tsandbox-runner-[0-9a-f-]{36}\\tits owner \\(pid ${process.pid}\\) is still running$`, 'm'));
-      assert.match(String(r.stderr), /^sandbox-run: removed [1-9]\d* orphaned container\(s\), kept [1-9]\d*\.$/m);
+      assert.match(String(r.stderr), /^sandbox-run: removed [1-9]\d* orphaned container\(s\), kept [1-9]\d* \(engine [^)]*\)\.$/m);
       assert.equal(await containerExists(orphan), false);
     } finally {
       controller.abort();
