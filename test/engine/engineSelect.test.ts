@@ -17,8 +17,11 @@ const ENGINE2_SOCKET = '/run/sandbox-runner-engine2/docker.sock';
 const ENGINE2_HOST = `unix://${ENGINE2_SOCKET}`;
 const LOCAL_HOST = 'unix:///var/run/docker.sock';
 const CLI = resolve(__dirname, '../../../dist/cli.js');
-/** Where the engines share files: the worktree (engine2 has only /tmp of its own). */
-const SHARED_ROOT = resolve(__dirname, '../../../out');
+/**
+ * Where the engines share files: /var/tmp (engine 2 has only /tmp of its own, and the clone itself
+ * may sit under /tmp, as a CI checkout can).
+ */
+const SHARED_ROOT = '/var/tmp';
 
 /** Product containers of this process on the engine at `host`. */
 async function ownContainers(host: string, ownerPid = process.pid): Promise<string[]> {
