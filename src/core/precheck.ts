@@ -93,6 +93,14 @@ function limitProblems(container: ContainerInspect, expected: Expected): Problem
   if (!list('SecurityOpt').some((o) => /^no-new-privileges(?:[:=]true)?$/.test(String(o)))) {
     out.push(limit('HostConfig.SecurityOpt lacks no-new-privileges'));
   }
+  for (const o of list('SecurityOpt')) {
+    // Beside no-new-privileges, an added option may switch a confinement off (docker run
+    // --security-opt: seccomp, apparmor, label, systempaths) without dropping any floor flag.
+    if (/^(?:seccomp|apparmor|systempaths)[=:]unconfined$|^label[=:]disable$/.test(String(o))) out.push(limit(`HostConfig.SecurityOpt has ${String(o)} (default confinement)`));
+  }
+  if (list('GroupAdd').length > 0) out.push(limit(`HostConfig.GroupAdd is ${JSON.stringify(list('GroupAdd'))}, not empty (user ${p.user} only)`));
+  const user = (container.Config as { User?: unknown } | undefined)?.User;
+  if (user !== p.user) out.push(limit(`Config.User is ${JSON.stringify(user ?? null)}, not "${p.user}" (user)`));
   if (list('Devices').length > 0) out.push(limit('HostConfig.Devices is not empty (no host devices)'));
   out.push(...ulimitProblems(list('Ulimits'), p).map(limit));
   const tmpfs = (hc.Tmpfs ?? {}) as Record<string, unknown>;

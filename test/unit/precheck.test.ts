@@ -16,6 +16,7 @@ function good(): ContainerInspect {
     Image: 'sha256:1',
     State: { Status: 'running', Pid: 42 },
     Config: {
+      User: '65534:65534',
       Env: [
         'HOME=/home/sandbox', 'XDG_CACHE_HOME=/home/sandbox/.cache', 'TMPDIR=/tmp', 'PYTHONUNBUFFERED=1', 'TINI_KILL_PROCESS_GROUP=1',
         'HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy', 'FTP_PROXY', 'ftp_proxy', 'NO_PROXY', 'no_proxy', 'ALL_PROXY', 'all_proxy',
@@ -77,6 +78,26 @@ describe('pre-code container checks (unit)', () => {
       assert.equal(found[0]!.code, 'limits-unsupported', what);
       assert.match(found.map((p) => p.text).join('\n'), re, what);
     }
+  });
+
+  it('refuses a weaker container that keeps every limit: another user, added groups, unconfined security options (attack)', () => {
+    // What a CLI wrapper, shim or engine default (Podman's containers.conf) could add beside the
+    // floor's flags without dropping any of them; each one weakens the sandbox.
+    const cases: [string, (c: any) => void, RegExp][] = [
+      ['root user', (c) => (c.Config.User = '0:0'), /Config.User/],
+      ['user dropped (image default)', (c) => delete c.Config.User, /Config.User/],
+      ['root group added', (c) => (c.HostConfig.GroupAdd = ['0']), /GroupAdd/],
+      ['seccomp unconfined beside no-new-privileges', (c) => c.HostConfig.SecurityOpt.push('seccomp=unconfined'), /seccomp=unconfined/],
+      ['apparmor unconfined', (c) => c.HostConfig.SecurityOpt.push('apparmor=unconfined'), /apparmor=unconfined/],
+      ['SELinux labels off', (c) => c.HostConfig.SecurityOpt.push('label=disable'), /label=disable/],
+      ['system paths unmasked', (c) => c.HostConfig.SecurityOpt.push('systempaths=unconfined'), /systempaths=unconfined/],
+    ];
+    for (const [what, edit, re] of cases) {
+      const found = problems(changed(edit));
+      assert.ok(found.length > 0, what);
+      assert.match(found.map((p) => p.text).join('\n'), re, what);
+    }
+    assert.deepEqual(problems(changed((c) => (c.HostConfig.GroupAdd = []))), [], 'an empty GroupAdd is fine');
   });
 
   it('refuses an image volume (it shows in Mounts), an unasked mount, a missing or writable own mount, and Binds', () => {
