@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { awaitRemovals, engineOptions, LABELS, runInSandbox, type DockerOptions } from '../../src/core';
-import { pythonProfile, requireEngine, run, shellProfile } from './helpers';
+import { engineDocker, pythonProfile, requireEngine, run, shellProfile } from './helpers';
 
 const ENGINE2_SOCKET = '/run/sandbox-runner-engine2/docker.sock';
 const ENGINE2_HOST = `unix://${ENGINE2_SOCKET}`;
@@ -71,6 +71,27 @@ describe('attacks on the protocol and the pre-code checks (engine)', function ()
       const left = (await ownOn(LOCAL_HOST)).filter((n) => !before.has(n));
       assert.deepEqual(left, [], `the refused run (${result.outcome}) left ${left.join(', ')} on the CLI's engine`);
     });
+  });
+
+  it('detach keys in the code (default ctrl-p,ctrl-q and a client config\'s detachKeys) never detach the run into a fake success', async () => {
+    // The frame carries the code over the attached stdin: an engine or CLI that honoured detach
+    // keys there would end `docker run -i` with exit 0 while the program never ran (or still runs).
+    const dir = await mkdtemp(join(tmpdir(), 'sr-attack-detach-'));
+    try {
+      await writeFile(join(dir, 'config.json'), JSON.stringify({ detachKeys: 'ctrl-e,e' }));
+      const base = engineDocker() ?? {};
+      const docker: DockerOptions = { ...base, env: { ...base.env, DOCKER_CONFIG: dir } };
+      const code = '# \u0010\u0011 \u0005e\necho START\nsleep 1\necho END\n';
+      let stdout = '';
+      const result = await runInSandbox({
+        profileName: 'attack', profile: shellProfile(), code, docker,
+        onOutput: (stream, data) => stream === 'stdout' && (stdout += Buffer.from(data).toString('utf8')),
+      });
+      assert.equal(result.outcome, 'exited', result.message);
+      assert.equal(stdout, 'START\nEND\n', 'the run detached or lost output');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   describe('a profile environment that hides the launcher\'s tools', () => {
