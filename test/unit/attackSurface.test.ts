@@ -4,12 +4,12 @@
  * socket: what is tested is the client's handling of an untrusted answer, not container behaviour.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  contextDir, EngineApiClient, engineIsLocal, MAX_REPLY_BYTES, PREAMBLE, PreambleReader, type DockerOptions,
+  contextDir, EngineApiClient, engineIsLocal, engineKey, MAX_REPLY_BYTES, PREAMBLE, PreambleReader, type DockerOptions,
 } from '../../src/core';
 
 /** A DOCKER_CONFIG folder with one context NAME → HOST, current when `current`. */
@@ -52,6 +52,18 @@ describe('attack surface: engine choice, launcher markers, engine replies (unit)
     // from the option, DOCKER_CONTEXT removed) runs the code on this host's engine.
     const opts: DockerOptions = { env: { DOCKER_HOST: '', DOCKER_CONTEXT: 'remote', DOCKER_CONFIG: remote }, host: 'unix:///var/run/docker.sock' };
     assert.equal(engineIsLocal(opts), true);
+  });
+
+  it('a context retargeted in place (meta.json only) is another engine for the per-engine caches (mount probe passes, identity)', () => {
+    const dir = configWith('work', 'unix:///run/a.sock', false);
+    dirs.push(dir);
+    const opts = masked(dir, { context: 'work' });
+    const first = engineKey(opts);
+    // `docker context update work --docker host=…`: config.json is untouched.
+    const meta = join(dir, 'contexts', 'meta', contextDir('work'), 'meta.json');
+    writeFileSync(meta, JSON.stringify({ Name: 'work', Metadata: {}, Endpoints: { docker: { Host: 'ssh://me@elsewhere', SkipTLSVerify: false } } }));
+    utimesSync(meta, new Date(Date.now() + 5000), new Date(Date.now() + 5000));
+    assert.notEqual(engineKey(opts), first, 'a mount-probe pass of the old engine would be reused for the new one');
   });
 
   it('a ready marker printed before the launcher waits (CLI or engine words) never counts as ready', () => {
