@@ -106,7 +106,22 @@ function limitProblems(container: ContainerInspect, expected: Expected): Problem
   const tmpfs = (hc.Tmpfs ?? {}) as Record<string, unknown>;
   const wanted = ['/tmp', SANDBOX_HOME, ...(expected.snippetBind ? [] : [SNIPPET_DIR])];
   if (!expected.mounts.some((m) => m.target === p.workdir)) wanted.push(p.workdir);
-  for (const path of wanted) if (typeof tmpfs[path] !== 'string') out.push(limit(`HostConfig.Tmpfs lacks ${path}`));
+  // The options argv.ts asked for (Docker shows them as passed): size and nosuid/nodev on every
+  // tmpfs, noexec on /tmp and HOME; an added opposite (exec, suid, dev) would undo one.
+  const noexec = new Set(['/tmp', SANDBOX_HOME]);
+  for (const path of wanted) {
+    const value = tmpfs[path];
+    if (typeof value !== 'string') {
+      out.push(limit(`HostConfig.Tmpfs lacks ${path}`));
+      continue;
+    }
+    const options = value.split(',');
+    const need = [`size=${p.limits.tmpfsMiB}m`, 'nosuid', 'nodev', ...(noexec.has(path) ? ['noexec'] : [])];
+    const undo = ['suid', 'dev', ...(noexec.has(path) ? ['exec'] : [])];
+    if (need.some((o) => !options.includes(o)) || undo.some((o) => options.includes(o))) {
+      out.push(limit(`HostConfig.Tmpfs has ${path} with ${JSON.stringify(value)}, not ${need.join(',')} (limits.tmpfsMiB${noexec.has(path) ? ', noexec' : ''})`));
+    }
+  }
   return out;
 }
 

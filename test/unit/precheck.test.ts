@@ -29,7 +29,12 @@ function good(): ContainerInspect {
       ReadonlyRootfs: true, Privileged: false, CapDrop: ['ALL'], CapAdd: null, SecurityOpt: ['no-new-privileges'],
       NetworkMode: 'none', IpcMode: 'private', CgroupnsMode: 'private', Init: true, PidMode: '', UTSMode: '', UsernsMode: '', Devices: [],
       Binds: null, VolumesFrom: null,
-      Tmpfs: { '/tmp': 'rw', '/home/sandbox': 'rw', '/workspace': 'rw', '/sandbox': 'rw' },
+      Tmpfs: {
+        '/tmp': `rw,noexec,nosuid,nodev,size=${l.tmpfsMiB}m`,
+        '/home/sandbox': `rw,noexec,nosuid,nodev,size=${l.tmpfsMiB}m,uid=65534,gid=65534,mode=0700`,
+        '/workspace': `rw,exec,nosuid,nodev,size=${l.tmpfsMiB}m,uid=65534,gid=65534,mode=0700`,
+        '/sandbox': `rw,exec,nosuid,nodev,size=${l.tmpfsMiB}m,uid=65534,gid=65534,mode=0700`,
+      },
     },
     Mounts: [{ Type: 'volume', Name: 'abc', Source: '/var/lib/docker/volumes/abc/_data', Destination: '/data', Driver: 'local', RW: false }],
   };
@@ -80,7 +85,7 @@ describe('pre-code container checks (unit)', () => {
     }
   });
 
-  it('refuses a weaker container that keeps every limit: another user, added groups, unconfined security options (attack)', () => {
+  it('refuses a weaker container that keeps every limit: another user, added groups, unconfined security options, tmpfs options (attack)', () => {
     // What a CLI wrapper, shim or engine default (Podman's containers.conf) could add beside the
     // floor's flags without dropping any of them; each one weakens the sandbox.
     const cases: [string, (c: any) => void, RegExp][] = [
@@ -91,6 +96,10 @@ describe('pre-code container checks (unit)', () => {
       ['apparmor unconfined', (c) => c.HostConfig.SecurityOpt.push('apparmor=unconfined'), /apparmor=unconfined/],
       ['SELinux labels off', (c) => c.HostConfig.SecurityOpt.push('label=disable'), /label=disable/],
       ['system paths unmasked', (c) => c.HostConfig.SecurityOpt.push('systempaths=unconfined'), /systempaths=unconfined/],
+      ['/tmp allows exec', (c) => (c.HostConfig.Tmpfs['/tmp'] = 'rw,nosuid,nodev,size=64m'), /Tmpfs has \/tmp/],
+      ['HOME noexec undone', (c) => (c.HostConfig.Tmpfs['/home/sandbox'] += ',exec'), /Tmpfs has \/home\/sandbox/],
+      ['workdir tmpfs unbounded', (c) => (c.HostConfig.Tmpfs['/workspace'] = 'rw,exec,nosuid,nodev'), /Tmpfs has \/workspace/],
+      ['setuid allowed on /sandbox', (c) => (c.HostConfig.Tmpfs['/sandbox'] += ',suid'), /Tmpfs has \/sandbox/],
     ];
     for (const [what, edit, re] of cases) {
       const found = problems(changed(edit));
