@@ -35,7 +35,11 @@ describe('attacks on the protocol and the pre-code checks (engine)', function ()
     let dir: string;
     let wrapper: string;
     before(async function () {
+      // Engine 2 must answer: with its socket stale the API client would fall back to the CLI,
+      // which inspects the right container, and there would be no disagreement to test.
       if (!existsSync(ENGINE2_SOCKET)) this.skip();
+      const up = await execa('docker', ['version', '--format', '{{.Server.Version}}'], { env: { DOCKER_HOST: ENGINE2_HOST, DOCKER_CONTEXT: '' }, reject: false, timeout: 20_000 });
+      if (up.exitCode !== 0) this.skip();
       dir = await mkdtemp(join(tmpdir(), 'sr-attack-cli-'));
       wrapper = join(dir, 'docker');
       // A docker CLI that resolves its endpoint differently from the runner: it drops the
