@@ -10,11 +10,11 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { awaitRemovals, engineOptions, LABELS, runInSandbox, type DockerOptions } from '../../src/core';
+import { awaitRemovals, contextDir, engineOptions, LABELS, runInSandbox, type DockerOptions } from '../../src/core';
 import { engineDocker, pythonProfile, requireEngine, run, shellProfile } from './helpers';
 
 const ENGINE2_SOCKET = '/run/sandbox-runner-engine2/docker.sock';
@@ -75,6 +75,46 @@ describe('attacks on the protocol and the pre-code checks (engine)', function ()
       const left = (await ownOn(LOCAL_HOST)).filter((n) => !before.has(n));
       assert.deepEqual(left, [], `the refused run (${result.outcome}) left ${left.join(', ')} on the CLI's engine`);
     });
+  });
+
+  it('`docker context use` while a run is in flight: the run\'s container is still removed from the engine it ran on', async function () {
+    // The CLI resolved the current context when `docker run` started; every later control call
+    // (checks, removal) resolves again. Switching the current context mid-run must not send the
+    // removal to the new engine and leave the container on the old one.
+    if (!existsSync(ENGINE2_SOCKET)) this.skip();
+    const dir = await mkdtemp(join(tmpdir(), 'sr-attack-ctx-'));
+    try {
+      const context = (name: string, host: string) => {
+        const meta = join(dir, 'contexts', 'meta', contextDir(name));
+        return mkdir(meta, { recursive: true }).then(() =>
+          writeFile(join(meta, 'meta.json'), JSON.stringify({ Name: name, Metadata: {}, Endpoints: { docker: { Host: host, SkipTLSVerify: false } } })));
+      };
+      await context('sr-here', LOCAL_HOST);
+      await context('sr-there', ENGINE2_HOST);
+      await writeFile(join(dir, 'config.json'), JSON.stringify({ currentContext: 'sr-here' }));
+      const docker: DockerOptions = { env: { DOCKER_HOST: '', DOCKER_CONTEXT: '', DOCKER_CONFIG: dir } };
+      const before = new Set(await ownOn(LOCAL_HOST));
+      let stdout = '';
+      let switched = false;
+      const result = await runInSandbox({
+        profileName: 'attack', profile: shellProfile(), code: 'echo started\nsleep 2\necho done\n', docker,
+        onOutput: (stream, data) => {
+          if (stream !== 'stdout') return;
+          stdout += Buffer.from(data).toString('utf8');
+          if (!switched && stdout.includes('started')) {
+            switched = true;
+            void writeFile(join(dir, 'config.json'), JSON.stringify({ currentContext: 'sr-there' }));
+          }
+        },
+      });
+      await awaitRemovals();
+      const left = (await ownOn(LOCAL_HOST)).filter((n) => !before.has(n));
+      for (const n of left) await execa('docker', ['rm', '-f', '-v', n], { env: { DOCKER_HOST: LOCAL_HOST }, reject: false });
+      assert.ok(switched, `the run never printed (${result.message})`);
+      assert.deepEqual(left, [], `the run (${result.outcome}) left its container on the engine it ran on`);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('detach keys in the code (default ctrl-p,ctrl-q and a client config\'s detachKeys) never detach the run into a fake success', async () => {
