@@ -364,22 +364,27 @@ export function engineEndpoint(opts: DockerOptions): Endpoint | undefined {
 /**
  * Removes a container and its anonymous volumes (`docker rm -f -v`; API
  * `DELETE /containers/{name}?force=1&v=1`), which ends every process in it.
- * "No such container" (404) counts as success.
+ * "No such container" counts as success, from the API only once the CLI agrees: the API client
+ * resolves the endpoint itself (endpoint.ts) and the CLI started the container, so when they
+ * disagree (a `dockerPath` wrapper or shim that picks another engine) a 404 of the API must not
+ * leave the CLI's container behind. The extra CLI call happens only on a 404.
  * @throws SandboxError when the engine cannot remove it
  */
 export async function removeContainer(opts: DockerOptions, name: string): Promise<void> {
+  const cli = async () => {
+    const r = await docker(opts, ['rm', '-f', '-v', name]);
+    if (r.exitCode === 0 || /no such container/i.test(r.stderr)) return disposeEngineWorkDir(name);
+    throw classifyEngineFailure(r.stderr, `remove container ${name}`);
+  };
   await control(
     opts,
     async (c, t) => {
       const r = await c.request('DELETE', `/containers/${segment(name)}?force=1&v=1`, t);
-      if (r.status < 300 || r.status === 404) return disposeEngineWorkDir(name);
+      if (r.status < 300) return disposeEngineWorkDir(name);
+      if (r.status === 404) return cli();
       throw apiFailure(r, `remove container ${name}`);
     },
-    async () => {
-      const r = await docker(opts, ['rm', '-f', '-v', name]);
-      if (r.exitCode === 0 || /no such container/i.test(r.stderr)) return disposeEngineWorkDir(name);
-      throw classifyEngineFailure(r.stderr, `remove container ${name}`);
-    },
+    cli,
   );
 }
 

@@ -27,6 +27,12 @@ import { SandboxError } from './errors';
 export const MIN_API_VERSION = '1.41';
 /** The newest API version this client asks for; the fields it reads exist since 1.41. */
 export const MAX_API_VERSION = '1.47';
+/**
+ * Largest engine answer read, bytes (32 MiB). The answers the runner asks for (inspect, version,
+ * a filtered container list) are kilobytes; an engine (or something on its socket) that streams
+ * without end must not grow this process's memory without bound. A longer answer fails the call.
+ */
+export const MAX_REPLY_BYTES = 32 * 1024 * 1024;
 
 /** An engine answer. */
 export interface ApiResponse {
@@ -227,7 +233,22 @@ export class EngineApiClient {
       req.on('response', (res) => {
         gotResponse = true;
         const chunks: Buffer[] = [];
-        res.on('data', (d: Buffer) => chunks.push(d));
+        let bytes = 0;
+        res.on('data', (d: Buffer) => {
+          bytes += d.length;
+          if (bytes > MAX_REPLY_BYTES) {
+            clearTimeout(timer);
+            chunks.length = 0;
+            req.destroy();
+            reject(new SandboxError(
+              'engine-error',
+              `The Docker engine's answer to "${method} ${path.replace(/^\/v[\d.]+/, '').split('?')[0]}" was larger than ${MAX_REPLY_BYTES} bytes, so it was not read.`,
+              'Check that the endpoint is a Docker engine and that it is healthy (docker info), then try again.',
+            ));
+            return;
+          }
+          chunks.push(d);
+        });
         res.on('error', (e) => {
           clearTimeout(timer);
           reject(new EngineApiUnavailable(`the engine API answer broke off: ${e.message}`));

@@ -115,7 +115,8 @@ export function engineText(value: unknown, max = MAX_ENGINE_TEXT): string {
 
 /**
  * A key that changes whenever the engine `opts` reach may change: the CLI, the options' and the
- * environment's context and host, and the docker config's modification time (`docker context use`).
+ * environment's context and host, the docker config's modification time (`docker context use`)
+ * and the endpoint they resolve to (endpoint.ts; a context's meta.json edited in place).
  * Used to cache per process and engine (identity, the mount probe).
  */
 export function engineKey(opts: DockerOptions, env: NodeJS.ProcessEnv = process.env): string {
@@ -126,6 +127,9 @@ export function engineKey(opts: DockerOptions, env: NodeJS.ProcessEnv = process.
     // no config file: the default context
   }
   const pick = (name: string) => (opts.env && name in opts.env ? opts.env[name] : env[name]) ?? '';
-  return JSON.stringify([binary(opts), opts.context ?? '', opts.host ?? '', pick('DOCKER_HOST'), pick('DOCKER_CONTEXT'), pick('DOCKER_CONFIG'), configTime]);
+  // The resolved host too: `docker context update NAME --docker host=…` changes the engine of a
+  // context chosen by name (option or DOCKER_CONTEXT) without touching config.json.
+  const resolved = resolveEndpoint(opts)?.host ?? '';
+  return JSON.stringify([binary(opts), opts.context ?? '', opts.host ?? '', pick('DOCKER_HOST'), pick('DOCKER_CONTEXT'), pick('DOCKER_CONFIG'), configTime, resolved]);
 }
 

@@ -9,6 +9,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { inspectPid, type DockerOptions } from './docker';
+import { resolveEndpoint } from './endpoint';
 
 /** How often `pids.events` is read while the program runs, ms. */
 const POLL_MS = 25;
@@ -43,12 +44,17 @@ export function pidsEventsPath(procCgroup: string, unified: boolean): string | u
   return undefined;
 }
 
-/** True when an engine reached through `opts` runs on this host (a local unix socket, no context override). */
+/**
+ * True when the engine reached through `opts` runs on this host: its endpoint, resolved as the
+ * docker CLI resolves it (endpoint.ts: `opts.host`, `opts.context`, `DOCKER_HOST`,
+ * `DOCKER_CONTEXT`, the config's `currentContext`), is a `unix://` socket. An unresolvable
+ * context is not local. Decides whether `/proc/<State.Pid>` of this host is read (mount proof,
+ * pids evidence) and whether the no-`sh` direct path may bind a host directory. Assumes a unix
+ * socket is served on this host (SECURITY.md, Known limits: an ssh-forwarded socket is not).
+ */
 export function engineIsLocal(opts: DockerOptions): boolean {
   if (process.platform !== 'linux') return false;
-  const env = { ...process.env, ...opts.env };
-  if (env.DOCKER_CONTEXT && env.DOCKER_CONTEXT !== 'default') return false;
-  return !env.DOCKER_HOST || env.DOCKER_HOST.startsWith('unix://');
+  return resolveEndpoint(opts)?.socketPath !== undefined;
 }
 
 /** Watches one running container's pids cgroup for refused forks. */

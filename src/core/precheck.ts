@@ -93,12 +93,35 @@ function limitProblems(container: ContainerInspect, expected: Expected): Problem
   if (!list('SecurityOpt').some((o) => /^no-new-privileges(?:[:=]true)?$/.test(String(o)))) {
     out.push(limit('HostConfig.SecurityOpt lacks no-new-privileges'));
   }
+  for (const o of list('SecurityOpt')) {
+    // Beside no-new-privileges, an added option may switch a confinement off (docker run
+    // --security-opt: seccomp, apparmor, label, systempaths) without dropping any floor flag.
+    if (/^(?:seccomp|apparmor|systempaths)[=:]unconfined$|^label[=:]disable$/.test(String(o))) out.push(limit(`HostConfig.SecurityOpt has ${String(o)} (default confinement)`));
+  }
+  if (list('GroupAdd').length > 0) out.push(limit(`HostConfig.GroupAdd is ${JSON.stringify(list('GroupAdd'))}, not empty (user ${p.user} only)`));
+  const user = (container.Config as { User?: unknown } | undefined)?.User;
+  if (user !== p.user) out.push(limit(`Config.User is ${JSON.stringify(user ?? null)}, not "${p.user}" (user)`));
   if (list('Devices').length > 0) out.push(limit('HostConfig.Devices is not empty (no host devices)'));
   out.push(...ulimitProblems(list('Ulimits'), p).map(limit));
   const tmpfs = (hc.Tmpfs ?? {}) as Record<string, unknown>;
   const wanted = ['/tmp', SANDBOX_HOME, ...(expected.snippetBind ? [] : [SNIPPET_DIR])];
   if (!expected.mounts.some((m) => m.target === p.workdir)) wanted.push(p.workdir);
-  for (const path of wanted) if (typeof tmpfs[path] !== 'string') out.push(limit(`HostConfig.Tmpfs lacks ${path}`));
+  // The options argv.ts asked for (Docker shows them as passed): size and nosuid/nodev on every
+  // tmpfs, noexec on /tmp and HOME; an added opposite (exec, suid, dev) would undo one.
+  const noexec = new Set(['/tmp', SANDBOX_HOME]);
+  for (const path of wanted) {
+    const value = tmpfs[path];
+    if (typeof value !== 'string') {
+      out.push(limit(`HostConfig.Tmpfs lacks ${path}`));
+      continue;
+    }
+    const options = value.split(',');
+    const need = [`size=${p.limits.tmpfsMiB}m`, 'nosuid', 'nodev', ...(noexec.has(path) ? ['noexec'] : [])];
+    const undo = ['suid', 'dev', ...(noexec.has(path) ? ['exec'] : [])];
+    if (need.some((o) => !options.includes(o)) || undo.some((o) => options.includes(o))) {
+      out.push(limit(`HostConfig.Tmpfs has ${path} with ${JSON.stringify(value)}, not ${need.join(',')} (limits.tmpfsMiB${noexec.has(path) ? ', noexec' : ''})`));
+    }
+  }
   return out;
 }
 

@@ -17,6 +17,7 @@ import { createContainer } from './create';
 import { engineSpec } from './engineKind';
 import { diagnoseExit, diagnoseNoLauncher, launcherStopped, type Diagnosis } from './diagnose';
 import { prepareControl, type DockerOptions } from './docker';
+import { resolveEndpoint } from './endpoint';
 import { isSandboxError, SandboxError, type SandboxErrorInfo } from './errors';
 import { ownerLabels } from './labels';
 import { openDirectLease, openRunLease, type ContainerLease } from './lease';
@@ -138,6 +139,20 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
   return new Run(req, checked.data, t0).execute();
 }
 
+/**
+ * `opts` with the docker config's current context frozen for one run: the CLI resolves it once,
+ * when `docker run` starts, but every later control call (the pre-code checks, the removal)
+ * resolves again (endpoint.ts), so a `docker context use` while the run is in flight would send
+ * them to another engine and leave the container where it ran. Options that already name a host
+ * or context, and endpoints from the environment (fixed for the process), are returned as they are.
+ */
+export function pinCurrentContext(opts: DockerOptions): DockerOptions {
+  if (opts.host || opts.context) return opts;
+  const endpoint = resolveEndpoint(opts);
+  if (endpoint?.source !== 'config-context') return opts;
+  return { ...opts, context: endpoint.context ?? 'default' };
+}
+
 function invalidProfileResult(req: RunRequest, issues: readonly { key: string; message: string }[], t0: number): RunResult {
   const error: SandboxErrorInfo = {
     code: 'invalid-profile',
@@ -168,7 +183,7 @@ class Run {
   private readonly disposers: (() => Promise<void> | void)[] = [];
 
   constructor(private readonly req: RunRequest, private readonly profile: Profile, private readonly t0: number) {
-    this.opts = req.docker ?? {};
+    this.opts = pinCurrentContext(req.docker ?? {});
     this.code = snippetCode(req.code, profile.lineEndings);
     this.sink = req.onOutput ?? (() => undefined);
     const bound = profile.limits.outputBytes;

@@ -16,6 +16,7 @@ function good(): ContainerInspect {
     Image: 'sha256:1',
     State: { Status: 'running', Pid: 42 },
     Config: {
+      User: '65534:65534',
       Env: [
         'HOME=/home/sandbox', 'XDG_CACHE_HOME=/home/sandbox/.cache', 'TMPDIR=/tmp', 'PYTHONUNBUFFERED=1', 'TINI_KILL_PROCESS_GROUP=1',
         'HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy', 'FTP_PROXY', 'ftp_proxy', 'NO_PROXY', 'no_proxy', 'ALL_PROXY', 'all_proxy',
@@ -28,7 +29,12 @@ function good(): ContainerInspect {
       ReadonlyRootfs: true, Privileged: false, CapDrop: ['ALL'], CapAdd: null, SecurityOpt: ['no-new-privileges'],
       NetworkMode: 'none', IpcMode: 'private', CgroupnsMode: 'private', Init: true, PidMode: '', UTSMode: '', UsernsMode: '', Devices: [],
       Binds: null, VolumesFrom: null,
-      Tmpfs: { '/tmp': 'rw', '/home/sandbox': 'rw', '/workspace': 'rw', '/sandbox': 'rw' },
+      Tmpfs: {
+        '/tmp': `rw,noexec,nosuid,nodev,size=${l.tmpfsMiB}m`,
+        '/home/sandbox': `rw,noexec,nosuid,nodev,size=${l.tmpfsMiB}m,uid=65534,gid=65534,mode=0700`,
+        '/workspace': `rw,exec,nosuid,nodev,size=${l.tmpfsMiB}m,uid=65534,gid=65534,mode=0700`,
+        '/sandbox': `rw,exec,nosuid,nodev,size=${l.tmpfsMiB}m,uid=65534,gid=65534,mode=0700`,
+      },
     },
     Mounts: [{ Type: 'volume', Name: 'abc', Source: '/var/lib/docker/volumes/abc/_data', Destination: '/data', Driver: 'local', RW: false }],
   };
@@ -77,6 +83,30 @@ describe('pre-code container checks (unit)', () => {
       assert.equal(found[0]!.code, 'limits-unsupported', what);
       assert.match(found.map((p) => p.text).join('\n'), re, what);
     }
+  });
+
+  it('refuses a weaker container that keeps every limit: another user, added groups, unconfined security options, tmpfs options (attack)', () => {
+    // What a CLI wrapper, shim or engine default (Podman's containers.conf) could add beside the
+    // floor's flags without dropping any of them; each one weakens the sandbox.
+    const cases: [string, (c: any) => void, RegExp][] = [
+      ['root user', (c) => (c.Config.User = '0:0'), /Config.User/],
+      ['user dropped (image default)', (c) => delete c.Config.User, /Config.User/],
+      ['root group added', (c) => (c.HostConfig.GroupAdd = ['0']), /GroupAdd/],
+      ['seccomp unconfined beside no-new-privileges', (c) => c.HostConfig.SecurityOpt.push('seccomp=unconfined'), /seccomp=unconfined/],
+      ['apparmor unconfined', (c) => c.HostConfig.SecurityOpt.push('apparmor=unconfined'), /apparmor=unconfined/],
+      ['SELinux labels off', (c) => c.HostConfig.SecurityOpt.push('label=disable'), /label=disable/],
+      ['system paths unmasked', (c) => c.HostConfig.SecurityOpt.push('systempaths=unconfined'), /systempaths=unconfined/],
+      ['/tmp allows exec', (c) => (c.HostConfig.Tmpfs['/tmp'] = 'rw,nosuid,nodev,size=64m'), /Tmpfs has \/tmp/],
+      ['HOME noexec undone', (c) => (c.HostConfig.Tmpfs['/home/sandbox'] += ',exec'), /Tmpfs has \/home\/sandbox/],
+      ['workdir tmpfs unbounded', (c) => (c.HostConfig.Tmpfs['/workspace'] = 'rw,exec,nosuid,nodev'), /Tmpfs has \/workspace/],
+      ['setuid allowed on /sandbox', (c) => (c.HostConfig.Tmpfs['/sandbox'] += ',suid'), /Tmpfs has \/sandbox/],
+    ];
+    for (const [what, edit, re] of cases) {
+      const found = problems(changed(edit));
+      assert.ok(found.length > 0, what);
+      assert.match(found.map((p) => p.text).join('\n'), re, what);
+    }
+    assert.deepEqual(problems(changed((c) => (c.HostConfig.GroupAdd = []))), [], 'an empty GroupAdd is fine');
   });
 
   it('refuses an image volume (it shows in Mounts), an unasked mount, a missing or writable own mount, and Binds', () => {
