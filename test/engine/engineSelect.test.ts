@@ -10,7 +10,7 @@ import { chmod, mkdir, mkdtemp, open, readdir, rm, writeFile } from 'node:fs/pro
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
-import { engineIdentity, engineOptions, LABELS, probeEngineView, runInSandbox, type DockerOptions } from '../../src/core';
+import { awaitRemovals, engineIdentity, engineOptions, LABELS, probeEngineView, runInSandbox, type DockerOptions } from '../../src/core';
 import { IMAGES, requireEngine, shellProfile } from './helpers';
 
 const ENGINE2_SOCKET = '/run/sandbox-runner-engine2/docker.sock';
@@ -22,6 +22,7 @@ const SHARED_ROOT = resolve(__dirname, '../../../out');
 
 /** Product containers of this process on the engine at `host`. */
 async function ownContainers(host: string, ownerPid = process.pid): Promise<string[]> {
+  await awaitRemovals(); // a run's result comes before its container's removal ends (removals.ts)
   const r = await execa('docker', ['ps', '-a', '--filter', `label=${LABELS.ownerPid}=${ownerPid}`, '--format', '{{.Names}}'], { env: { DOCKER_HOST: host, DOCKER_CONTEXT: '' } });
   return String(r.stdout).split('\n').filter(Boolean);
 }
