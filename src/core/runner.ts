@@ -411,7 +411,7 @@ class Run {
 /** The direct path refused: the image has no `sh`, and the engine is not one that sees this process and its files. */
 function noShellElsewhere(image: string, access: MountAccess & { readonly engine: string }): SandboxError {
   const why = access.kind === 'refused'
-    ? `${access.engine} cannot see this machine's files to mount it instead (${access.why})`
+    ? `${access.engine} cannot see this machine's files to mount it instead: ${access.why}`
     : `${access.engine} does not see this process (it is not on this machine, or in another pid namespace), and the code is mounted from this machine on a local engine only`;
   return new SandboxError(
     'start-failed',
