@@ -1,7 +1,8 @@
 /**
  * Admission of a started container, while its launcher waits and before any code is sent: the
- * engine's view of it (inspect.ts) must match what was asked for (precheck.ts), on a local engine
- * its mount sources must be the checked directories (mountProof.ts), and no engine warning may say
+ * engine's view of it (inspect.ts) must match what was asked for (precheck.ts), its pinned mount
+ * sources must be the checked directories, seen through its init process on this host
+ * (mountProof.ts; the pid is taken only when it is this host's, hostPid.ts), and no engine warning may say
  * a limit was dropped (engineFlags.ts, a second signal beside `HostConfig`). A container that fails
  * is refused; the caller removes it without ever sending the code.
  */
@@ -9,17 +10,18 @@ import type { ResolvedMount } from './argv';
 import { CONTROL_TIMEOUT_MS, type DockerOptions } from './docker';
 import { SandboxError } from './errors';
 import { discardedLimits, limitsDiscardedError } from './engineFlags';
+import { hostPidOf } from './hostPid';
 import { inspectContainer, inspectImage } from './inspect';
 import type { ContainerLease } from './lease';
 import { mountSourceProblems } from './mountProof';
-import { engineIsLocal } from './pidsEvidence';
 import { containerProblems, containerRefusedError, type Expected, type Problem } from './precheck';
 import type { Profile } from './profile';
 
 /**
  * Waits for the launcher, then checks the container.
  * @returns false when the launcher never said it waits (the CLI ended first; see diagnose.ts),
- *   true when the container may receive the code (`lease.pid` is then set when the engine gave it)
+ *   true when the container may receive the code (`lease.pid` is then its init process as a pid
+ *   of this host, or 0 when the engine's pid is not one: a remote engine, another pid namespace)
  * @throws SandboxError `limits-unsupported`, `image-has-volumes` or `container-refused`; an engine
  *   error from inspect
  */
@@ -28,9 +30,13 @@ export async function admitContainer(opts: DockerOptions, lease: ContainerLease,
   const container = await inspectContainer(opts, lease.name);
   const image = await inspectImage(opts, container.Image ?? profile.image);
   const problems: Problem[] = containerProblems(container, image, { profile, mounts });
-  const pid = container.State?.Pid ?? 0;
-  if (problems.length === 0 && pid > 0 && engineIsLocal(opts)) {
+  const statePid = container.State?.Pid ?? 0;
+  const pid = await hostPidOf(String(container.Id ?? ''), statePid);
+  if (problems.length === 0 && pid > 0) {
     for (const text of await mountSourceProblems(pid, mounts)) problems.push({ code: 'container-refused', text });
+  } else if (problems.length === 0 && mounts.some((m) => m.pinned !== undefined)) {
+    // Pinned only for an engine that resolved this process's descriptors: its container must be visible here to be proved.
+    problems.push({ code: 'container-refused', text: `the container's process (pid ${statePid} on the engine) is not a process of this host, so its pinned mounts cannot be proved` });
   }
   if (problems.length > 0) throw containerRefusedError(problems, profile.image);
   const dropped = discardedLimits(lease.launcher?.heldText() ?? '');

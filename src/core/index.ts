@@ -12,6 +12,7 @@ export * from './engineTarget';
 export * from './engineFlags';
 export * from './engineKind';
 export * from './errors';
+export * from './hostPid';
 export type { InspectMount } from './inspect';
 export * from './labels';
 export * from './launcher';

@@ -16,7 +16,8 @@ import { SANDBOX_HOME, SNIPPET_DIR } from './argv';
 import type { DockerOptions } from './docker';
 import { SandboxError } from './errors';
 import { currentStartTime } from './labels';
-import { engineMountAccess, probeEngineView } from './mountProbe';
+import { engineMountAccess, probeEngineView, type MountAccess } from './mountProbe';
+import { engineTarget, targetText } from './engineTarget';
 import { isPathInside, type Profile } from './profile';
 
 /** Host paths a mount may not be, contain, or sit inside. */
@@ -260,5 +261,37 @@ export async function resolveMounts(
   } catch (e) {
     await dispose();
     throw e;
+  }
+}
+
+/**
+ * How the engine may bind-mount `dir`, a directory this process writes to (the direct path's
+ * snippet root, runner.ts): the same probe and rule as a profile's mount (mountProbe.ts
+ * `engineMountAccess`; once per engine, directory and process), through an open descriptor on
+ * `dir` and a fresh anchor, both released before this returns. `pinned` means the engine sees
+ * this process and the file there (a local engine).
+ * @returns the access, with the engine named (`engine`, plain text)
+ * @throws SandboxError when the engine cannot create the probe container (e.g. `image-missing`
+ *   on that engine); the file system's error when `dir` cannot be opened
+ */
+export async function directoryAccess(
+  dir: string, image: string, profileName: string, engine: MountEngine = {},
+): Promise<MountAccess & { readonly engine: string }> {
+  const handle = await open(await realpath(dir), fsConstants.O_RDONLY | fsConstants.O_DIRECTORY);
+  let anchor: Anchor | undefined;
+  try {
+    const root = await readlink(`/proc/self/fd/${handle.fd}`);
+    // A path docker's --mount syntax cannot carry is never probed nor mounted (see resolveMounts).
+    if (!root.startsWith('/') || /[,"\n\r\0]/.test(root)) {
+      return { kind: 'refused', why: 'its path contains a comma, quote or line break', engine: `the Docker engine of ${targetText(engineTarget(engine.docker ?? {}))}` };
+    }
+    anchor = await makeAnchor();
+    return await engineMountAccess(engine.docker ?? {}, image, profileName, { root, rootFd: handle.fd, anchorFd: anchor.handle.fd }, engine.probe);
+  } finally {
+    await handle.close().catch(() => undefined);
+    if (anchor) {
+      await anchor.handle.close().catch(() => undefined);
+      await rm(anchor.dir, { recursive: true, force: true }).catch(() => undefined);
+    }
   }
 }

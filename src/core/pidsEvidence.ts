@@ -4,12 +4,14 @@
  * cgroup counts refused forks in `pids.events` ("max N", cgroup v1 and v2; kernel
  * Documentation/admin-guide/cgroup-v2.rst, "PID"). The cgroup disappears with the container's
  * last process and the file raises no inotify event on cgroup v1, so it is polled while the
- * container lives. Only for an engine on this host (its /proc and /sys are ours); elsewhere, and
- * whenever a path cannot be read, there is simply no evidence.
+ * container lives. Only when the container's init process is a process of this host (hostPid.ts:
+ * its `/proc/<pid>/cgroup` names the container; a remote engine, or one in a pid namespace of its
+ * own, reports pids of its namespace); elsewhere, and whenever a path cannot be read, there is
+ * simply no evidence.
  */
 import { readFile } from 'node:fs/promises';
-import { inspectPid, type DockerOptions } from './docker';
-import { resolveEndpoint } from './endpoint';
+import type { DockerOptions } from './docker';
+import { containerHostPid } from './hostPid';
 
 /** How often `pids.events` is read while the program runs, ms. */
 const POLL_MS = 25;
@@ -44,19 +46,6 @@ export function pidsEventsPath(procCgroup: string, unified: boolean): string | u
   return undefined;
 }
 
-/**
- * True when the engine reached through `opts` runs on this host: its endpoint, resolved as the
- * docker CLI resolves it (endpoint.ts: `opts.host`, `opts.context`, `DOCKER_HOST`,
- * `DOCKER_CONTEXT`, the config's `currentContext`), is a `unix://` socket. An unresolvable
- * context is not local. Decides whether `/proc/<State.Pid>` of this host is read (mount proof,
- * pids evidence) and whether the no-`sh` direct path may bind a host directory. Assumes a unix
- * socket is served on this host (SECURITY.md, Known limits: an ssh-forwarded socket is not).
- */
-export function engineIsLocal(opts: DockerOptions): boolean {
-  if (process.platform !== 'linux') return false;
-  return resolveEndpoint(opts)?.socketPath !== undefined;
-}
-
 /** Watches one running container's pids cgroup for refused forks. */
 export class PidsWatch {
   private refused = 0;
@@ -74,12 +63,12 @@ export class PidsWatch {
    * it before the code is sent (the launcher waits): the first read is then done before the
    * program exists, so a program that exits at once is still watched.
    * @param name the container, which must be running
-   * @param knownPid its init process's host pid when already known (a warm container), else 0
+   * @param knownPid its init process as a pid of this host, checked (admit.ts, hostPid.ts), when
+   *   already known; else 0 (it is looked up and checked here)
    */
   async start(opts: DockerOptions, name: string, knownPid = 0): Promise<void> {
-    if (!engineIsLocal(opts)) return;
     try {
-      const pid = knownPid || (await inspectPid(opts, name));
+      const pid = knownPid || (await containerHostPid(opts, name));
       if (!pid || this.stopped) return;
       const [procCgroup, unified] = await Promise.all([
         readFile(`/proc/${pid}/cgroup`, 'utf8'),

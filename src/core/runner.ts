@@ -10,6 +10,7 @@
  * controller (stop.ts). No `vscode` import here.
  */
 import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { admitContainer, checkCreated } from './admit';
 import { buildCreateArgv, buildRunArgv, SNIPPET_DIR, type ResolvedMount } from './argv';
@@ -21,9 +22,10 @@ import { resolveEndpoint } from './endpoint';
 import { isSandboxError, SandboxError, type SandboxErrorInfo } from './errors';
 import { ownerLabels } from './labels';
 import { openDirectLease, openRunLease, type ContainerLease } from './lease';
-import { resolveMounts, type PinnedMounts } from './mounts';
+import { directoryAccess, resolveMounts, type PinnedMounts } from './mounts';
 import { BoundedStream, type OutputSink } from './output';
-import { engineIsLocal, PidsWatch } from './pidsEvidence';
+import type { MountAccess } from './mountProbe';
+import { PidsWatch } from './pidsEvidence';
 import { ProfileSchema, type Profile } from './profile';
 import { PROFILES_SETTING, toProfileIssues } from './profiles';
 import { scheduleRemoval } from './removals';
@@ -345,13 +347,16 @@ class Run {
 
   /**
    * The direct path for images without `sh`: `docker create` with the snippet bind-mounted
-   * read-only from a fresh host directory, then `docker start -a`. Local engine only: another
-   * engine cannot see this machine's files.
+   * read-only from a fresh host directory, then `docker start -a`. Local engine only, as the
+   * mount probe tells (mounts.ts `directoryAccess`: the engine sees this process and the file in
+   * the snippet root); any other engine is refused, saying why, before anything is written.
    */
   private async direct(): Promise<RunResult> {
-    if (!engineIsLocal(this.opts)) throw noShellRemote(this.profile.image);
+    const root = this.req.tempRoot ?? tmpdir();
+    const access = await directoryAccess(root, this.profile.image, this.req.profileName, { docker: this.opts });
+    if (access.kind !== 'pinned') throw noShellElsewhere(this.profile.image, access);
     const pins = await this.pin();
-    const snippet = await writeSnippet(this.code, snippetFileName(this.profile, this.req.sourceFileName), this.req.tempRoot);
+    const snippet = await writeSnippet(this.code, snippetFileName(this.profile, this.req.sourceFileName), root);
     this.disposers.push(() => snippet.dispose().catch(() => undefined));
     if (this.stopper.reason) return this.finish(this.stopper.reason, null);
     this.name = `sandbox-runner-${randomUUID()}`;
@@ -419,11 +424,14 @@ class Run {
   }
 }
 
-/** The direct path refused: the engine cannot see this machine's files, and the image has no `sh`. */
-function noShellRemote(image: string): SandboxError {
+/** The direct path refused: the image has no `sh`, and the engine is not one that sees this process and its files. */
+function noShellElsewhere(image: string, access: MountAccess & { readonly engine: string }): SandboxError {
+  const why = access.kind === 'refused'
+    ? `${access.engine} cannot see this machine's files to mount it instead: ${access.why}`
+    : `${access.engine} does not see this process (it is not on this machine, or in another pid namespace), and the code is mounted from this machine on a local engine only`;
   return new SandboxError(
     'start-failed',
-    `The image "${image}" has no "sh" to receive the code over stdin, and the engine cannot see this machine's files to mount it instead, so nothing ran.`,
+    `The image "${image}" has no "sh" to receive the code over stdin, and ${why}, so nothing ran.`,
     'Use an image with a shell (sh) for this profile, or run it on a local Docker engine.',
   );
 }

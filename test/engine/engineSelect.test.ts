@@ -25,7 +25,7 @@ const SHARED_ROOT = '/var/tmp';
 
 /** Product containers of this process on the engine at `host`. */
 async function ownContainers(host: string, ownerPid = process.pid): Promise<string[]> {
-  await awaitRemovals(); // results come before their containers' removal ends (removals.ts)
+  await awaitRemovals(); // a run's result comes before its container's removal ends (removals.ts)
   const r = await execa('docker', ['ps', '-a', '--filter', `label=${LABELS.ownerPid}=${ownerPid}`, '--format', '{{.Names}}'], { env: { DOCKER_HOST: host, DOCKER_CONTEXT: '' } });
   return String(r.stdout).split('\n').filter(Boolean);
 }

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { admitContainer, buildRunArgv, leaseTestHooks, mountSourceProblems, openRunLease, ownerLabels, resolveMounts, scheduleRemoval, WarmPool } from '../../src/core';
-import { bridgeGateway, chunkText, containerExists, engineCli, engineDocker, hostProcesses, IMAGES, productContainers, pythonProfile, requireEngine, routedEngine, run, shellProfile, waitFor } from './helpers';
+import { admitContainer, buildRunArgv, engineSpec, leaseTestHooks, mountSourceProblems, openRunLease, ownerLabels, resolveMounts, scheduleRemoval, WarmPool } from '../../src/core';
+import { bridgeGateway, chunkText, containerExists, engineCli, engineDocker, engineIsLocal, engineSeesClientFiles, hostProcesses, IMAGES, LOCAL_DOCKER_HOST, productContainers, pythonProfile, requireEngine, routedEngine, run, shellProfile, waitFor } from './helpers';
 
 describe('runner on a real engine (engine)', function () {
   this.timeout(60_000);
@@ -137,6 +137,34 @@ describe('runner on a real engine (engine)', function () {
     }
   });
 
+  // Issue 10: "Images without sh keep a bind-mount fallback on a local engine only. On an engine
+  // that cannot see local paths, that fallback is refused with a message that says why."
+  it('an image without sh: the code is mounted from this machine on a local engine only; elsewhere the run is refused, saying why, and nothing runs', async function () {
+    this.timeout(120_000);
+    const image = 'sandbox-runner-test/no-shell-runner:1';
+    // RUN in exec form needs no shell; the applets stay, only the shell goes.
+    await engineCli(['build', '--network', 'none', '-q', '-t', image, '-'], { input: `FROM ${IMAGES.busybox}\nRUN ["/bin/busybox", "rm", "-f", "/bin/sh"]\n`, env: { DOCKER_BUILDKIT: '0' } });
+    const tempRoot = await mkdtemp(join(tmpdir(), 'sr-no-shell-'));
+    try {
+      const r = await run(shellProfile({ image, command: ['cat', '${file}'] }), 'printed by cat\n', { tempRoot });
+      if (await engineSeesClientFiles()) {
+        assert.equal(r.result.outcome, 'exited', r.result.message);
+        assert.equal(r.stdout, 'printed by cat\n');
+      } else {
+        assert.equal(r.result.outcome, 'failed-to-start', r.result.message);
+        assert.equal(r.result.error?.code, 'start-failed', r.result.message);
+        assert.match(r.result.message, /has no "sh" to receive the code over stdin/);
+        assert.match(r.result.message, /cannot see this machine's files/);
+        assert.ok(process.env.DOCKER_HOST && r.result.message.includes(process.env.DOCKER_HOST), `the message names the engine: ${r.result.message}`);
+        assert.equal(r.stdout + r.stderr, '', 'nothing ran');
+      }
+      assert.deepEqual(await readdir(tempRoot), [], 'no snippet directory or probe file is left on the host');
+    } finally {
+      await rm(tempRoot, { recursive: true, force: true });
+      await engineCli(['image', 'rm', '-f', image], { reject: false });
+    }
+  });
+
   it('a missing docker binary gives the clear error', async () => {
     const r = await run(shellProfile(), 'echo x\n', { docker: { dockerPath: '/nonexistent/docker' } });
     assert.equal(r.result.outcome, 'failed-to-start');
@@ -243,22 +271,26 @@ describe('isolation floor on a real engine (engine)', function () {
 describe('pre-code checks on a real engine (engine)', function () {
   this.timeout(60_000);
 
+  // The /proc proof is a local engine's (the engine mounts this process's descriptors): on an
+  // engine that cannot see this machine it runs on the local engine, as a control of the same code.
   it('proves through /proc/<pid> that the mount target is the checked directory, read-only where asked, before any code is sent', async () => {
     await requireEngine();
+    const local = engineIsLocal() ? {} : { host: LOCAL_DOCKER_HOST };
     const root = await mkdtemp(join(tmpdir(), 'sr-proof-'));
     const [checked, other] = [join(root, 'checked'), join(root, 'other')];
     await Promise.all([mkdir(checked), mkdir(other)]);
     const profile = shellProfile({ mounts: [{ source: checked, target: '/data', mode: 'rw' }] });
-    const pins = await resolveMounts('proof', profile);
+    const pins = await resolveMounts('proof', profile, [], { docker: local });
     const name = `sandbox-runner-${randomUUID()}`;
     const argv = buildRunArgv({ name, profile, snippetFileName: 'main.sh', mounts: pins.mounts, labels: ownerLabels(name.slice(15), 'proof') });
-    const lease = openRunLease({}, 'cold', name, argv);
+    const lease = openRunLease(local, 'cold', name, argv);
     try {
-      assert.equal(await admitContainer({}, lease, profile, pins.mounts), true);
+      assert.ok(pins.mounts[0]?.pinned, 'a local engine mounts the pinned descriptor');
+      assert.equal(await admitContainer(local, lease, profile, pins.mounts), true);
       assert.ok(lease.pid > 0);
       assert.deepEqual(await mountSourceProblems(lease.pid, pins.mounts), []);
       // The same container against another pinned directory, and against a read-only wish: refused.
-      const otherPins = await resolveMounts('proof', shellProfile({ mounts: [{ source: other, target: '/data', mode: 'rw' }] }));
+      const otherPins = await resolveMounts('proof', shellProfile({ mounts: [{ source: other, target: '/data', mode: 'rw' }] }), [], { docker: local });
       try {
         assert.match((await mountSourceProblems(lease.pid, otherPins.mounts)).join('\n'), /not the checked directory/);
       } finally {
@@ -268,8 +300,34 @@ describe('pre-code checks on a real engine (engine)', function () {
     } finally {
       lease.kill();
       await pins.dispose();
-      await scheduleRemoval({}, name, lease.exit);
+      await scheduleRemoval(local, name, lease.exit);
       await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it('takes the engine\'s State.Pid for a host pid only when /proc/<pid>/cgroup names the container (an engine in another pid namespace gives its own pids)', async () => {
+    await requireEngine();
+    const profile = shellProfile();
+    const name = `sandbox-runner-${randomUUID()}`;
+    const docker = engineDocker() ?? {};
+    const argv = buildRunArgv({ name, profile, snippetFileName: 'main.sh', mounts: [], labels: ownerLabels(name.slice(15), 'pid'), ...(await engineSpec(docker)) });
+    const lease = openRunLease(docker, 'cold', name, argv);
+    try {
+      assert.equal(await admitContainer(docker, lease, profile, []), true);
+      const inspected = JSON.parse(String((await engineCli(['inspect', '--format', '{{json .}}', name])).stdout)) as { Id: string; State: { Pid: number } };
+      assert.ok(inspected.State.Pid > 0, 'the engine reports a pid');
+      const hostCgroup = await readFile(`/proc/${inspected.State.Pid}/cgroup`, 'utf8').catch(() => '');
+      if (engineIsLocal()) {
+        assert.equal(lease.pid, inspected.State.Pid, 'a local engine\'s pid is this host\'s');
+        assert.ok(hostCgroup.includes(inspected.Id), `the host's /proc/${lease.pid}/cgroup names the container`);
+      } else {
+        // Engine 2 (own pid namespace): its pid is some other process of this host, or none.
+        assert.ok(!hostCgroup.includes(inspected.Id), 'premise: the engine\'s pid is not the container on this host');
+        assert.equal(lease.pid, 0, `the engine's pid ${inspected.State.Pid} was taken for a host pid`);
+      }
+    } finally {
+      lease.kill();
+      await scheduleRemoval(docker, name, lease.exit);
     }
   });
 });

@@ -9,7 +9,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  contextDir, EngineApiClient, engineIsLocal, engineKey, MAX_REPLY_BYTES, PREAMBLE, PreambleReader, type DockerOptions,
+  contextDir, EngineApiClient, engineKey, MAX_REPLY_BYTES, PREAMBLE, PreambleReader, type DockerOptions,
 } from '../../src/core';
 
 /** A DOCKER_CONFIG folder with one context NAME → HOST, current when `current`. */
@@ -29,30 +29,10 @@ describe('attack surface: engine choice, launcher markers, engine replies (unit)
     env: { DOCKER_HOST: '', DOCKER_CONTEXT: '', DOCKER_CONFIG: dir }, ...over,
   });
 
-  // engineIsLocal decides whether the runner reads /proc/<State.Pid> of THIS host (mount proof,
-  // pids evidence) and whether the no-sh direct path may bind a host directory. It must agree with
-  // the endpoint the CLI and the API client use (endpoint.ts), including the new dockerHost /
-  // dockerContext options and the config's currentContext.
-  it('a remote engine chosen by dockerHost, dockerContext or currentContext is not "local"', function () {
-    if (process.platform !== 'linux') this.skip();
-    const remote = configWith('remote', 'ssh://me@build-box', false);
-    const current = configWith('remote', 'tcp://10.0.0.9:2376', true);
-    dirs.push(remote, current);
-    assert.equal(engineIsLocal(masked(remote, { host: 'ssh://me@build-box' })), false, 'dockerHost ssh://… counted as local');
-    assert.equal(engineIsLocal(masked(remote, { host: 'tcp://10.0.0.9:2376' })), false, 'dockerHost tcp://… counted as local');
-    assert.equal(engineIsLocal(masked(remote, { context: 'remote' })), false, 'dockerContext of an ssh engine counted as local');
-    assert.equal(engineIsLocal(masked(current)), false, 'currentContext of a tcp engine counted as local');
-  });
-
-  it('a local socket chosen by dockerHost stays "local" even when the environment names a remote context', function () {
-    if (process.platform !== 'linux') this.skip();
-    const remote = configWith('remote', 'ssh://me@build-box', false);
-    dirs.push(remote);
-    // Before: env DOCKER_CONTEXT=remote made the mount proof skip although the CLI (DOCKER_HOST
-    // from the option, DOCKER_CONTEXT removed) runs the code on this host's engine.
-    const opts: DockerOptions = { env: { DOCKER_HOST: '', DOCKER_CONTEXT: 'remote', DOCKER_CONFIG: remote }, host: 'unix:///var/run/docker.sock' };
-    assert.equal(engineIsLocal(opts), true);
-  });
+  // Whether the runner reads /proc/<State.Pid> of THIS host (mount proof, pids evidence) is no
+  // longer guessed from the endpoint: hostPid.ts accepts a pid only when its cgroup names the
+  // container (test/unit/hostPid.test.ts; runner "State.Pid of another engine" on engine 2), and the
+  // no-sh direct path asks the mount probe (mounts.ts directoryAccess).
 
   it('a context retargeted in place (meta.json only) is another engine for the per-engine caches (mount probe passes, identity)', () => {
     const dir = configWith('work', 'unix:///run/a.sock', false);
