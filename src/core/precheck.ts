@@ -182,10 +182,12 @@ function mountProblems(container: ContainerInspect, expected: Expected): Problem
   const out: Problem[] = [];
   const hc = container.HostConfig ?? {};
   const init = podmanInitMount(expected);
+  const volumeTargets = new Set((container.Mounts ?? []).filter((m) => m.Type === 'volume').map((m) => m.Destination ?? ''));
   for (const key of ['Binds', 'VolumesFrom']) {
     const list = Array.isArray(hc[key]) ? (hc[key] as unknown[]) : [];
-    // Podman lists `--mount type=bind` in Binds too: only catatonit's own bind may be there.
-    const extra = list.filter((b) => !(init && key === 'Binds' && typeof b === 'string' && b.startsWith(`${init.source}:${PODMAN_INIT}:ro,`)));
+    // Podman lists `--mount type=bind` and the image's anonymous volumes in Binds too: only
+    // catatonit's own bind may be there; a volume's entry is refused below, as `image-has-volumes`.
+    const extra = list.filter((b) => !(init && key === 'Binds' && typeof b === 'string' && (b.startsWith(`${init.source}:${PODMAN_INIT}:ro,`) || volumeTargets.has(b.split(':')[1] ?? ''))));
     if (extra.length > 0) out.push({ code: 'container-refused', text: `HostConfig.${key} is not empty` });
   }
   const own = [...expected.mounts, ...(expected.snippetBind ? [expected.snippetBind] : []), ...(init ? [init] : [])];
