@@ -37,7 +37,8 @@ export async function admitContainer(opts: DockerOptions, lease: ContainerLease,
   }
   if (problems.length === 0 && engine.engine === 'podman') problems.push(...(await podmanHostProblems(opts, pid)));
   if (problems.length > 0) throw containerRefusedError(problems, profile.image);
-  const dropped = discardedLimits(lease.launcher?.heldText() ?? '');
+  // Podman prints the engine's "… discarded" text as a bare line (engineFlags.ts `bareLines`).
+  const dropped = discardedLimits(lease.launcher?.heldText() ?? '', { bareLines: engine.engine === 'podman' });
   if (dropped.length > 0) throw limitsDiscardedError(dropped);
   lease.pid = pid;
   return true;

@@ -12,7 +12,8 @@ import { mkdtemp, open, readlink, realpath, rm, symlink, type FileHandle } from 
 import { homedir, tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import type { ResolvedMount } from './argv';
-import { SANDBOX_HOME, SNIPPET_DIR } from './argv';
+import { podmanMountsRefused, SANDBOX_HOME, SNIPPET_DIR } from './argv';
+import { engineKind } from './engineKind';
 import type { DockerOptions } from './docker';
 import { SandboxError } from './errors';
 import { currentStartTime } from './labels';
@@ -195,6 +196,10 @@ export async function resolveMounts(
       await rm(a.dir, { recursive: true, force: true }).catch(() => undefined);
     }
   };
+  // Podman cannot pin a source (argv.ts `refusePodmanMounts`): refused before the engine is probed
+  // (the probe's pinned volume is itself what Podman rejects). An unknown kind goes on: the argv
+  // is built only for a known one, and refuses there.
+  if (profile.mounts.length > 0 && (await engineKind(engine.docker ?? {}).catch(() => undefined)) === 'podman') throw podmanMountsRefused(profile.mounts.map((m) => m.target));
   try {
     const out: ResolvedMount[] = [];
     for (const [i, m] of profile.mounts.entries()) {
