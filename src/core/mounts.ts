@@ -196,10 +196,6 @@ export async function resolveMounts(
       await rm(a.dir, { recursive: true, force: true }).catch(() => undefined);
     }
   };
-  // Podman cannot pin a source (argv.ts `refusePodmanMounts`): refused before the engine is probed
-  // (the probe's pinned volume is itself what Podman rejects). An unknown kind goes on: the argv
-  // is built only for a known one, and refuses there.
-  if (profile.mounts.length > 0 && (await engineKind(engine.docker ?? {}).catch(() => undefined)) === 'podman') throw podmanMountsRefused(profile.mounts.map((m) => m.target));
   try {
     const out: ResolvedMount[] = [];
     for (const [i, m] of profile.mounts.entries()) {
@@ -244,6 +240,10 @@ export async function resolveMounts(
       }
       const why = protectedReason(pinnedPath, extraProtected);
       if (why) throw fail(pinnedPath === m.source ? why : `it resolves to ${pinnedPath} and ${why}`);
+      // Podman cannot pin a source (argv.ts `refusePodmanMounts`): refused once the path checks
+      // passed, before the engine is probed (the probe's pinned volume is what Podman rejects). An
+      // unknown kind goes on: the argv is built only for a known one, and refuses there.
+      if ((await engineKind(engine.docker ?? {}).catch(() => undefined)) === 'podman') throw podmanMountsRefused(profile.mounts.map((x) => x.target));
       anchor ??= await makeAnchor();
       const access = await engineMountAccess(
         engine.docker ?? {}, profile.image, profileName, { root: pinnedPath, rootFd: handle.fd, anchorFd: anchor.handle.fd }, engine.probe,
