@@ -14,6 +14,8 @@ import { hostPidOf } from './hostPid';
 import { inspectContainer, inspectImage } from './inspect';
 import type { ContainerLease } from './lease';
 import { mountSourceProblems } from './mountProof';
+import { engineSpec } from './engineKind';
+import { podmanFloorProblems } from './podmanProof';
 import { containerProblems, containerRefusedError, type Expected, type Problem } from './precheck';
 import type { Profile } from './profile';
 
@@ -29,7 +31,8 @@ export async function admitContainer(opts: DockerOptions, lease: ContainerLease,
   if (!(await waitForLauncher(opts, lease))) return false;
   const container = await inspectContainer(opts, lease.name);
   const image = await inspectImage(opts, container.Image ?? profile.image);
-  const problems: Problem[] = containerProblems(container, image, { profile, mounts });
+  const engine = await engineSpec(opts);
+  const problems: Problem[] = containerProblems(container, image, { profile, mounts, engine });
   const statePid = container.State?.Pid ?? 0;
   const pid = await hostPidOf(String(container.Id ?? ''), statePid);
   if (problems.length === 0 && pid > 0) {
@@ -38,11 +41,26 @@ export async function admitContainer(opts: DockerOptions, lease: ContainerLease,
     // Pinned only for an engine that resolved this process's descriptors: its container must be visible here to be proved.
     problems.push({ code: 'container-refused', text: `the container's process (pid ${statePid} on the engine) is not a process of this host, so its pinned mounts cannot be proved` });
   }
+  if (problems.length === 0 && engine.engine === 'podman') problems.push(...(await podmanHostProblems(opts, pid)));
   if (problems.length > 0) throw containerRefusedError(problems, profile.image);
-  const dropped = discardedLimits(lease.launcher?.heldText() ?? '');
+  // Podman prints the engine's "… discarded" text as a bare line (engineFlags.ts `bareLines`).
+  const dropped = discardedLimits(lease.launcher?.heldText() ?? '', { bareLines: engine.engine === 'podman' });
   if (dropped.length > 0) throw limitsDiscardedError(dropped);
   lease.pid = pid;
   return true;
+}
+
+/**
+ * Podman: the floor items its inspect cannot show (podmanProof.ts), read from this host's /proc.
+ * A Podman that runs elsewhere (remote client: `CONTAINER_HOST`/`CONTAINER_CONNECTION`) or a
+ * container whose pid is not a process of this host (hostPid.ts) cannot be proved, so it is refused.
+ */
+async function podmanHostProblems(opts: DockerOptions, pid: number): Promise<Problem[]> {
+  const env = { ...process.env, ...opts.env };
+  if (pid <= 0 || env.CONTAINER_HOST || env.CONTAINER_CONNECTION) {
+    return [{ code: 'limits-unsupported', text: 'Podman\'s container could not be inspected on this host (capabilities, namespaces)' }];
+  }
+  return (await podmanFloorProblems(pid)).map((text) => ({ code: 'limits-unsupported', text }));
 }
 
 /**
@@ -66,12 +84,17 @@ async function waitForLauncher(opts: DockerOptions, lease: ContainerLease): Prom
 
 /**
  * The direct path's check of a created (not started) container: the same pure checks as
- * {@link admitContainer} (no mount proof: nothing runs yet to look through).
+ * {@link admitContainer} (no mount proof: nothing runs yet to look through). On Podman always
+ * refused: the floor items Podman's inspect cannot show need a running process (podmanProof.ts).
  * @throws SandboxError as {@link admitContainer}
  */
 export async function checkCreated(opts: DockerOptions, name: string, expected: Expected): Promise<void> {
   const container = await inspectContainer(opts, name);
   const image = await inspectImage(opts, container.Image ?? expected.profile.image);
-  const problems = containerProblems(container, image, expected);
+  const engine = await engineSpec(opts);
+  const problems = containerProblems(container, image, { ...expected, engine });
+  // Podman's capabilities and namespaces are proved only through a running process (podmanProof.ts);
+  // a created container has none, and starting it runs the program: refused.
+  if (engine.engine === 'podman') problems.push({ code: 'limits-unsupported', text: 'Podman\'s capabilities and namespaces cannot be proved before the program starts (image without sh)' });
   if (problems.length > 0) throw containerRefusedError(problems, expected.profile.image);
 }

@@ -164,9 +164,18 @@ function podmanInit(argv: readonly string[], initPath: string | undefined): stri
  */
 function refusePodmanMounts(spec: ContainerSpec): void {
   if (spec.engine !== 'podman' || spec.mounts.length === 0) return;
-  throw new SandboxError(
+  throw podmanMountsRefused(spec.mounts.map((m) => m.target));
+}
+
+/**
+ * The refusal of {@link refusePodmanMounts} for a profile whose mounts have these `targets`
+ * (also raised by mounts.ts `resolveMounts` before it asks the engine anything).
+ * @returns SandboxError `invalid-mount`
+ */
+export function podmanMountsRefused(targets: readonly string[]): SandboxError {
+  return new SandboxError(
     'invalid-mount',
-    `This profile has mounts (${spec.mounts.map((m) => m.target).join(', ')}), and Podman cannot pin a mount's checked source directory the way Docker's local volume driver does, so nothing was run.`,
+    `This profile has mounts (${targets.join(', ')}), and Podman cannot pin a mount's checked source directory the way Docker's local volume driver does, so nothing was run.`,
     'Remove "mounts" from the profile to run it on Podman, or run it with Docker (sandboxRunner.dockerPath).',
   );
 }

@@ -10,6 +10,7 @@ import { describeEndpoint, resolveEndpoint, type Endpoint } from './endpoint';
 import { apiErrorMessage, EngineApiUnavailable, engineClient, type ApiResponse, type EngineApiClient } from './engineApi';
 import { commandFor, engineTarget, targetText } from './engineTarget';
 import { SandboxError } from './errors';
+import { cliKind } from './engineKind';
 import { currentStartTime } from './labels';
 
 /** How to reach the engine. */
@@ -275,22 +276,12 @@ export function classifyVersionOutput(text: string): CliFlavor {
   return 'other';
 }
 
-const flavors = new Map<string, Promise<CliFlavor>>();
-
 /**
- * Which CLI `opts` runs (cached per binary and environment for the process lifetime; the first
- * call spawns `<cli> --version`, which does not contact the engine). A binary that cannot be
- * spawned counts as "other" (the CLI call that follows reports it).
+ * Which CLI `opts` runs: engineKind.ts `cliKind` (the one detector; cached, `<cli> --version`
+ * first). A binary that cannot be spawned counts as "other" (the CLI call that follows reports it).
  */
 export function cliFlavor(opts: DockerOptions): Promise<CliFlavor> {
-  const key = JSON.stringify([dockerBinary(opts), opts.env ?? {}, opts.host ?? '', opts.context ?? '']);
-  let f = flavors.get(key);
-  if (!f) {
-    f = execa(dockerBinary(opts), ['--version'], { ...spawnOptions(opts), timeout: opts.controlTimeoutMs ?? CONTROL_TIMEOUT_MS })
-      .then((r) => (r.exitCode === 0 ? classifyVersionOutput(`${String(r.stdout)}\n${String(r.stderr)}`) : 'other'), () => 'other' as const);
-    flavors.set(key, f);
-  }
-  return f;
+  return cliKind(opts).catch(() => 'other' as const);
 }
 
 /**

@@ -38,26 +38,45 @@ export function parseEngineKind(versionText: string): EngineKind {
   return parseVersionFlag(versionText) ?? (/^\s*Client:\s*Podman Engine\b/m.test(versionText) ? 'podman' : 'docker');
 }
 
-const cache = new Map<string, Promise<EngineKind>>();
+const cache = new Map<string, Promise<CliKind>>();
 
 /**
- * The kind of engine CLI `opts.dockerPath` is: from `<cli> --version` (client only, no engine
- * round trip), and only when that is neither Docker's nor Podman's own line, from
- * `<cli> version`. Cached per dockerPath for the life of the process (a failed call is not cached).
+ * What a docker-compatible CLI is (never decided from its file name): `docker`, `podman`, or
+ * `other` (neither says so: e.g. nerdctl; treated as the docker CLI for flags, but control calls
+ * stay on the CLI, docker.ts).
+ */
+export type CliKind = EngineKind | 'other';
+
+/**
+ * The one engine-kind detector (docker.ts `cliFlavor` delegates here): `<cli> --version`
+ * ({@link parseVersionFlag}; client only, no engine round trip), and only when that is neither
+ * Docker's nor Podman's own line, `<cli> version`, whose client section says `Podman Engine` on
+ * Podman. Cached per CLI path and `opts.env` for the life of the process (a failed call is not).
  * @throws SandboxError `docker-missing` when the CLI cannot be spawned, `engine-error` when it hangs
  */
-export function engineKind(opts: DockerOptions): Promise<EngineKind> {
-  const key = opts.dockerPath || 'docker';
+export function cliKind(opts: DockerOptions): Promise<CliKind> {
+  const key = JSON.stringify([opts.dockerPath || 'docker', opts.env ?? {}]);
   let kind = cache.get(key);
   if (!kind) {
-    kind = (async () => {
+    kind = (async (): Promise<CliKind> => {
       const flag = parseVersionFlag((await docker(opts, ['--version'])).stdout);
-      return flag ?? parseEngineKind((await docker(opts, ['version'])).stdout);
+      if (flag) return flag;
+      return parseEngineKind((await docker(opts, ['version'])).stdout) === 'podman' ? 'podman' : 'other';
     })();
     cache.set(key, kind);
     kind.catch(() => cache.delete(key));
   }
   return kind;
+}
+
+/**
+ * The kind of engine CLI `opts.dockerPath` is ({@link cliKind}; a CLI that is neither counts as
+ * the docker CLI: its flags are docker's).
+ * @throws SandboxError as {@link cliKind}
+ */
+export async function engineKind(opts: DockerOptions): Promise<EngineKind> {
+  const kind = await cliKind(opts);
+  return kind === 'other' ? 'docker' : kind;
 }
 
 /** The engine fields of a `ContainerSpec` (argv.ts) for `opts`. */

@@ -26,6 +26,7 @@ export * from './output';
 export * from './pidsEvidence';
 export * from './podmanSeccomp';
 export * from './precheck';
+export * from './podmanProof';
 export * from './profile';
 export * from './profiles';
 export * from './reaper';

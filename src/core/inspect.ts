@@ -22,7 +22,7 @@ export interface ContainerInspect {
   readonly Id?: string;
   readonly Image?: string;
   readonly State?: { readonly Status?: string; readonly Pid?: number; readonly ExitCode?: number; readonly OOMKilled?: boolean };
-  readonly Config?: { readonly Env?: readonly string[] | null; readonly Image?: string };
+  readonly Config?: { readonly Env?: readonly string[] | null; readonly Image?: string; readonly Entrypoint?: unknown; readonly Cmd?: unknown };
   readonly HostConfig?: Readonly<Record<string, unknown>>;
   readonly Mounts?: readonly InspectMount[] | null;
 }

@@ -12,7 +12,8 @@ import { mkdtemp, open, readlink, realpath, rm, symlink, type FileHandle } from 
 import { homedir, tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import type { ResolvedMount } from './argv';
-import { SANDBOX_HOME, SNIPPET_DIR } from './argv';
+import { podmanMountsRefused, SANDBOX_HOME, SNIPPET_DIR } from './argv';
+import { engineKind } from './engineKind';
 import type { DockerOptions } from './docker';
 import { SandboxError } from './errors';
 import { currentStartTime } from './labels';
@@ -240,6 +241,10 @@ export async function resolveMounts(
       }
       const why = protectedReason(pinnedPath, extraProtected);
       if (why) throw fail(pinnedPath === m.source ? why : `it resolves to ${pinnedPath} and ${why}`);
+      // Podman cannot pin a source (argv.ts `refusePodmanMounts`): refused once the path checks
+      // passed, before the engine is probed (the probe's pinned volume is what Podman rejects). An
+      // unknown kind goes on: the argv is built only for a known one, and refuses there.
+      if ((await engineKind(engine.docker ?? {}).catch(() => undefined)) === 'podman') throw podmanMountsRefused(profile.mounts.map((x) => x.target));
       anchor ??= await makeAnchor();
       const access = await engineMountAccess(
         engine.docker ?? {}, profile.image, profileName, { root: pinnedPath, rootFd: handle.fd, anchorFd: anchor.handle.fd }, engine.probe,

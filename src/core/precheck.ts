@@ -13,7 +13,8 @@
  *   own constants ({@link ENGINE_ENV}); catches Docker client proxies, Podman's `--http-proxy` and
  *   `containers.conf` additions.
  */
-import { DOCKER_CLIENT_PROXY_VARS, floorEnv, SANDBOX_HOME, SNIPPET_DIR, type ResolvedMount } from './argv';
+import { DOCKER_CLIENT_PROXY_VARS, floorEnv, PODMAN_INIT, PODMAN_NPROC, SANDBOX_HOME, SNIPPET_DIR, type ResolvedMount } from './argv';
+import type { EngineSpec } from './engineKind';
 import { SandboxError, type SandboxErrorCode } from './errors';
 import type { ContainerInspect, ImageInspect } from './inspect';
 import type { Profile } from './profile';
@@ -28,6 +29,11 @@ export interface Expected {
    * tmpfs is expected there). Default: the launcher's tmpfs.
    */
   readonly snippetBind?: ResolvedMount;
+  /**
+   * The engine the argv was built for (engineKind.ts `engineSpec`); default Docker. On Podman the
+   * inspect shapes differ and some floor items are proved on the host instead (podmanProof.ts).
+   */
+  readonly engine?: EngineSpec;
 }
 
 /** One way the container differs from what was asked for. */
@@ -39,27 +45,29 @@ export interface Problem {
 
 /**
  * Variables an engine adds to every container by itself: name and value (a RegExp when the value
- * varies). docker: only `PATH` with its default when the image has none; Podman: `container`,
- * `TERM` and `HOSTNAME`.
+ * varies). docker: only `PATH` with its default when the image has none. Podman 4.3 adds none
+ * with the runner's flags (measured: `--unsetenv TERM --unsetenv container --http-proxy=false`,
+ * argv.ts `podmanFlags`); a `TERM`, `container` or proxy variable in its `Config.Env` means those
+ * flags were lost, so it is refused like any other addition. Podman does show `HOSTNAME` in a
+ * started container's `Config.Env` (not in a created one's, measured): allowed there only with the
+ * container's own `Config.Hostname` as its value ({@link envProblems}). Docker shows none of these.
  */
 export const ENGINE_ENV: readonly { readonly name: string; readonly value: string | RegExp }[] = [
   { name: 'PATH', value: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' },
-  { name: 'container', value: /^(podman|oci)$/ },
-  { name: 'TERM', value: 'xterm' },
-  { name: 'HOSTNAME', value: /^[A-Za-z0-9][A-Za-z0-9.-]{0,63}$/ },
 ];
 
 const MiB = 1024 * 1024;
 
 /** Every problem found; empty when the container is what was asked for. */
 export function containerProblems(container: ContainerInspect, image: ImageInspect, expected: Expected): Problem[] {
-  return [...limitProblems(container, expected), ...mountProblems(container, expected), ...envProblems(container, image, expected.profile)];
+  return [...limitProblems(container, expected), ...mountProblems(container, expected), ...envProblems(container, image, expected)];
 }
 
 /** The floor's values that must be in `HostConfig`: key, value, and the setting behind it. */
-function floorValues(p: Profile): [string, unknown, string][] {
+function floorValues(p: Profile, podman: boolean): [string, unknown, string][] {
   const l = p.limits;
   return [
+    ...(podman ? podmanNamespaceValues() : dockerNamespaceValues()),
     ['Memory', l.memoryMiB * MiB, 'limits.memoryMiB'],
     ['MemorySwap', l.memoryMiB * MiB, 'limits.memoryMiB, swap off'],
     ['NanoCpus', Math.round(l.cpus * 1e9), 'limits.cpus'],
@@ -68,14 +76,58 @@ function floorValues(p: Profile): [string, unknown, string][] {
     ['ReadonlyRootfs', true, 'read-only root'],
     ['Privileged', false, 'no privileges'],
     ['NetworkMode', p.network, 'network'],
+    ['UsernsMode', '', 'user namespace'],
+    ...(p.runtime ? [['Runtime', p.runtime, 'runtime'] as [string, unknown, string]] : []),
+  ];
+}
+
+/** Docker's namespace and init values (Engine API `HostConfig`). */
+function dockerNamespaceValues(): [string, unknown, string][] {
+  return [
     ['IpcMode', 'private', 'private IPC'],
     ['CgroupnsMode', 'private', 'private cgroup namespace'],
     ['Init', true, 'init process'],
     ['PidMode', '', 'private pid namespace'],
     ['UTSMode', '', 'private UTS namespace'],
-    ['UsernsMode', '', 'user namespace'],
-    ...(p.runtime ? [['Runtime', p.runtime, 'runtime'] as [string, unknown, string]] : []),
   ];
+}
+
+/**
+ * Podman 4.3's words for the same namespaces (libpod `container_inspect.go`, measured with the
+ * runner's argv): `--ipc private` shows as `shareable` (its own IPC namespace; Podman has no
+ * distinct inspect value), pid and UTS as `private`, the cgroup namespace as `CgroupMode`. That
+ * each namespace is really the container's own is proved on the host (podmanProof.ts). `Init` is
+ * not set: catatonit is the entrypoint (argv.ts `podmanInit`), checked in {@link podmanInitProblems}.
+ */
+function podmanNamespaceValues(): [string, unknown, string][] {
+  return [
+    ['IpcMode', 'shareable', 'private IPC'],
+    ['CgroupMode', 'private', 'private cgroup namespace'],
+    ['PidMode', 'private', 'private pid namespace'],
+    ['UTSMode', 'private', 'private UTS namespace'],
+  ];
+}
+
+/**
+ * Podman: the init process is catatonit from `engine.initPath`, bound read-only at
+ * {@link PODMAN_INIT} and run as the entrypoint with `-g --` (process-group signals); Podman's own
+ * `--init` (`HostConfig.Init`) is off. The seccomp profile must be the runner's narrowed one.
+ */
+function podmanInitProblems(container: ContainerInspect, engine: EngineSpec): Problem[] {
+  const out: Problem[] = [];
+  const hc = container.HostConfig ?? {};
+  const cfg = (container.Config ?? {}) as { Entrypoint?: unknown; Cmd?: unknown };
+  const entry = Array.isArray(cfg.Entrypoint) ? cfg.Entrypoint : [cfg.Entrypoint];
+  const cmd = Array.isArray(cfg.Cmd) ? cfg.Cmd : [];
+  if (hc.Init === true) out.push({ code: 'container-refused', text: 'HostConfig.Init is true (Podman\'s own init runs without -g)' });
+  if (entry.length !== 1 || entry[0] !== PODMAN_INIT || cmd[0] !== '-g' || cmd[1] !== '--') {
+    out.push({ code: 'limits-unsupported', text: `Config.Entrypoint is ${JSON.stringify(cfg.Entrypoint ?? null)}, not ${PODMAN_INIT} -g -- (init process)` });
+  }
+  const secOpt = Array.isArray(hc.SecurityOpt) ? (hc.SecurityOpt as unknown[]) : [];
+  if (!engine.seccompProfile || !secOpt.includes(`seccomp=${engine.seccompProfile}`)) {
+    out.push({ code: 'limits-unsupported', text: 'HostConfig.SecurityOpt lacks the runner\'s seccomp profile (no namespace creation)' });
+  }
+  return out;
 }
 
 /** Limits, privileges and tmpfs mounts of `HostConfig`. */
@@ -84,11 +136,15 @@ function limitProblems(container: ContainerInspect, expected: Expected): Problem
   const hc = container.HostConfig ?? {};
   const out: Problem[] = [];
   const limit = (text: string): Problem => ({ code: 'limits-unsupported', text });
-  for (const [key, want, why] of floorValues(p)) {
+  const podman = expected.engine?.engine === 'podman';
+  for (const [key, want, why] of floorValues(p, podman)) {
     if (hc[key] !== want) out.push(limit(`HostConfig.${key} is ${JSON.stringify(hc[key] ?? null)}, not ${JSON.stringify(want)} (${why})`));
   }
   const list = (key: string) => (Array.isArray(hc[key]) ? (hc[key] as unknown[]) : []);
-  if (!list('CapDrop').some((c) => String(c).toUpperCase() === 'ALL')) out.push(limit('HostConfig.CapDrop lacks ALL (no capabilities)'));
+  // Podman lists the dropped default capabilities instead of ALL: the empty sets are proved on
+  // the host there (podmanProof.ts, /proc/<pid>/status), CapAdd must still be empty.
+  if (podman) out.push(...podmanInitProblems(container, expected.engine!));
+  else if (!list('CapDrop').some((c) => String(c).toUpperCase() === 'ALL')) out.push(limit('HostConfig.CapDrop lacks ALL (no capabilities)'));
   if (list('CapAdd').length > 0) out.push(limit(`HostConfig.CapAdd is ${JSON.stringify(list('CapAdd'))}, not empty (no capabilities)`));
   if (!list('SecurityOpt').some((o) => /^no-new-privileges(?:[:=]true)?$/.test(String(o)))) {
     out.push(limit('HostConfig.SecurityOpt lacks no-new-privileges'));
@@ -102,7 +158,7 @@ function limitProblems(container: ContainerInspect, expected: Expected): Problem
   const user = (container.Config as { User?: unknown } | undefined)?.User;
   if (user !== p.user) out.push(limit(`Config.User is ${JSON.stringify(user ?? null)}, not "${p.user}" (user)`));
   if (list('Devices').length > 0) out.push(limit('HostConfig.Devices is not empty (no host devices)'));
-  out.push(...ulimitProblems(list('Ulimits'), p).map(limit));
+  out.push(...ulimitProblems(list('Ulimits'), p, podman).map(limit));
   const tmpfs = (hc.Tmpfs ?? {}) as Record<string, unknown>;
   const wanted = ['/tmp', SANDBOX_HOME, ...(expected.snippetBind ? [] : [SNIPPET_DIR])];
   if (!expected.mounts.some((m) => m.target === p.workdir)) wanted.push(p.workdir);
@@ -125,13 +181,20 @@ function limitProblems(container: ContainerInspect, expected: Expected): Problem
   return out;
 }
 
-/** `--ulimit nofile=1024:1024`, `core=0:0`, `fsize=N:N` must be present with these values. */
-function ulimitProblems(ulimits: unknown[], p: Profile): string[] {
+/**
+ * `--ulimit nofile=1024:1024`, `core=0:0`, `fsize=N:N` (Podman also `nproc`, argv.ts
+ * {@link PODMAN_NPROC}) must be present with these values. Podman names them `RLIMIT_NOFILE`….
+ */
+function ulimitProblems(ulimits: unknown[], p: Profile, podman: boolean): string[] {
   const fsize = p.limits.fileSizeMiB * MiB;
-  const want: [string, number][] = [['nofile', 1024], ['core', 0], ['fsize', fsize]];
+  const want: [string, number][] = [['nofile', 1024], ['core', 0], ['fsize', fsize], ...(podman ? [['nproc', PODMAN_NPROC] as [string, number]] : [])];
+  const nameOf = (x: unknown) => {
+    const n = String((x as { Name?: unknown }).Name);
+    return podman ? n.replace(/^RLIMIT_/, '').toLowerCase() : n;
+  };
   const out: string[] = [];
   for (const [name, value] of want) {
-    const u = ulimits.find((x) => (x as { Name?: unknown }).Name === name) as { Soft?: unknown; Hard?: unknown } | undefined;
+    const u = ulimits.find((x) => nameOf(x) === name) as { Soft?: unknown; Hard?: unknown } | undefined;
     if (!u || u.Soft !== value || u.Hard !== value) out.push(`HostConfig.Ulimits lacks ${name}=${value}:${value} (${name === 'fsize' ? 'limits.fileSizeMiB' : 'ulimits'})`);
   }
   return out;
@@ -141,10 +204,16 @@ function ulimitProblems(ulimits: unknown[], p: Profile): string[] {
 function mountProblems(container: ContainerInspect, expected: Expected): Problem[] {
   const out: Problem[] = [];
   const hc = container.HostConfig ?? {};
+  const init = podmanInitMount(expected);
+  const volumeTargets = new Set((container.Mounts ?? []).filter((m) => m.Type === 'volume').map((m) => m.Destination ?? ''));
   for (const key of ['Binds', 'VolumesFrom']) {
-    if (Array.isArray(hc[key]) && (hc[key] as unknown[]).length > 0) out.push({ code: 'container-refused', text: `HostConfig.${key} is not empty` });
+    const list = Array.isArray(hc[key]) ? (hc[key] as unknown[]) : [];
+    // Podman lists `--mount type=bind` and the image's anonymous volumes in Binds too: only
+    // catatonit's own bind may be there; a volume's entry is refused below, as `image-has-volumes`.
+    const extra = list.filter((b) => !(init && key === 'Binds' && typeof b === 'string' && (b.startsWith(`${init.source}:${PODMAN_INIT}:ro,`) || volumeTargets.has(b.split(':')[1] ?? ''))));
+    if (extra.length > 0) out.push({ code: 'container-refused', text: `HostConfig.${key} is not empty` });
   }
-  const own = expected.snippetBind ? [...expected.mounts, expected.snippetBind] : expected.mounts;
+  const own = [...expected.mounts, ...(expected.snippetBind ? [expected.snippetBind] : []), ...(init ? [init] : [])];
   const byTarget = new Map(own.map((m) => [m.target, m]));
   const seen = new Set<string>();
   for (const m of container.Mounts ?? []) {
@@ -162,9 +231,17 @@ function mountProblems(container: ContainerInspect, expected: Expected): Problem
     // A pinned mount is read-only through its volume's own options (`o=bind,ro`, argv.ts), which
     // `RW` does not show: mountProof.ts reads it from the container's mountinfo instead.
     if (own.pinned === undefined && m.RW === own.readOnly) out.push({ code: 'container-refused', text: `the mount at ${dst} is ${m.RW ? 'writable' : 'read-only'}, not as asked` });
+    if (own === init && (m.Type !== 'bind' || m.Source !== init.source)) out.push({ code: 'container-refused', text: `the mount at ${dst} is not ${init.source}` });
   }
   for (const t of byTarget.keys()) if (!seen.has(t)) out.push({ code: 'container-refused', text: `the mount at ${t} is missing` });
   return out;
+}
+
+/** Podman: catatonit's read-only bind at {@link PODMAN_INIT} (argv.ts `podmanInit`), else none. */
+function podmanInitMount(expected: Expected): ResolvedMount | undefined {
+  const e = expected.engine;
+  if (e?.engine !== 'podman' || !e.initPath) return undefined;
+  return { source: e.initPath, target: PODMAN_INIT, readOnly: true } as ResolvedMount;
 }
 
 /** Splits `NAME=VALUE` (a bare `NAME` has no value: the variable is unset). */
@@ -174,14 +251,18 @@ function splitEnv(entry: string): [string, string | undefined] {
 }
 
 /** `Config.Env` ⊆ image ∪ floor and profile ∪ engine constants; bare proxy names (unset) are allowed. */
-function envProblems(container: ContainerInspect, image: ImageInspect, p: Profile): Problem[] {
+function envProblems(container: ContainerInspect, image: ImageInspect, expected: Expected): Problem[] {
+  const p = expected.profile;
   const ours = floorEnv(p);
+  const hostname = (container.Config as { Hostname?: unknown } | undefined)?.Hostname;
+  const podmanHostname = expected.engine?.engine === 'podman' && typeof hostname === 'string' && hostname !== '' ? hostname : undefined;
   const fromImage = new Map((image.Config?.Env ?? []).map(splitEnv));
   const out: Problem[] = [];
   for (const entry of container.Config?.Env ?? []) {
     const [name, value] = splitEnv(entry);
     if (value === undefined && (DOCKER_CLIENT_PROXY_VARS as readonly string[]).includes(name) && !Object.hasOwn(ours, name)) continue;
     if (Object.hasOwn(ours, name) ? ours[name] === value : fromImage.has(name) && fromImage.get(name) === value) continue;
+    if (podmanHostname !== undefined && name === 'HOSTNAME' && value === podmanHostname && !Object.hasOwn(ours, name) && !fromImage.has(name)) continue;
     const constant = ENGINE_ENV.find((c) => c.name === name && !Object.hasOwn(ours, name) && !fromImage.has(name));
     if (constant && value !== undefined && (typeof constant.value === 'string' ? constant.value === value : constant.value.test(value))) continue;
     out.push({ code: 'container-refused', text: `the environment variable ${JSON.stringify(name)} was added or changed by the engine or its client` });

@@ -1,7 +1,8 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- the tests edit inspect JSON freely, as an engine could return it */
 import assert from 'node:assert/strict';
 import {
-  containerProblems, containerRefusedError, devString, parseMountinfo, ProfileSchema, type ContainerInspect, type ImageInspect, type ResolvedMount,
+  containerProblems, containerRefusedError, devString, parseMountinfo, parseStatus, PODMAN_NPROC, podmanFloorProblems, ProfileSchema,
+  type ContainerInspect, type EngineSpec, type ImageInspect, type ResolvedMount,
 } from '../../src/core';
 
 const MiB = 1024 * 1024;
@@ -131,8 +132,9 @@ describe('pre-code container checks (unit)', () => {
     assert.equal(problems(changed((c) => (c.Config.Env[3] = 'PYTHONUNBUFFERED=0'))).length, 1, 'profile value changed');
     assert.equal(problems(changed((c) => (c.Config.Env[16] = 'LANG=C'))).length, 1, 'image value changed');
     assert.equal(problems(changed((c) => (c.Config.Env[4] = 'TINI_KILL_PROCESS_GROUP'))).length, 1, 'a floor variable unset');
-    // Podman adds these three; docker adds PATH only when the image has none.
-    assert.deepEqual(problems(changed((c) => c.Config.Env.push('container=podman', 'TERM=xterm', 'HOSTNAME=abc123'))), []);
+    // Docker adds PATH only when the image has none; Podman's TERM/container (flags lost) and a
+    // HOSTNAME are additions on Docker.
+    assert.equal(problems(changed((c) => c.Config.Env.push('container=podman', 'TERM=xterm', 'HOSTNAME=abc123'))).length, 3);
     assert.equal(problems(changed((c) => c.Config.Env.push('TERM=vt100'))).length, 1, 'a constant with another value');
     const noPath: ImageInspect = { Config: { Env: ['LANG=C.UTF-8'] } };
     const withDefault = changed((c) => (c.Config.Env[15] = 'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'));
@@ -169,5 +171,82 @@ describe('pre-code container checks (unit)', () => {
     assert.equal(devString(0x0803), '8:3');
     assert.equal(devString(52), '0:52');
     assert.equal(devString(0x10300), '259:0');
+  });
+});
+
+describe('pre-code container checks on Podman (unit)', () => {
+  const engine: EngineSpec = { engine: 'podman', seccompProfile: '/tmp/e/seccomp-0.json', initPath: '/usr/bin/catatonit' };
+  /** `good()` as Podman 4.3 shows the same run (measured with the runner's argv, no profile mounts). */
+  function podmanGood(): any {
+    const c = structuredClone(good()) as any;
+    const l = profile.limits;
+    c.Config.Hostname = 'a1b2c3';
+    c.Config.Env.push('HOSTNAME=a1b2c3');
+    c.Config.Entrypoint = '/run/sandbox-runner-init';
+    c.Config.Cmd = ['-g', '--', 'sh', '-c', 'launcher'];
+    Object.assign(c.HostConfig, {
+      IpcMode: 'shareable', CgroupMode: 'private', PidMode: 'private', UTSMode: 'private', Runtime: 'oci',
+      CapDrop: ['CAP_CHOWN', 'CAP_KILL'], SecurityOpt: ['no-new-privileges', 'seccomp=/tmp/e/seccomp-0.json'],
+      Ulimits: [
+        { Name: 'RLIMIT_NOFILE', Soft: 1024, Hard: 1024 }, { Name: 'RLIMIT_CORE', Soft: 0, Hard: 0 },
+        { Name: 'RLIMIT_FSIZE', Soft: l.fileSizeMiB * MiB, Hard: l.fileSizeMiB * MiB }, { Name: 'RLIMIT_NPROC', Soft: PODMAN_NPROC, Hard: PODMAN_NPROC },
+      ],
+      Binds: ['/usr/bin/catatonit:/run/sandbox-runner-init:ro,rprivate,rbind'],
+    });
+    delete c.HostConfig.Init;
+    delete c.HostConfig.CgroupnsMode;
+    c.Mounts = [{ Type: 'bind', Source: '/usr/bin/catatonit', Destination: '/run/sandbox-runner-init', RW: false }];
+    return c;
+  }
+  const pm = (c: any) => containerProblems(c, image, { profile, mounts: [], engine });
+  const edited = (edit: (c: any) => void) => {
+    const c = podmanGood();
+    edit(c);
+    return pm(c);
+  };
+
+  it('a Podman container exactly as asked for has no problem; the same JSON fails the Docker checks', () => {
+    assert.deepEqual(pm(podmanGood()), []);
+    const asDocker = containerProblems(podmanGood(), image, { profile, mounts: [] }).map((p) => p.text).join('\n');
+    assert.match(asDocker, /Init is null[\s\S]*CapDrop lacks ALL[\s\S]*Binds is not empty[\s\S]*"HOSTNAME"/);
+  });
+
+  it('refuses each Podman floor item that is missing or changed', () => {
+    const cases: [string, (c: any) => void, RegExp][] = [
+      ['host IPC', (c) => (c.HostConfig.IpcMode = 'host'), /IpcMode/],
+      ['host cgroup namespace', (c) => (c.HostConfig.CgroupMode = 'host'), /CgroupMode/],
+      ['host pid', (c) => (c.HostConfig.PidMode = 'host'), /PidMode/],
+      ['Podman --init instead of catatonit -g', (c) => (c.HostConfig.Init = true), /Init is true/],
+      ['entrypoint lost', (c) => (c.Config.Entrypoint = 'sh'), /Entrypoint/],
+      ['catatonit without -g', (c) => (c.Config.Cmd = ['--', 'sh']), /Entrypoint/],
+      ['default seccomp', (c) => (c.HostConfig.SecurityOpt = ['no-new-privileges']), /seccomp profile/],
+      ['capability added', (c) => (c.HostConfig.CapAdd = ['CAP_SYS_ADMIN']), /CapAdd/],
+      ['nproc lost', (c) => c.HostConfig.Ulimits.pop(), /nproc=32768/],
+      ['fsize lost', (c) => (c.HostConfig.Ulimits[2].Soft = 0), /fsize/],
+      ['init bind writable', (c) => (c.Mounts[0].RW = true), /sandbox-runner-init is writable/],
+      ['init bind from elsewhere', (c) => (c.Mounts[0].Source = '/tmp/evil'), /is not \/usr\/bin\/catatonit/],
+      ['init bind missing', (c) => (c.Mounts = []), /sandbox-runner-init is missing/],
+      ['another bind', (c) => c.HostConfig.Binds.push('/etc:/x:ro,rbind'), /Binds is not empty/],
+      ['TERM kept', (c) => c.Config.Env.push('TERM=xterm'), /"TERM"/],
+      ['container kept', (c) => c.Config.Env.push('container=podman'), /"container"/],
+      ['another HOSTNAME', (c) => (c.Config.Env[c.Config.Env.length - 1] = 'HOSTNAME=other'), /"HOSTNAME"/],
+    ];
+    for (const [what, edit, text] of cases) assert.match(edited(edit).map((p) => p.text).join('\n'), text, what);
+  });
+
+  it('an image volume Podman lists in Binds is refused as image-has-volumes', () => {
+    const p = edited((c) => {
+      c.HostConfig.Binds.push('0123abcd:/data:rprivate,rw,nodev,exec,nosuid,rbind');
+      c.Mounts.push({ Type: 'volume', Name: '0123abcd', Destination: '/data', RW: true });
+    });
+    assert.deepEqual(p.map((x) => x.code), ['image-has-volumes']);
+  });
+
+  it('the /proc proof refuses a process that is not a fresh container (this test process)', async () => {
+    assert.equal(parseStatus('CapBnd:\t0000000000000000\nNoNewPrivs:\t1\n').get('NoNewPrivs'), '1');
+    const text = (await podmanFloorProblems(process.pid)).join('\n');
+    for (const ns of ['ipc', 'pid', 'uts', 'cgroup', 'net', 'mnt']) assert.match(text, new RegExp(`${ns} namespace is not its own`));
+    assert.match(text, /NoNewPrivs is "0"|Seccomp is "0"/);
+    assert.match((await podmanFloorProblems(2 ** 30)).join('\n'), /CapBnd is null/, 'a pid that does not exist proves nothing');
   });
 });
