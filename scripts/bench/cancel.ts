@@ -42,7 +42,8 @@ export async function benchCancel(a: Series, rows: Row[]): Promise<number> {
     {
       name: 'raw',
       run: async () => {
-        const spec = await rawSpec('bench-cancel', profile, CANCEL_CODE);
+        // The raw side removes a running container as the runner does; how its code arrived does not matter here.
+        const spec = await rawSpec('bench-cancel', profile, CANCEL_CODE, 'bind');
         try {
           await rawRun(spec.createArgv, 'raw cancel create');
           const started = waitForText('started', 20_000);

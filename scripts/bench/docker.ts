@@ -62,7 +62,8 @@ export async function rawSpec(profileName: string, profile: Profile, code: strin
   // stdin: the runner's own one-call argv (`run --interactive …` and the framed launcher);
   // bind: the direct fallback's `create` argv, with the snippet directory mounted read-only.
   const argv = delivery === 'stdin' ? buildRunArgv(spec) : buildCreateArgv({ ...spec, snippetHostDir: snippet!.dir });
-  const createArgv = ['create', ...argv.slice(1)];
+  // `create` takes no --sig-proxy (a `run`/`start` option); the rest of the flags are the same.
+  const createArgv = ['create', ...argv.slice(1).filter((x) => x !== '--sig-proxy=false')];
   return {
     name,
     createArgv,

@@ -32,7 +32,7 @@ export async function diagnoseNoLauncher(opts: DockerOptions, lease: ContainerLe
   if (errno) throw dockerMissing(opts, errno);
   const held = lease.launcher?.heldText() ?? '';
   const state = await inspectState(opts, lease.name).catch(() => undefined);
-  if (!state || !state.started || exit.exitCode === 125) throw classifyEngineFailure(held, 'start the container', image);
+  if (!state || !state.started || exit.exitCode === 125) throw classifyEngineFailure(held, 'start the container', image, opts);
   if (state.status === 'exited' && (await initCouldNotExec(opts, state.exitCode))) return 'no-shell';
   throw new SandboxError(
     'start-failed',

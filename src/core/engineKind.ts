@@ -97,7 +97,24 @@ export interface EngineSpec {
 export async function engineSpec(opts: DockerOptions): Promise<EngineSpec> {
   const engine = await engineKind(opts);
   if (engine !== 'podman') return { engine };
+  refuseDockerEngineChoice(opts);
   return { engine, seccompProfile: await podmanSeccompProfile(opts), initPath: podmanInitPath() };
+}
+
+/**
+ * Podman's CLI ignores docker contexts and `DOCKER_HOST` and runs on its own engine, so a run that
+ * names one would go elsewhere than chosen (and be reported as running there).
+ * @throws SandboxError `invalid-engine` when `opts` or the environment chooses a docker engine
+ */
+function refuseDockerEngineChoice(opts: DockerOptions): void {
+  const env = { ...process.env, ...opts.env };
+  const chosen = opts.host ? 'a docker host' : opts.context ? 'a docker context' : env.DOCKER_HOST ? 'DOCKER_HOST' : env.DOCKER_CONTEXT ? 'DOCKER_CONTEXT' : '';
+  if (!chosen) return;
+  throw new SandboxError(
+    'invalid-engine',
+    `The engine CLI is Podman, which ignores ${chosen} and would run the code on its own engine instead, so nothing ran.`,
+    'Unset DOCKER_HOST / DOCKER_CONTEXT (and the dockerHost / dockerContext settings or --context) to run on Podman, or use the docker CLI for that engine.',
+  );
 }
 
 /**

@@ -20,6 +20,8 @@ export type SandboxErrorCode =
   | 'invalid-profile'
   /** A bind mount failed validation after resolving symlinks. */
   | 'invalid-mount'
+  /** The engine CLI cannot reach the engine that was chosen (Podman ignores docker contexts and DOCKER_HOST). */
+  | 'invalid-engine'
   /** The container was created but its process could not be started. */
   | 'start-failed'
   /**

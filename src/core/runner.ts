@@ -352,6 +352,7 @@ class Run {
    * the snippet root); any other engine is refused, saying why, before anything is written.
    */
   private async direct(): Promise<RunResult> {
+    if ((await engineSpec(this.opts)).engine === 'podman') throw noShellOnPodman(this.profile.image);
     const root = this.req.tempRoot ?? tmpdir();
     const access = await directoryAccess(root, this.profile.image, this.req.profileName, { docker: this.opts });
     if (access.kind !== 'pinned') throw noShellElsewhere(this.profile.image, access);
@@ -425,6 +426,15 @@ class Run {
 }
 
 /** The direct path refused: the image has no `sh`, and the engine is not one that sees this process and its files. */
+/** The direct path on Podman: its floor is proved through the running process (podmanProof.ts), too late there. */
+function noShellOnPodman(image: string): SandboxError {
+  return new SandboxError(
+    'start-failed',
+    `The image "${image}" has no "sh" to receive the code over stdin, and on Podman the container that would run the code directly cannot be checked before the program starts (its capabilities and namespaces are proved through a running process), so nothing ran.`,
+    'Use an image with a shell (sh) for this profile, or run it with the docker CLI on a local engine.',
+  );
+}
+
 function noShellElsewhere(image: string, access: MountAccess & { readonly engine: string }): SandboxError {
   const why = access.kind === 'refused'
     ? `${access.engine} cannot see this machine's files to mount it instead: ${access.why}`

@@ -16,6 +16,7 @@ const WHAT: Record<SandboxErrorCode, string> = {
   'image-has-volumes': "the profile's image declares VOLUMEs, which the sandbox refuses",
   'invalid-profile': 'the sandbox profile is invalid',
   'invalid-mount': 'a bind mount of the sandbox profile was refused',
+  'invalid-engine': 'the engine CLI (Podman) cannot reach the engine that was chosen',
   'start-failed': 'the sandbox container could not be started',
   'limits-unsupported': "the Docker engine cannot apply the profile's limits, so nothing ran",
   'container-refused': 'the started container differed from what the sandbox asked for, so nothing ran',

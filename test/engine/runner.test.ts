@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { admitContainer, buildRunArgv, engineSpec, leaseTestHooks, mountSourceProblems, openRunLease, ownerLabels, resolveMounts, scheduleRemoval, WarmPool } from '../../src/core';
-import { bridgeGateway, chunkText, containerExists, engineCli, engineDocker, engineIsLocal, engineSeesClientFiles, hostProcesses, IMAGES, LOCAL_DOCKER_HOST, productContainers, pythonProfile, requireEngine, routedEngine, run, shellProfile, waitFor } from './helpers';
+import { bridgeGateway, chunkText, containerExists, ENGINE_KIND, engineCli, engineDocker, engineIsLocal, engineSeesClientFiles, hostProcesses, IMAGES, LOCAL_DOCKER_HOST, productContainers, pythonProfile, requireEngine, routedEngine, run, shellProfile, waitFor } from './helpers';
 
 describe('runner on a real engine (engine)', function () {
   this.timeout(60_000);
@@ -147,7 +147,11 @@ describe('runner on a real engine (engine)', function () {
     const tempRoot = await mkdtemp(join(tmpdir(), 'sr-no-shell-'));
     try {
       const r = await run(shellProfile({ image, command: ['cat', '${file}'] }), 'printed by cat\n', { tempRoot });
-      if (await engineSeesClientFiles()) {
+      if (ENGINE_KIND === 'podman') {
+        assert.equal(r.result.outcome, 'failed-to-start', r.result.message);
+        assert.match(r.result.message, /has no "sh" to receive the code over stdin, and on Podman/);
+        assert.equal(r.stdout + r.stderr, '', 'nothing ran');
+      } else if (await engineSeesClientFiles()) {
         assert.equal(r.result.outcome, 'exited', r.result.message);
         assert.equal(r.stdout, 'printed by cat\n');
       } else {
@@ -314,7 +318,9 @@ describe('pre-code checks on a real engine (engine)', function () {
     const lease = openRunLease(docker, 'cold', name, argv);
     try {
       assert.equal(await admitContainer(docker, lease, profile, []), true);
-      const inspected = JSON.parse(String((await engineCli(['inspect', '--format', '{{json .}}', name])).stdout)) as { Id: string; State: { Pid: number } };
+      // Two plain fields: Podman's `{{json .}}` is not the docker inspect shape.
+      const field = async (f: string) => String((await engineCli(['inspect', '--format', f, name])).stdout).trim();
+      const inspected = { Id: await field('{{.Id}}'), State: { Pid: Number(await field('{{.State.Pid}}')) } };
       assert.ok(inspected.State.Pid > 0, 'the engine reports a pid');
       const hostCgroup = await readFile(`/proc/${inspected.State.Pid}/cgroup`, 'utf8').catch(() => '');
       if (engineIsLocal()) {

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
-  buildCreateArgv, buildRunArgv, CLONE_NEW_FLAGS, conmonSawOom, engineWorkDir, gateNamespaceCalls, isSandboxError, parseEngineKind, parseVersionFlag,
+  buildCreateArgv, buildRunArgv, CLONE_NEW_FLAGS, conmonSawOom, engineSpec, engineWorkDir, gateNamespaceCalls, isSandboxError, parseEngineKind, parseVersionFlag,
   PODMAN_INIT, PODMAN_NPROC, ProfileSchema, spawnOptions, type ContainerSpec, type SeccompProfile,
 } from '../../src/core';
 
@@ -134,5 +135,22 @@ describe('engine work directory (unit)', () => {
     assert.ok(existsSync(`${root}/sandbox-runner-r2`));
     assert.equal(spawnOptions({}, ['start', '../x']).cwd, root, 'a name that is not a container name is no path');
     assert.equal(conmonSawOom('sandbox-runner-r1'), false);
+  });
+});
+
+describe('Podman and a chosen docker engine (unit)', () => {
+  // Podman's CLI ignores docker contexts and DOCKER_HOST: a run would go to local Podman while the
+  // summary named the chosen engine (found by a fresh-user check of issue 10's work).
+  const fakePodman = join(mkdtempSync(join(tmpdir(), 'sr-fake-podman-')), 'podman');
+  writeFileSync(fakePodman, '#!/bin/sh\necho "podman version 4.3.1"\n', { mode: 0o755 });
+  const refused = (e: unknown) => isSandboxError(e) && e.code === 'invalid-engine' && /Podman, which ignores/.test(e.message);
+
+  it('refuses a host, a context, DOCKER_HOST or DOCKER_CONTEXT on Podman; runs (argv fields) without them', async () => {
+    const clean = { DOCKER_HOST: '', DOCKER_CONTEXT: '' };
+    await assert.rejects(engineSpec({ dockerPath: fakePodman, env: clean, host: 'unix:///run/other.sock' }), refused);
+    await assert.rejects(engineSpec({ dockerPath: fakePodman, env: clean, context: 'colima' }), refused);
+    await assert.rejects(engineSpec({ dockerPath: fakePodman, env: { DOCKER_HOST: 'ssh://me@build', DOCKER_CONTEXT: '' } }), refused);
+    await assert.rejects(engineSpec({ dockerPath: fakePodman, env: { DOCKER_HOST: '', DOCKER_CONTEXT: 'colima' } }), refused);
+    await engineSpec({ dockerPath: fakePodman, env: clean }).then(() => undefined, (e: unknown) => assert.ok(!refused(e), String(e)));
   });
 });
