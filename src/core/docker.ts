@@ -220,7 +220,8 @@ export function tail(text: string, max = 2000): string {
  *   (its context or host), and the fix pulls it there
  */
 export function classifyEngineFailure(stderr: string, what: string, image?: string, opts: DockerOptions = {}): SandboxError {
-  const detail = tail(stderr);
+  // The CLI's own usage hint ("Run 'docker run --help' …") suggests a typing mistake: never shown.
+  const detail = tail(stderr.replace(/^(Run|See) '\S+ [a-z-]+ --help'.*$/gim, ''));
   if (/permission denied.*docker.*sock|permission denied while trying to connect/i.test(stderr)) {
     return new SandboxError(
       'permission-denied',

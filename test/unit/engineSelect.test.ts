@@ -51,6 +51,12 @@ describe('engine choice and naming (unit)', () => {
     assert.equal(commandFor(clean({ dockerPath: 'podman' }), ['pull', 'x:1']), 'podman pull x:1');
   });
 
+  it('drops the CLI\'s usage hint from an engine failure\'s detail (it suggests a typing mistake)', () => {
+    const stderr = 'docker: Error response from daemon: No such image: x:1\n\nRun \'docker run --help\' for more information\nSee \'podman run --help\'\n';
+    const e = classifyEngineFailure(stderr, 'create the container', 'x:1');
+    assert.equal(e.detail, 'docker: Error response from daemon: No such image: x:1');
+  });
+
   it('reduces engine-reported text to letters, digits and a few marks: no escape, markup, codicon or bidi control survives', () => {
     const clean = engineText(HOSTILE);
     assert.doesNotMatch(clean, /[\x00-\x1f\x7f-\x9f\u202a-\u202e]|\]\(|\$\(|<|>|\[|\n/);
