@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { execa, type Options } from 'execa';
 import { describeEndpoint, resolveEndpoint, type Endpoint } from './endpoint';
 import { apiErrorMessage, EngineApiUnavailable, engineClient, type ApiResponse, type EngineApiClient } from './engineApi';
-import { commandFor, engineTarget, targetText } from './engineTarget';
+import { commandFor, engineTarget, engineText, targetText } from './engineTarget';
 import { SandboxError } from './errors';
 import { cliKind } from './engineKind';
 import { currentStartTime } from './labels';
@@ -230,13 +230,30 @@ export function classifyEngineFailure(stderr: string, what: string, image?: stri
       detail,
     );
   }
-  if (/cannot connect to the docker daemon|is the docker daemon running|error during connect|connect: no such file|connection refused/i.test(stderr)) {
+  const missingContext = /context "([^"\n]{1,200})": context not found/i.exec(stderr);
+  if (missingContext) {
     return new SandboxError(
       'daemon-unreachable',
-      'The Docker engine is not reachable.',
-      'Start Docker (for example "sudo systemctl start docker" or Docker Desktop) and try again.',
+      `The docker context "${engineText(missingContext[1]!, 200)}" does not exist.`,
+      'List the contexts with "docker context ls" and choose one that exists (--context, sandboxRunner.dockerContext or DOCKER_CONTEXT), then try again.',
       detail,
     );
+  }
+  if (/cannot connect to the docker daemon|is the docker daemon running|error during connect|connect: no such file|connection refused/i.test(stderr)) {
+    const target = engineTarget(opts);
+    return target.explicit
+      ? new SandboxError(
+        'daemon-unreachable',
+        `The Docker engine of ${targetText(target)} is not reachable.`,
+        `Check that this engine is running and reachable ("${commandFor(opts, ['info'])}"), or choose another one, then try again.`,
+        detail,
+      )
+      : new SandboxError(
+        'daemon-unreachable',
+        'The Docker engine is not reachable.',
+        'Start Docker (for example "sudo systemctl start docker" or Docker Desktop) and try again.',
+        detail,
+      );
   }
   // Podman: `Error: <image>: image not known`.
   if (image && /no such image|unable to find image|pull access denied|manifest unknown|not found: manifest|image not known/i.test(stderr)) {

@@ -25,9 +25,13 @@ const registry: Registry = ((globalThis as { [KEY]?: Registry })[KEY] ??= { pend
 /**
  * Removes a container in the background (once per name while one is in flight).
  * @param after removal starts once this settles (e.g. the engine call that creates the container)
+ * @param mayNotExist true when the container may never have been created (the launcher never said
+ *   it waits): an unreachable engine is then not recorded as a failed removal
  * @returns the removal, which rejects with the engine's error (callers may ignore it: the failure is kept)
  */
-export function scheduleRemoval(opts: DockerOptions, name: string, after: Promise<unknown> = Promise.resolve()): Promise<void> {
+export function scheduleRemoval(
+  opts: DockerOptions, name: string, after: Promise<unknown> = Promise.resolve(), mayNotExist: () => boolean = () => false,
+): Promise<void> {
   const existing = registry.pending.get(name);
   if (existing) return existing;
   const removal = after.catch(() => undefined).then(() => removeContainer(opts, name));
@@ -36,11 +40,21 @@ export function scheduleRemoval(opts: DockerOptions, name: string, after: Promis
     () => registry.pending.delete(name),
     (e: unknown) => {
       registry.pending.delete(name);
-      const err = e as { message?: string; fix?: string };
+      const err = e as { code?: string; message?: string; fix?: string };
+      if (mayNotExist() && unreachable(err)) return;
       registry.failures.push({ name, error: err.fix ? `${err.message} ${err.fix}` : String(e) });
     },
   );
   return removal;
+}
+
+/**
+ * An engine that cannot be reached (or a docker context that does not exist): when the container may
+ * never have been created, that removal failure is no failure to report (the orphan sweep removes
+ * the container if it did come to exist: it carries the owner labels).
+ */
+function unreachable(err: { code?: string; message?: string }): boolean {
+  return err.code === 'daemon-unreachable' || /Failed to initialize|context not found/i.test(err.message ?? '');
 }
 
 /** Names of containers whose removal is in flight. */

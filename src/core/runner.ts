@@ -319,7 +319,8 @@ class Run {
 
   /** Removes the lease's container in the background (the result does not wait for it). */
   private release(lease: ContainerLease): void {
-    void scheduleRemoval(this.opts, lease.name, Promise.race([lease.waiting, lease.exit])).catch(() => undefined);
+    const neverWaited = () => !(lease.launcher?.waited ?? true);
+    void scheduleRemoval(this.opts, lease.name, Promise.race([lease.waiting, lease.exit]), neverWaited).catch(() => undefined);
     if (!lease.ended) void lease.exit.then(() => undefined);
   }
 

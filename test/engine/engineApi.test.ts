@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import {
-  controlApi, engineVersion, imageVolumes, inspectContainer, inspectImage, inspectState, isSandboxError, listContainers,
-  removeContainer, resolveEndpoint, signalContainer, type DockerOptions,
+  awaitRemovals, controlApi, engineVersion, imageVolumes, inspectContainer, inspectImage, inspectState, isSandboxError, listContainers,
+  removeContainer, resolveEndpoint, scheduleRemoval, signalContainer, type DockerOptions,
 } from '../../src/core';
 import { containerExists, IMAGES, requireEngine, waitFor } from './helpers';
 
@@ -105,6 +105,17 @@ describe('engine API control calls (engine)', function () {
 
     it(`${transport}: an unreachable engine is "daemon-unreachable"`, async () => {
       await assert.rejects(inspectContainer({ ...opts, host: 'unix:///nonexistent/docker.sock' }, 'x'), (e: unknown) => isSandboxError(e) && e.code === 'daemon-unreachable');
+    });
+
+    it(`${transport}: a removal on an unreachable engine is a failure, unless the container may never have been created`, async () => {
+      const nowhere = { ...opts, host: 'unix:///nonexistent/docker.sock' };
+      await awaitRemovals();
+      await scheduleRemoval(nowhere, `sandbox-runner-${randomUUID()}`, Promise.resolve(), () => true).catch(() => undefined);
+      assert.deepEqual(await awaitRemovals(), [], 'a run that never reached the engine reports no failed cleanup');
+      await scheduleRemoval(nowhere, `sandbox-runner-${randomUUID()}`).catch(() => undefined);
+      const failures = await awaitRemovals();
+      assert.equal(failures.length, 1);
+      assert.match(failures[0]!.error, /not reachable/);
     });
   }
 

@@ -108,7 +108,7 @@ describe('fault injection (engine)', function () {
     const r = await runCold('echo x\n', { docker: { env: { DOCKER_HOST: `unix://${join(root, 'nonexistent.sock')}` } } });
     assert.equal(r.result.outcome, 'failed-to-start');
     assert.equal(r.result.error?.code, 'daemon-unreachable');
-    assert.match(r.result.message, /not reachable.*Start Docker/);
+    assert.match(r.result.message, /The Docker engine of host "unix:\/\/.*nonexistent\.sock" is not reachable\. Check that this engine is running/);
     assert.equal(r.result.cleanupError, undefined);
   }));
 

@@ -211,7 +211,7 @@ describe('orphan sweep (engine)', function () {
     await assert.rejects(reapOrphans({ docker: { env } }), (e: unknown) => isSandboxError(e) && e.code === 'daemon-unreachable');
     const r = await execa('node', [CLI, '--reap'], { reject: false, env });
     assert.equal(r.exitCode, 125);
-    assert.match(String(r.stderr), /The Docker engine is not reachable\. Start Docker/);
+    assert.match(String(r.stderr), /The Docker engine of host "unix:\/\/\/nonexistent\/docker\.sock" is not reachable\. Check that this engine is running/);
   });
   it('keeps a container whose product labels come from its image, not from the product', async () => {
     const dead = await deadPid();
