@@ -48,7 +48,9 @@ async function defaultRuntime(opts: DockerOptions): Promise<string> {
  */
 export function describeEngine(id: EngineIdentity): string {
   const what = [id.name, id.version].filter(Boolean).join(' ');
-  return [targetText(id.target), what, id.runtime ? `runtime ${id.runtime}` : ''].filter(Boolean).join(' · ');
+  // Podman has no docker contexts or hosts (a run that names one is refused, engineKind.ts): its own engine on this machine.
+  const where = /^Podman\b/.test(id.name) ? 'Podman on this machine' : targetText(id.target);
+  return [where, what, id.runtime ? `runtime ${id.runtime}` : ''].filter(Boolean).join(' · ');
 }
 
 interface CachedIdentity {

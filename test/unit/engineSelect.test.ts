@@ -70,6 +70,11 @@ describe('engine choice and naming (unit)', () => {
     assert.equal(parseRuntime('garbage'), '');
   });
 
+  it('names Podman as Podman on this machine, never by a docker context it does not use', () => {
+    const id: EngineIdentity = { target: { kind: 'context', name: 'default', explicit: false }, name: 'Podman Engine', version: '4.3.1', runtime: 'crun' };
+    assert.equal(describeEngine(id), 'Podman on this machine · Podman Engine 4.3.1 · runtime crun');
+  });
+
   it('a hostile engine cannot put escapes, line breaks or markup into the identity, the CLI summary or the output header', () => {
     // As engineIdentity builds it: docker.ts parseEngineVersion (raw), then engineText on each field.
     const parsed = parseEngineVersion({ Platform: { Name: HOSTILE }, Version: HOSTILE }, '', 'api');
