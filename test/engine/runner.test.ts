@@ -114,7 +114,7 @@ describe('runner on a real engine (engine)', function () {
     assert.equal(r.result.outcome, 'failed-to-start');
     assert.equal(r.result.error?.code, 'image-missing');
     // Named on the engine in use: the local one ("default" context) or the suite's DOCKER_HOST.
-    assert.match(r.result.message, /not present on the Docker engine of (context "default"|host "[^"]+").*"docker (--host \S+ )?pull sandbox-runner-test\/does-not-exist:1"/);
+    assert.match(r.result.message, /not present on the Docker engine of (context "default"|host "[^"]+").*"(docker|podman) (--host \S+ )?pull sandbox-runner-test\/does-not-exist:1"/);
     assert.deepEqual(await productContainers(), before);
   });
 
