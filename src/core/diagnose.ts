@@ -2,7 +2,7 @@
  * Exit diagnosis, a step of its own: from how the attached CLI ended, what the launcher said
  * (launcher.ts) and the engine's state, how the run ended. Never reads program output.
  */
-import { initCouldNotExec } from './engineKind';
+import { engineKind, initCouldNotExec } from './engineKind';
 import { classifyEngineFailure, dockerMissing, inspectState, spawnErrno, tail, type ContainerState, type DockerOptions } from './docker';
 import { isSandboxError, SandboxError, type SandboxErrorInfo } from './errors';
 import type { AttachExit, ContainerLease } from './lease';
@@ -12,6 +12,8 @@ import type { RunOutcome } from './result';
 /** Re-inspections of a SIGKILLed container whose `OOMKilled` flag is not set yet, and their spacing (ms). */
 const OOM_RECHECKS = 4;
 const OOM_RECHECK_MS = 50;
+/** Podman: looks for conmon's `oom` file after a SIGKILL status (20 × 50 ms = 1 s at most). */
+const PODMAN_OOM_RECHECKS = 20;
 
 /** How a run ended, as far as the engine tells. */
 export interface Diagnosis {
@@ -90,10 +92,17 @@ export async function diagnoseExit(opts: DockerOptions, lease: ContainerLease, e
   return { outcome: 'exited', exitCode: state.exitCode, oomKilledChild: state.oomKilled };
 }
 
-/** The engine learns of an OOM kill from a separate event that can land just after the exit: look again briefly. */
+/**
+ * The engine learns of an OOM kill from a separate event that can land just after the exit: look
+ * again briefly. Podman's signal is conmon's `oom` file, which can land later under load (measured:
+ * a warm run's missed the 200 ms window once), so Podman gets {@link PODMAN_OOM_RECHECKS} looks.
+ * Only a SIGKILL status (137) without the flag waits at all.
+ */
 async function recheckOom(opts: DockerOptions, name: string, first: ContainerState): Promise<ContainerState> {
   let state = first;
-  for (let i = 0; i < OOM_RECHECKS && state.exitCode === 137 && !state.oomKilled; i++) {
+  if (state.exitCode !== 137 || state.oomKilled) return state;
+  const rechecks = (await engineKind(opts).catch(() => 'docker')) === 'podman' ? PODMAN_OOM_RECHECKS : OOM_RECHECKS;
+  for (let i = 0; i < rechecks && state.exitCode === 137 && !state.oomKilled; i++) {
     await new Promise((r) => setTimeout(r, OOM_RECHECK_MS));
     state = await inspectState(opts, name).catch(() => state);
   }

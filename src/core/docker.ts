@@ -119,7 +119,13 @@ export function cliEnvironment(opts: DockerOptions): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
 }
 
-let scratchRoot: string | undefined;
+/**
+ * The process's engine work root, kept on `globalThis` so every bundled copy of this module (the
+ * extension's bundles, each test file's) uses the same one: a container started by one copy (a
+ * warm pool) is diagnosed by another (its conmon `oom` file must be found).
+ */
+const SCRATCH = Symbol.for('sandbox-runner.engineWorkRoot');
+const scratchState = ((globalThis as { [SCRATCH]?: { root?: string; exitHooked?: boolean } })[SCRATCH] ??= {});
 
 /**
  * The working directory every engine CLI call runs in: a private (0700) directory of this
@@ -134,13 +140,14 @@ let scratchRoot: string | undefined;
  * @returns an absolute path that exists when this returns
  */
 export function engineWorkDir(container?: string): string {
+  let scratchRoot = scratchState.root;
   if (!scratchRoot || !existsSync(scratchRoot)) {
     // Owner pid and start time in the name: `reapOrphans` removes the folder of a dead owner.
-    scratchRoot = mkdtempSync(join(tmpdir(), `sandbox-runner-engine-${process.pid}-${currentStartTime()}-`));
+    scratchRoot = scratchState.root = mkdtempSync(join(tmpdir(), `sandbox-runner-engine-${process.pid}-${currentStartTime()}-`));
     const root = scratchRoot;
-    if (!exitHooked) {
-      exitHooked = true;
-      process.once('exit', () => rmSync(scratchRoot ?? root, { recursive: true, force: true }));
+    if (!scratchState.exitHooked) {
+      scratchState.exitHooked = true;
+      process.once('exit', () => rmSync(scratchState.root ?? root, { recursive: true, force: true }));
     }
   }
   if (container === undefined || !CONTAINER_NAME.test(container)) return scratchRoot;
@@ -148,7 +155,6 @@ export function engineWorkDir(container?: string): string {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   return dir;
 }
-let exitHooked = false;
 const CONTAINER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
 /** Name of an {@link engineWorkDir} root: owner pid, owner start time (clock ticks), random suffix. */
@@ -169,12 +175,14 @@ function startedContainer(args: readonly string[]): string | undefined {
  * container's {@link engineWorkDir}). Never true on Docker (nothing writes there).
  */
 export function conmonSawOom(container: string): boolean {
-  return CONTAINER_NAME.test(container) && !!scratchRoot && existsSync(join(scratchRoot, container, 'oom'));
+  const root = scratchState.root;
+  return CONTAINER_NAME.test(container) && !!root && existsSync(join(root, container, 'oom'));
 }
 
 /** Removes a container's {@link engineWorkDir} subdirectory (after the container is gone). */
 export function disposeEngineWorkDir(container: string): void {
-  if (CONTAINER_NAME.test(container) && scratchRoot) rmSync(join(scratchRoot, container), { recursive: true, force: true });
+  const root = scratchState.root;
+  if (CONTAINER_NAME.test(container) && root) rmSync(join(root, container), { recursive: true, force: true });
 }
 
 /**
