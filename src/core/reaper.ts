@@ -324,11 +324,7 @@ export function removeStaleEngineDirs(probe: ProcessProbe = localProbe(), root: 
   for (const name of names) {
     const m = ENGINE_DIR_NAME.exec(name);
     if (!m) continue;
-    const labels = {
-      [LABELS.ownerPid]: m[1]!, [LABELS.ownerStart]: m[2]!, [LABELS.host]: probe.host,
-      [LABELS.ownerPidNamespace]: probe.pidNamespace, [LABELS.ownerBoot]: probe.bootId,
-    };
-    if (ownerLiveness(labels, probe).state !== 'dead') continue;
+    if (!localOwnerDead(m[1]!, m[2]!, probe)) continue;
     const dir = join(root, name);
     try {
       if (!lstatSync(dir).isDirectory() || !readdirSync(dir).every((f) => ours(dir, f))) continue;
@@ -339,6 +335,19 @@ export function removeStaleEngineDirs(probe: ProcessProbe = localProbe(), root: 
     }
   }
   return removed.sort();
+}
+
+/**
+ * Whether the owner a local directory's name records (pid and start time; same host, boot and pid
+ * namespace as this process, as the directory is on this machine) is provably gone, judged as a
+ * container's owner is judged by its labels ({@link ownerLiveness}).
+ */
+function localOwnerDead(pid: string, start: string, probe: ProcessProbe): boolean {
+  const labels = {
+    [LABELS.ownerPid]: pid, [LABELS.ownerStart]: start, [LABELS.host]: probe.host,
+    [LABELS.ownerPidNamespace]: probe.pidNamespace, [LABELS.ownerBoot]: probe.bootId,
+  };
+  return ownerLiveness(labels, probe).state === 'dead';
 }
 
 /**
@@ -360,11 +369,7 @@ export function removeStaleAnchors(probe: ProcessProbe = localProbe(), roots: re
     for (const name of names) {
       const m = ANCHOR_NAME.exec(name);
       if (!m) continue;
-      const labels = {
-        [LABELS.ownerPid]: m[1]!, [LABELS.ownerStart]: m[2]!, [LABELS.host]: probe.host,
-        [LABELS.ownerPidNamespace]: probe.pidNamespace, [LABELS.ownerBoot]: probe.bootId,
-      };
-      if (ownerLiveness(labels, probe).state !== 'dead') continue;
+      if (!localOwnerDead(m[1]!, m[2]!, probe)) continue;
       const dir = join(root, name);
       try {
         if (!lstatSync(dir).isDirectory()) continue;
