@@ -14,6 +14,7 @@ export * from './engineKind';
 export * from './errors';
 export * from './hostPid';
 export type { InspectMount } from './inspect';
+export * from './interactive';
 export * from './labels';
 export * from './launcher';
 export * from './lease';

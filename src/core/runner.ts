@@ -34,6 +34,7 @@ import { sandboxRule, signalFromExitCode, type RuleNote } from './rules';
 import { snippetCode, snippetFileName, writeSnippet } from './snippet';
 import { StopController } from './stop';
 import type { WarmPool } from './warm';
+import type { InteractiveIo } from './interactive';
 
 /** One run's input. */
 export interface RunRequest {
@@ -77,6 +78,11 @@ export interface RunRequest {
    * outcomes, bounds and cleanup are the same.
    */
   readonly warm?: WarmPool;
+  /**
+   * Live input (issue 11; see interactive.ts): the program reads `input` after the code, with a
+   * real terminal when `tty` is set. Without it the program's stdin is empty.
+   */
+  readonly interactive?: InteractiveIo;
 }
 
 /**
