@@ -5,6 +5,7 @@
  */
 import type { EngineKind } from './engineKind';
 import { SandboxError } from './errors';
+import { isAbsoluteHostPath, UNSAFE_HOST_PATH_CHARS } from './hostPath';
 import { LAUNCHER } from './launcher';
 import { ENV_NAME, FILE_PLACEHOLDER, UNSAFE_CONTAINER_PATH_CHARS, type Profile } from './profile';
 
@@ -227,8 +228,13 @@ function assertValue(ok: boolean, what: string): void {
 
 /** Container paths: `--tmpfs PATH:OPTS` splits at ":" and ",", `--mount` CSV at "," and quotes. */
 const CONTAINER_PATH_OK = (p: string) => p.startsWith('/') && !UNSAFE_CONTAINER_PATH_CHARS.test(p);
-/** Host paths in the `--mount` CSV: no field separator or quote. */
-const HOST_PATH_OK = (p: string) => p.startsWith('/') && !/[,"\n\r\0]/.test(p);
+/**
+ * Host paths in the `--mount` CSV: absolute (POSIX, or Windows `C:\…` / `\\server\share\…`,
+ * passed to the docker CLI as they are: Docker Desktop translates them), no field separator or
+ * quote (hostPath.ts `UNSAFE_HOST_PATH_CHARS`; a drive letter's `:` is no separator there).
+ */
+const HOST_PATH_OK = (p: string) =>
+  (isAbsoluteHostPath(p, 'linux') || isAbsoluteHostPath(p, 'win32')) && !UNSAFE_HOST_PATH_CHARS.test(p);
 /** Whole numbers written into `--ulimit NAME=SOFT:HARD`, `--tmpfs size=`, `--memory`, `--pids-limit`. */
 const COUNT_OK = (n: number) => Number.isSafeInteger(n) && n > 0;
 

@@ -19,6 +19,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { execa } from 'execa';
 import { classifyEngineFailure, docker, dockerBinary, removeContainer, spawnOptions, type DockerOptions } from './docker';
 import { engineKey, engineTarget, engineText, targetText } from './engineTarget';
@@ -112,16 +113,25 @@ export interface ProbeTarget {
   readonly root: string;
   /** An open descriptor of this process on the root (the nonce is written through it, not through the path). */
   readonly rootFd: number;
-  /** An open descriptor of this process on the run's anchor directory (see mounts.ts); the anchor nonce is written through it. */
-  readonly anchorFd: number;
+  /**
+   * An open descriptor of this process on the run's anchor directory (see mounts.ts); the anchor
+   * nonce is written through it. Undefined where nothing can be pinned (no `/proc/self/fd`:
+   * macOS, Windows): the engine then counts as not seeing this process, and only the root is probed.
+   */
+  readonly anchorFd?: number;
 }
 
-/** Writes a fresh nonce file named `.sandbox-runner-probe-<hex>` into the directory of `dirFd`; its name and bytes, or why not. */
-async function writeNonce(dirFd: number): Promise<{ name: string; bytes: Buffer; path: string } | { why: string }> {
+/**
+ * Writes a fresh nonce file named `.sandbox-runner-probe-<hex>` into the directory of `dirFd`
+ * (checked path `dirPath`); its name and bytes, or why not. Through `/proc/self/fd/<dirFd>` on
+ * Linux, so the file lands in the checked directory whatever its path leads to now; through
+ * `dirPath` where there is no `/proc` (macOS, Windows; mounts.ts checked that the descriptor and
+ * the path were the same directory).
+ */
+async function writeNonce(dirFd: number, dirPath: string): Promise<{ name: string; bytes: Buffer; path: string } | { why: string }> {
   const name = `.sandbox-runner-probe-${randomBytes(16).toString('hex')}`;
   const bytes = Buffer.from(`${randomBytes(32).toString('hex')}\n`);
-  // Through the descriptor: the file lands in the checked directory whatever its path leads to now.
-  const path = `/proc/self/fd/${dirFd}/${name}`;
+  const path = process.platform === 'linux' ? `/proc/self/fd/${dirFd}/${name}` : join(dirPath, name);
   try {
     await writeFile(path, bytes, { flag: 'wx', mode: 0o644 });
     return { name, bytes, path };
@@ -172,21 +182,25 @@ async function probeOnce(
  *   on that engine, `daemon-unreachable`)
  */
 export async function probeEngineView(opts: DockerOptions, image: string, profileName: string, target: ProbeTarget): Promise<EngineView> {
-  const rootNonce = await writeNonce(target.rootFd);
-  const anchorNonce = await writeNonce(target.anchorFd);
+  const rootNonce = await writeNonce(target.rootFd, target.root);
+  const anchorNonce = target.anchorFd === undefined ? undefined : await writeNonce(target.anchorFd, '');
   try {
-    if ('why' in anchorNonce) throw new Error(`the anchor directory is not writable: ${anchorNonce.why}`);
+    if (anchorNonce && 'why' in anchorNonce) throw new Error(`the anchor directory is not writable: ${anchorNonce.why}`);
     const byPath = 'why' in rootNonce ? undefined : `type=bind,src=${target.root},dst=/probe,readonly`;
-    const anchor = [
-      'type=volume', 'dst=/anchor', 'volume-nocopy', 'volume-driver=local', 'volume-opt=type=none',
-      '"volume-opt=o=bind,ro"', `volume-opt=device=/proc/${process.pid}/fd/${target.anchorFd}`,
-    ].join(',');
     const rootPath = 'why' in rootNonce ? undefined : `/probe/${rootNonce.name}`;
-    const both = await probeOnce(opts, image, profileName, byPath ? [byPath, anchor] : [anchor], [`/anchor/${anchorNonce.name}`, ...(rootPath ? [rootPath] : [])]);
-    const local = !!both[0]!.data?.equals(anchorNonce.bytes);
-    let seen = both[1];
-    // The anchor did not mount (an engine that does not see this process): every read of that
-    // container failed with it, so read the root again from a container without it.
+    let local = false;
+    let seen: { data?: Buffer; why?: string } | undefined;
+    if (anchorNonce) {
+      const anchor = [
+        'type=volume', 'dst=/anchor', 'volume-nocopy', 'volume-driver=local', 'volume-opt=type=none',
+        '"volume-opt=o=bind,ro"', `volume-opt=device=/proc/${process.pid}/fd/${target.anchorFd}`,
+      ].join(',');
+      const both = await probeOnce(opts, image, profileName, byPath ? [byPath, anchor] : [anchor], [`/anchor/${anchorNonce.name}`, ...(rootPath ? [rootPath] : [])]);
+      local = !!both[0]!.data?.equals(anchorNonce.bytes);
+      seen = both[1];
+    }
+    // The anchor did not mount (an engine that does not see this process), or there is none (no
+    // /proc here): every read of that container failed with it, so read the root from one without it.
     if (!local && byPath && rootPath) seen = (await probeOnce(opts, image, profileName, [byPath], [rootPath]))[0];
     if ('why' in rootNonce) return { sees: 'unchecked', local, why: rootNonce.why };
     if (seen?.data?.equals(rootNonce.bytes)) return { sees: 'yes', local };
@@ -196,7 +210,7 @@ export async function probeEngineView(opts: DockerOptions, image: string, profil
     return { sees: 'no', local, why };
   } finally {
     if (!('why' in rootNonce)) await unlink(rootNonce.path).catch(() => undefined);
-    if (!('why' in anchorNonce)) await unlink(anchorNonce.path).catch(() => undefined);
+    if (anchorNonce && !('why' in anchorNonce)) await unlink(anchorNonce.path).catch(() => undefined);
   }
 }
 

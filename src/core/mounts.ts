@@ -8,9 +8,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants as fsConstants, realpathSync } from 'node:fs';
-import { mkdtemp, open, readlink, realpath, rm, symlink, type FileHandle } from 'node:fs/promises';
+import { mkdtemp, open, readlink, realpath, rm, stat, symlink, type FileHandle } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
-import { join, posix } from 'node:path';
+import { join } from 'node:path';
 import type { ResolvedMount } from './argv';
 import { podmanMountsRefused, SANDBOX_HOME, SNIPPET_DIR } from './argv';
 import { engineKind } from './engineKind';
@@ -19,42 +19,22 @@ import { SandboxError } from './errors';
 import { currentStartTime } from './labels';
 import { engineMountAccess, probeEngineView, type MountAccess } from './mountProbe';
 import { engineTarget, targetText } from './engineTarget';
+import { hostPathProblem, isAbsoluteHostPath, UNSAFE_HOST_PATH_CHARS, type HostPlatform } from './hostPath';
 import { isPathInside, type Profile } from './profile';
+import { POSIX_PROTECTED_PATHS, protectedReasonFor } from './protectedPaths';
 
-/** Host paths a mount may not be, contain, or sit inside. */
-export const PROTECTED_HOST_PATHS = [
-  '/dev', '/run', '/var/run', '/proc', '/sys', '/boot', '/etc', '/root', '/var/lib/docker',
-  '/var/run/docker.sock', '/run/docker.sock', '/var/run/containerd', '/run/containerd',
-  '/run/podman', '/var/run/crio', '/run/crio',
-] as const;
+/** Host paths a mount may not be, contain, or sit inside, on Linux (protectedPaths.ts has every platform's). */
+export const PROTECTED_HOST_PATHS = POSIX_PROTECTED_PATHS;
 
 /**
- * Credential files and folders under the home directory a mount may not be or sit inside (a
- * fixed list: credentials stored elsewhere are not known to the sandbox). `.config` holds the
- * tokens of gh, gcloud, docker helpers and more; `.netrc`, `.git-credentials`, `.npmrc` and
- * `.pypirc` hold passwords and registry tokens.
+ * Why `hostPath` (absolute, symlink-free) is refused, or undefined when allowed: protectedPaths.ts
+ * `protectedReasonFor` with this process's platform, home directory and environment, each
+ * protected path counted as written and where it leads through symlinks on this host (a home
+ * under a symlinked /home, ~/.ssh linked elsewhere, a moved /var/lib/docker, macOS's /etc → /private/etc).
+ * @param platform FOR TESTS: the path rules to apply (default `process.platform`)
  */
-const HOME_CREDENTIALS = [
-  '.ssh', '.docker', '.aws', '.kube', '.gnupg', '.config', '.netrc', '.git-credentials', '.npmrc', '.pypirc',
-] as const;
-
-/** Why `hostPath` (absolute, symlink-free) is refused, or undefined when allowed. */
-export function protectedReason(hostPath: string, extraProtected: readonly string[] = []): string | undefined {
-  if (hostPath === '/') return 'it is the root directory';
-  // `hostPath` is symlink-free, so each protected path counts as written and where it leads (a
-  // home under a symlinked /home, ~/.ssh linked elsewhere, a moved /var/lib/docker).
-  const homes = homedir() ? forms(homedir()) : [];
-  if (homes.includes(hostPath)) return 'it is your home directory itself';
-  const credentials = homes.flatMap((home) => HOME_CREDENTIALS.flatMap((d) => forms(posix.join(home, d))));
-  if (credentials.some((c) => isPathInside(hostPath, c))) return 'it holds credentials in your home directory';
-  for (const written of [...PROTECTED_HOST_PATHS, ...extraProtected]) {
-    for (const root of forms(written)) {
-      if (isPathInside(hostPath, root)) return `it is or sits inside ${written}`;
-      if (isPathInside(root, hostPath)) return `it contains ${written}`;
-    }
-  }
-  if (homes.some((home) => isPathInside(home, hostPath))) return 'it contains your home directory';
-  return undefined;
+export function protectedReason(hostPath: string, extraProtected: readonly string[] = [], platform: HostPlatform = process.platform): string | undefined {
+  return protectedReasonFor(hostPath, extraProtected, { platform, home: homedir(), env: process.env, forms });
 }
 
 /** `path` as written and, when it differs, where it leads through symlinks (when it exists). */
@@ -158,6 +138,61 @@ export interface MountEngine {
 const UNSEEN_FIX =
   'Mount a directory the engine shares at the same path (Docker Desktop, Colima and Rancher Desktop share your home directory), run on a local engine, or remove the mount from the profile.';
 
+/** A mount source after {@link checkSource}. */
+interface CheckedSource {
+  /** The open descriptor on the checked directory (the caller closes it: it is in `handles`). */
+  readonly handle: FileHandle;
+  /** The checked, symlink-free path (read back from the descriptor where `/proc/self/fd` exists). */
+  readonly path: string;
+  /** True when `/proc/self/fd` names the descriptor (Linux), so a local engine can mount it pinned. */
+  readonly pinnable: boolean;
+}
+
+/**
+ * Checks one mount source and opens it: written as an absolute path of this platform
+ * (hostPath.ts `hostPathProblem`: a Windows path on Linux is refused, not resolved against the
+ * working directory), resolved through symlinks by the real file system, not protected
+ * ({@link protectedReason}) before and after it is opened, a directory. Where `/proc/self/fd`
+ * exists (Linux) the path is read back from the descriptor, so what was checked is one inode;
+ * elsewhere (macOS, Windows: no `/proc`) the descriptor must be the directory the resolved path
+ * names now (same `dev` and `ino`), and the mount can only be a by-path bind (see mountProbe.ts).
+ * @param fail makes the `invalid-mount` error for a reason
+ * @param handles receives the opened descriptor (closed by the caller's `dispose`)
+ */
+async function checkSource(
+  source: string, extraProtected: readonly string[], fail: (why: string) => SandboxError, handles: FileHandle[],
+): Promise<CheckedSource> {
+  const problem = hostPathProblem(source);
+  if (problem) throw fail(`the host path ${problem}`);
+  const resolved = await realpath(source).catch(() => undefined);
+  if (resolved === undefined) throw fail('the host path does not exist');
+  // Checked before opening, so nothing protected (a device, a FIFO in /run) is ever opened.
+  const early = protectedReason(resolved, extraProtected);
+  if (early) throw fail(resolved === source ? early : `it resolves to ${resolved} and ${early}`);
+  let handle: FileHandle;
+  try {
+    handle = await open(resolved, PIN_FLAGS);
+  } catch (e) {
+    throw fail(`it cannot be opened (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+  }
+  handles.push(handle);
+  // From here on only the descriptor counts: the path may have changed since realpath.
+  const viaFd = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
+  if (viaFd === undefined && process.platform === 'linux') throw fail('this process cannot read /proc/self/fd, so the mount cannot be pinned');
+  const info = await handle.stat();
+  if (info.isFile()) throw fail('it is a single file, which cannot be pinned against a swap after the check (mount its directory)');
+  if (!info.isDirectory()) throw fail('it is neither a regular file nor a directory');
+  if (viaFd === undefined) {
+    const now = await stat(resolved).catch(() => undefined);
+    if (!now || now.dev !== info.dev || now.ino !== info.ino) throw fail('it was replaced while it was checked');
+  }
+  const path = viaFd ?? resolved;
+  if (!isAbsoluteHostPath(path) || UNSAFE_HOST_PATH_CHARS.test(path)) throw fail('its resolved path contains a comma, quote or line break');
+  const why = protectedReason(path, extraProtected);
+  if (why) throw fail(path === source ? why : `it resolves to ${path} and ${why}`);
+  return { handle, path, pinnable: viaFd !== undefined };
+}
+
 /**
  * Validates the profile's mounts and pins each one: the source is opened, and everything that is
  * checked comes from the open descriptor (the path from `readlink /proc/self/fd/N`, the type from
@@ -210,47 +245,17 @@ export async function resolveMounts(
       // the engine create that mount point inside the host directory.
       const below = [...RESERVED_TARGETS, profile.workdir].find((t) => t !== m.target && isPathInside(t, m.target));
       if (below) throw fail(`its target ${m.target} contains ${below}, which the sandbox mounts itself (the engine would create it in the host directory)`);
-      let resolved: string;
-      try {
-        resolved = await realpath(m.source);
-      } catch {
-        throw fail('the host path does not exist');
-      }
-      // Checked before opening, so nothing protected (a device, a FIFO in /run) is ever opened.
-      const early = protectedReason(resolved, extraProtected);
-      if (early) throw fail(resolved === m.source ? early : `it resolves to ${resolved} and ${early}`);
-      let handle: FileHandle;
-      try {
-        handle = await open(resolved, PIN_FLAGS);
-      } catch (e) {
-        throw fail(`it cannot be opened (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
-      }
-      handles.push(handle);
-      // From here on only the descriptor counts: the path may have changed since realpath.
-      let pinnedPath: string;
-      try {
-        pinnedPath = await readlink(`/proc/self/fd/${handle.fd}`);
-      } catch {
-        throw fail('this process cannot read /proc/self/fd, so the mount cannot be pinned');
-      }
-      const info = await handle.stat();
-      if (info.isFile()) throw fail('it is a single file, which cannot be pinned against a swap after the check (mount its directory)');
-      if (!info.isDirectory()) throw fail('it is neither a regular file nor a directory');
-      if (!pinnedPath.startsWith('/') || /[,"\n\r\0]/.test(pinnedPath)) {
-        throw fail('its resolved path contains a comma, quote or line break');
-      }
-      const why = protectedReason(pinnedPath, extraProtected);
-      if (why) throw fail(pinnedPath === m.source ? why : `it resolves to ${pinnedPath} and ${why}`);
+      const { handle, path: pinnedPath, pinnable } = await checkSource(m.source, extraProtected, fail, handles);
       // Podman cannot pin a source (argv.ts `refusePodmanMounts`): refused once the path checks
       // passed, before the engine is probed (the probe's pinned volume is what Podman rejects). An
       // unknown kind goes on: the argv is built only for a known one, and refuses there.
       if ((await engineKind(engine.docker ?? {}).catch(() => undefined)) === 'podman') throw podmanMountsRefused(profile.mounts.map((x) => x.target));
-      anchor ??= await makeAnchor();
+      if (pinnable) anchor ??= await makeAnchor();
       const access = await engineMountAccess(
-        engine.docker ?? {}, profile.image, profileName, { root: pinnedPath, rootFd: handle.fd, anchorFd: anchor.handle.fd }, engine.probe,
+        engine.docker ?? {}, profile.image, profileName, { root: pinnedPath, rootFd: handle.fd, anchorFd: pinnable ? anchor?.handle.fd : undefined }, engine.probe,
       );
       if (access.kind === 'refused') throw fail(`${access.engine} does not see it: ${access.why}`, UNSEEN_FIX);
-      if (access.kind === 'by-path') {
+      if (access.kind === 'by-path' || !anchor) {
         out.push({ source: pinnedPath, target: m.target, readOnly: m.mode !== 'rw' });
         continue;
       }
@@ -285,9 +290,11 @@ export async function directoryAccess(
   const handle = await open(await realpath(dir), fsConstants.O_RDONLY | fsConstants.O_DIRECTORY);
   let anchor: Anchor | undefined;
   try {
-    const root = await readlink(`/proc/self/fd/${handle.fd}`);
+    const root = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
+    // No /proc (macOS, Windows): nothing can be pinned, so no engine may mount the directory.
+    if (root === undefined) return { kind: 'refused', why: 'this host has no /proc/self/fd to pin the directory with', engine: `the Docker engine of ${targetText(engineTarget(engine.docker ?? {}))}` };
     // A path docker's --mount syntax cannot carry is never probed nor mounted (see resolveMounts).
-    if (!root.startsWith('/') || /[,"\n\r\0]/.test(root)) {
+    if (!root.startsWith('/') || UNSAFE_HOST_PATH_CHARS.test(root)) {
       return { kind: 'refused', why: 'its path contains a comma, quote or line break', engine: `the Docker engine of ${targetText(engineTarget(engine.docker ?? {}))}` };
     }
     anchor = await makeAnchor();

@@ -5,6 +5,7 @@
  */
 import { posix } from 'node:path';
 import * as z from 'zod/mini';
+import { hostPathSegments, isAbsoluteHostPath, UNSAFE_HOST_PATH_CHARS } from './hostPath';
 import { LimitsSchema, withDescription } from './limits';
 
 /** Placeholder in `command` replaced by the in-container path of the snippet file. */
@@ -25,9 +26,6 @@ export const FORBIDDEN_CONTAINER_ROOTS = ['/proc', '/sys', '/dev', '/etc', '/run
  * or it would replace them (a workdir of `/tmp` would make `/tmp` executable).
  */
 export const RESERVED_CONTAINER_PATHS = ['/sandbox', '/home/sandbox', '/tmp'] as const;
-
-/** Characters refused in any path handed to docker: `,` and `"` would split or quote a `--mount` field. */
-const UNSAFE_PATH_CHARS = /[,"\n\r\0]/;
 
 /**
  * Characters refused in container paths: the above, plus `:`. A container path lands in
@@ -71,14 +69,26 @@ const OwnContainerPathSchema = ContainerPathSchema.check(
 );
 
 const mountError = 'must be a bind mount such as {"source": "/abs/host/path", "target": "/abs/container/path", "mode": "ro"}';
-const hostPathError = 'must be an absolute host path without "..", commas, quotes or line breaks';
+const hostPathError =
+  'must be an absolute host path without "..", commas, quotes or line breaks (such as /home/me/project, C:\\Users\\me\\project or \\\\server\\share\\project)';
+
+/**
+ * A host path as a profile may write it, on any client OS (settings sync between machines): an
+ * absolute POSIX or Windows path (hostPath.ts `isAbsoluteHostPath`), no `..` segment (at `/` or
+ * `\\`), none of `UNSAFE_HOST_PATH_CHARS`. Whether it is a path of this host's flavour is checked at
+ * run time (mounts.ts, hostPath.ts `hostPathProblem`).
+ */
+function hostPathSyntaxOk(p: string): boolean {
+  return (isAbsoluteHostPath(p, 'linux') || isAbsoluteHostPath(p, 'win32')) &&
+    !hostPathSegments(p, 'win32').includes('..') && !UNSAFE_HOST_PATH_CHARS.test(p);
+}
 
 /** One bind mount (`--mount type=bind,src=…,dst=…[,readonly]`). Host paths are checked again at run time. */
 export const MountSchema = withDescription(
   z.strictObject({
     source: withDescription(
       z.string({ error: hostPathError }).check(
-        z.refine((p) => p.startsWith('/') && !p.split('/').includes('..') && !UNSAFE_PATH_CHARS.test(p), {
+        z.refine(hostPathSyntaxOk, {
           error: hostPathError,
         }),
       ),
