@@ -11,6 +11,7 @@ import {
 } from '../core';
 import { ENGINE_FLAGS, engineFromFlags, engineSummary } from './engineArgs';
 import { exitCodeFor, EXIT } from './exitCodes';
+import { interruptSignals } from './signals';
 import { dataRow, ownLine, TerminalOutput } from './terminalOutput';
 import { readWorkspaceSettings } from './workspaceSettings';
 
@@ -219,9 +220,8 @@ async function main(): Promise<number> {
       force.abort();
     }
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  process.on('SIGHUP', onSignal);
+  // Per OS (signals.ts): Windows sends SIGINT, SIGBREAK and SIGHUP, never SIGTERM.
+  for (const signal of interruptSignals()) process.on(signal, onSignal);
 
   // Which engine ran the code, for the summary: asked beside the run, never before it.
   let identity: EngineIdentity | undefined;

@@ -9,6 +9,7 @@ import { execa, type Options } from 'execa';
 import { describeEndpoint, resolveEndpoint, type Endpoint } from './endpoint';
 import { apiErrorMessage, EngineApiUnavailable, engineClient, type ApiResponse, type EngineApiClient } from './engineApi';
 import { commandFor, engineTarget, engineText, targetText } from './engineTarget';
+import { engineProduct, installDockerFix, startEngineFix, type EngineNames } from './engineHints';
 import { SandboxError } from './errors';
 import { cliKind } from './engineKind';
 import { currentStartTime } from './labels';
@@ -60,13 +61,30 @@ export function dockerBinary(opts: DockerOptions): string {
   return opts.dockerPath || 'docker';
 }
 
-/** The error for a docker binary that could not be spawned. */
-export function dockerMissing(opts: DockerOptions, errno: string): SandboxError {
+/**
+ * The error for a docker binary that could not be spawned; the fix names the platform's install
+ * (engineHints.ts `installDockerFix`). On Windows the default `docker` is found as `docker.exe`
+ * on PATH (libuv's spawn tries `.com` and `.exe`; no shell, so a `docker.cmd` shim is not found).
+ * @param platform FOR TESTS: the client OS (default `process.platform`)
+ */
+export function dockerMissing(opts: DockerOptions, errno: string, platform: NodeJS.Platform = process.platform): SandboxError {
   return new SandboxError(
     'docker-missing',
     `The docker CLI "${dockerBinary(opts)}" could not be started (${errno}).`,
-    'Install Docker (docker.io or Docker Desktop) and put "docker" on PATH, or (in VS Code) set sandboxRunner.dockerPath in your user settings.',
+    installDockerFix(platform),
   );
+}
+
+/**
+ * The names that tell which engine product `opts` reach (engineHints.ts `engineProduct`): the
+ * chosen context (not the built-in "default") and the host it resolves to; `explicit` when
+ * anything but the default chose it.
+ */
+export function engineNames(opts: DockerOptions): EngineNames {
+  const target = engineTarget(opts);
+  const endpoint = resolveEndpoint(opts);
+  const named = target.kind === 'context' && target.name !== 'default' && target.name !== 'configured' ? target.name : undefined;
+  return { context: endpoint?.context ?? named, host: endpoint?.host ?? (target.kind === 'host' ? target.name : undefined), explicit: (target.explicit && named !== undefined) || target.kind === 'host' };
 }
 
 /** Spawn options shared by every call: no stdin, no shell, an isolated process group. */
@@ -219,6 +237,33 @@ export function tail(text: string, max = 2000): string {
   return t.length > max ? '…' + t.slice(-max) : t;
 }
 
+/** The fix for an engine that refused this user, by client OS. */
+const PERMISSION_FIX: Readonly<Record<'linux' | 'darwin' | 'win32', string>> = {
+  linux: 'Add your user to the "docker" group and log in again, or use a rootless Docker context.',
+  darwin: 'Check that the engine\'s socket belongs to you (Docker Desktop, Colima and Rancher Desktop create it in your home directory), or choose your own engine\'s context.',
+  win32: 'Add your user to the "docker-users" group (Docker Desktop creates it) and sign out and in again, then try again.',
+};
+
+/**
+ * The `daemon-unreachable` error for the engine of `opts`: named when something chose it, with
+ * the platform's way to start it (engineHints.ts) or, for an engine no product name fits, its
+ * `docker info` command.
+ */
+function engineUnreachable(opts: DockerOptions, platform: NodeJS.Platform, detail: string): SandboxError {
+  const target = engineTarget(opts);
+  const start = startEngineFix(engineProduct(engineNames(opts), platform), platform);
+  const check = `"${commandFor(opts, ['info'])}"`;
+  if (!target.explicit) {
+    return new SandboxError('daemon-unreachable', 'The Docker engine is not reachable.', start ?? `Start the Docker engine and try again (${check}).`, detail);
+  }
+  return new SandboxError(
+    'daemon-unreachable',
+    `The Docker engine of ${targetText(target)} is not reachable.`,
+    start ? `${start.replace(/, then try again\.$/, '')} (${check} tells when it answers), then try again.` : `Check that this engine is running and reachable (${check}), or choose another one, then try again.`,
+    detail,
+  );
+}
+
 /**
  * Maps a failed docker CLI call to a typed error (daemon down, permission denied, missing image,
  * or a generic engine error carrying the engine's message).
@@ -226,15 +271,21 @@ export function tail(text: string, max = 2000): string {
  * @param image the image involved, for the missing-image message
  * @param opts the engine the call went to: a missing image is named as missing on that engine
  *   (its context or host), and the fix pulls it there
+ * @param platform FOR TESTS: the client OS whose fixes are named (default `process.platform`):
+ *   "start Docker Desktop" on macOS and Windows, the docker service on Linux, Colima, Rancher
+ *   Desktop, a Podman machine or OrbStack when the context or host names one (engineHints.ts)
  */
-export function classifyEngineFailure(stderr: string, what: string, image?: string, opts: DockerOptions = {}): SandboxError {
+export function classifyEngineFailure(
+  stderr: string, what: string, image?: string, opts: DockerOptions = {}, platform: NodeJS.Platform = process.platform,
+): SandboxError {
   // The CLI's own usage hint ("Run 'docker run --help' …") suggests a typing mistake: never shown.
   const detail = tail(stderr.replace(/^(Run|See) '\S+ [a-z-]+ --help'.*$/gim, ''));
-  if (/permission denied.*docker.*sock|permission denied while trying to connect/i.test(stderr)) {
+  // Windows: `open //./pipe/docker_engine: Access is denied.`
+  if (/permission denied.*docker.*sock|permission denied while trying to connect|pipe[\\/]\S*: access is denied/i.test(stderr)) {
     return new SandboxError(
       'permission-denied',
-      'The Docker engine refused this user (permission denied on its socket).',
-      'Add your user to the "docker" group and log in again, or use a rootless Docker context.',
+      `The Docker engine refused this user (permission denied on its ${platform === 'win32' ? 'named pipe' : 'socket'}).`,
+      PERMISSION_FIX[platform === 'win32' || platform === 'darwin' ? platform : 'linux'],
       detail,
     );
   }
@@ -247,21 +298,8 @@ export function classifyEngineFailure(stderr: string, what: string, image?: stri
       detail,
     );
   }
-  if (/cannot connect to the docker daemon|is the docker daemon running|error during connect|connect: no such file|connection refused/i.test(stderr)) {
-    const target = engineTarget(opts);
-    return target.explicit
-      ? new SandboxError(
-        'daemon-unreachable',
-        `The Docker engine of ${targetText(target)} is not reachable.`,
-        `Check that this engine is running and reachable ("${commandFor(opts, ['info'])}"), or choose another one, then try again.`,
-        detail,
-      )
-      : new SandboxError(
-        'daemon-unreachable',
-        'The Docker engine is not reachable.',
-        'Start Docker (for example "sudo systemctl start docker" or Docker Desktop) and try again.',
-        detail,
-      );
+  if (/cannot connect to the docker daemon|is the docker daemon running|error during connect|connect: no such file|connection refused|cannot find the file specified/i.test(stderr)) {
+    return engineUnreachable(opts, platform, detail);
   }
   // Podman: `Error: <image>: image not known`.
   if (image && /no such image|unable to find image|pull access denied|manifest unknown|not found: manifest|image not known/i.test(stderr)) {

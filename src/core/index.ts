@@ -10,6 +10,7 @@ export * from './engineApi';
 export * from './engine';
 export * from './engineTarget';
 export * from './engineFlags';
+export * from './engineHints';
 export * from './engineKind';
 export * from './errors';
 export * from './hostPid';

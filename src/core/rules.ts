@@ -6,7 +6,6 @@
  * exactly like death by SIGXFSZ), so a rule read from it is worded as a hint. Nothing here reads
  * program output.
  */
-import { constants } from 'node:os';
 import type { Profile } from './profile';
 import type { RunOutcome } from './result';
 
@@ -28,12 +27,22 @@ export interface RunEvidence {
   readonly oomKilledChild?: boolean;
 }
 
-/** Name of the signal N for a 128+N exit status, or null. */
+/**
+ * Linux's signal numbers 1–31 (x86, Arm; `signal(7)`), index = number − 1. The container runs on
+ * Linux whatever the client OS, so its 128+N statuses are read with this table, never with
+ * `os.constants.signals`, which is the client's: on macOS 7 is SIGEMT and 10 SIGBUS, on Windows
+ * only a few signals exist and SIGABRT is 22 (issue 15, "Exit statuses map the same way").
+ */
+const LINUX_SIGNALS: readonly NodeJS.Signals[] = [
+  'SIGHUP', 'SIGINT', 'SIGQUIT', 'SIGILL', 'SIGTRAP', 'SIGABRT', 'SIGBUS', 'SIGFPE', 'SIGKILL', 'SIGUSR1', 'SIGSEGV',
+  'SIGUSR2', 'SIGPIPE', 'SIGALRM', 'SIGTERM', 'SIGSTKFLT', 'SIGCHLD', 'SIGCONT', 'SIGSTOP', 'SIGTSTP', 'SIGTTIN',
+  'SIGTTOU', 'SIGURG', 'SIGXCPU', 'SIGXFSZ', 'SIGVTALRM', 'SIGPROF', 'SIGWINCH', 'SIGIO', 'SIGPWR', 'SIGSYS',
+];
+
+/** Name of the Linux signal N for a container's 128+N exit status (N from 1 to 31), or null; the same on every client OS. */
 export function signalFromExitCode(code: number | null): NodeJS.Signals | null {
-  if (code === null || code <= 128 || code > 128 + 64) return null;
-  const n = code - 128;
-  const entry = Object.entries(constants.signals).find(([, v]) => v === n);
-  return entry ? (entry[0] as NodeJS.Signals) : null;
+  if (code === null || code <= 128 || code > 128 + LINUX_SIGNALS.length) return null;
+  return LINUX_SIGNALS[code - 129] ?? null;
 }
 
 /** The usual sandbox cause of a death by signal, as a hint (the status alone proves nothing). */

@@ -28,3 +28,34 @@ describe('terminal text filter (unit)', () => {
     assert.equal(run(['ok\x1b]0;never ends']), 'ok');
   });
 });
+
+describe('terminal text filter: Windows Terminal and other terminals\' string sequences (unit)', () => {
+  const cases: Array<[string, string]> = [
+    ['OSC 0 title (BEL)', 'a\x1b]0;pwned\x07b'],
+    ['OSC 2 title (ST)', 'a\x1b]2;pwned\x1b\\b'],
+    ['OSC 52 clipboard write', 'a\x1b]52;c;cm0gLXJmIH4=\x07b'],
+    ['OSC 9;4 progress (Windows Terminal, ConEmu)', 'a\x1b]9;4;1;50\x07b'],
+    ['OSC 9 notification (ConEmu mode)', 'a\x1b]9;Update ready, run setup.exe\x07b'],
+    ['OSC 9;9 working directory (Windows Terminal)', 'a\x1b]9;9;C:\\Windows\x1b\\b'],
+    ['OSC 777 notification', 'a\x1b]777;notify;title;body\x07b'],
+    ['OSC 133/633 shell integration marks', 'a\x1b]133;A\x07\x1b]633;E;rm -rf ~\x07b'],
+    ['DCS request status string (DECRQSS)', 'a\x1bP$qm\x1b\\b'],
+    ['DCS sixel image', 'a\x1bPq#0;2;0;0;0#0~~@@vv\x1b\\b'],
+    ['APC (kitty graphics)', 'a\x1b_Gf=100,a=T;AAAA\x1b\\b'],
+    ['PM and SOS', 'a\x1b^private\x1b\\\x1bXstring\x1b\\b'],
+    ['C1 OSC and DCS with C1 ST', 'a\x9d0;pwned\x9c\x90$qm\x9cb'],
+    ['win32-input-mode and window ops (CSI)', 'a\x1b[?9001h\x1b[21t\x1b[2 qb'],
+  ];
+  for (const [name, text] of cases) {
+    it(`removes ${name} with its payload`, () => {
+      assert.equal(run([text]), 'ab');
+    });
+  }
+
+  it('holds a string sequence split anywhere, also right before the "\\" of its ESC \\ terminator', () => {
+    assert.equal(run(['a\x1bP$q', 'm\x1b', '\\b']), 'ab');
+    assert.equal(run(['a\x1b]9;4;1;', '50\x1b', '\\b']), 'ab');
+    assert.equal(run(['a\x1b]8;;https://x.example/\x1b\\li', 'nk\x1b]8;;\x1b', '\\b']), 'alinkb');
+    assert.equal(run(['a\x9d0;ti', 'tle\x9c', 'b']), 'ab');
+  });
+});
