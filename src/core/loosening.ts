@@ -8,6 +8,7 @@
  */
 import { realpathSync } from 'node:fs';
 import { buildCreateArgv } from './argv';
+import { hostPathProblem } from './hostPath';
 import { LIMIT_RANGES, type Limits } from './limits';
 import { ProfileSchema, type Profile } from './profile';
 import { pickProfile, resolveProfiles, type ProfileLayer, type ProfileQuery, type ProfileSet, type ResolvedProfile, type ResolveOptions } from './profiles';
@@ -67,9 +68,12 @@ function withResolvedMounts(profile: Profile, resolve: MountSourceResolver): Pro
 
 /**
  * Where a host path leads through symlinks, as `resolveMounts` will mount it; the path as
- * written when it does not resolve (missing, unreadable): the run refuses such a mount anyway.
+ * written when it does not resolve (missing, unreadable) or is not a host path of this platform
+ * (hostPath.ts `hostPathProblem`): the run refuses such a mount anyway.
  */
 export function realMountSource(source: string): string {
+  // A path of another OS's flavour (a Windows path on Linux) is never resolved against the working directory.
+  if (hostPathProblem(source)) return source;
   try {
     return realpathSync(source);
   } catch {

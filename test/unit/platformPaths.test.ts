@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   buildRunArgv, hostPathProblem, isAbsoluteHostPath, isHostPathInside, isSandboxError, normalizeHostPath, ProfileSchema,
-  protectedReasonFor, protectedSystemPaths, resolveMounts, sameHostPath, type ContainerSpec, type HostPlatform,
+  protectedReasonFor, protectedSystemPaths, realMountSource, resolveMounts, sameHostPath, type ContainerSpec, type HostPlatform,
 } from '../../src/core';
 
 /** Protected-path context for `platform` with no symlinks (the real file system is Linux here). */
@@ -166,5 +166,20 @@ describe('protected host paths per platform (unit)', () => {
     allowed('/home/me/.SSH', linux);
     refused('/home/me/.SSH', ctx('darwin', '/home/me'), /holds credentials/);
     allowed('/home/me/project', linux);
+  });
+});
+
+describe('loosening reports with paths of another OS (unit)', () => {
+  it('never resolves a Windows mount source on Linux against the working directory', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sr-winpath-loose-'));
+    const cwd = process.cwd();
+    try {
+      await mkdir(join(dir, 'C:\\proj'));
+      process.chdir(dir);
+      assert.equal(realMountSource('C:\\proj'), 'C:\\proj');
+    } finally {
+      process.chdir(cwd);
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
