@@ -119,6 +119,32 @@ function isFileSystemRoot(hostPath: string, platform: HostPlatform): boolean {
 }
 
 /**
+ * A WSL distribution's files as Windows shows them: `\\\\wsl$\\<distro>\\…` or
+ * `\\\\wsl.localhost\\<distro>\\…` (the 9P server of WSL 2). Such a path is a Linux path inside
+ * the distribution, so the Linux rules apply to the rest (case-sensitive, as ext4 is there).
+ */
+const WSL_PATH = /^\\\\(?:wsl\$|wsl\.localhost)\\([^\\]+)(\\.*)?$/i;
+
+/**
+ * Why a Windows path into a WSL distribution may not be mounted, or undefined when it may (or
+ * it is no WSL path): Docker Desktop's own distributions (`docker-desktop`, `docker-desktop-data`:
+ * the engine and its data) entirely, a distribution's root, and inside it what Linux protects
+ * ({@link POSIX_PROTECTED_PATHS}, `/root`, and each `/home/<user>`'s {@link HOME_CREDENTIALS}).
+ */
+function wslReason(hostPath: string): string | undefined {
+  const m = WSL_PATH.exec(normalizeHostPath(hostPath, 'win32'));
+  if (!m) return undefined;
+  const distro = m[1]!;
+  if (/^docker-desktop/i.test(distro)) return `it is in Docker Desktop's own WSL distribution ${distro}`;
+  const rest = (m[2] ?? '').replace(/\\/g, '/').replace(/\/+$/, '') || '/';
+  if (rest === '/home') return `in WSL distribution ${distro}, it contains the home directories`;
+  const home = /^\/home\/[^/]+/.exec(rest)?.[0] ?? '';
+  const linux = { platform: 'linux' as const, home, env: {}, forms: (p: string) => [p] };
+  const why = protectedReasonFor(rest, [], linux);
+  return why && `in WSL distribution ${distro}, ${why.replace(/ your home directory/g, ' a home directory')}`;
+}
+
+/**
  * Why `hostPath` (absolute, symlink-free, in `ctx.platform`'s flavour) may not be mounted, or
  * undefined when it may. Refused: a file-system root (`/`, a drive root); a Windows device path;
  * the home directory itself; a path that is, sits inside or contains a home credential entry
@@ -134,6 +160,8 @@ export function protectedReasonFor(hostPath: string, extraProtected: readonly st
   const { platform } = ctx;
   if (isFileSystemRoot(hostPath, platform)) return platform === 'win32' ? 'it is the root directory of a drive' : 'it is the root directory';
   if (platform === 'win32' && isWin32DevicePath(hostPath)) return 'it is a Windows device or pipe path';
+  const wsl = platform === 'win32' ? wslReason(hostPath) : undefined;
+  if (wsl) return wsl;
   const inside = (p: string, root: string) => isHostPathInside(p, root, platform);
   const join = pathFlavor(platform).join;
   const homes = ctx.home ? ctx.forms(ctx.home) : [];

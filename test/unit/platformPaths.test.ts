@@ -131,6 +131,23 @@ describe('protected host paths per platform (unit)', () => {
     allowed('C:\\Users\\meow\\.ssh', ctx('win32', 'C:\\Users\\me', winEnv));
   });
 
+  it('Windows: WSL distributions through \\\\wsl$ and \\\\wsl.localhost get the Linux rules; Docker Desktop\'s own distributions are refused', () => {
+    refused('\\\\wsl$\\docker-desktop-data\\data\\docker', win, /Docker Desktop's own WSL distribution/);
+    refused('\\\\wsl.localhost\\Ubuntu', win, /root directory/);
+    refused('\\\\wsl$\\Ubuntu\\etc', win, /WSL distribution Ubuntu, it is or sits inside \/etc/);
+    refused('\\\\wsl$\\Ubuntu\\var\\run\\docker.sock', win, /inside \/var\/run/);
+    refused('\\\\wsl$\\Ubuntu\\home\\me\\.ssh', win, /holds credentials in a home directory/);
+    refused('\\\\wsl$\\Ubuntu\\home\\me', win, /home directory itself/);
+    refused('\\\\wsl$\\Ubuntu\\home', win, /contains the home directories/);
+    refused('\\\\WSL.LOCALHOST\\Ubuntu\\root', win, /inside \/root/);
+    allowed('\\\\wsl$\\Ubuntu\\home\\me\\project', win);
+  });
+
+  it('macOS: the data volume\'s firmlinked spelling (/System/Volumes/Data/…) is inside /System', () => {
+    refused('/System/Volumes/Data/Users/me/.ssh', mac, /inside \/System/);
+    refused('/System/Volumes/Data/private/etc', mac, /inside \/System/);
+  });
+
   it('Windows: a redirected %APPDATA% and the default system folders without an environment', () => {
     const redirected = ctx('win32', 'C:\\Users\\me', { APPDATA: '\\\\fs\\profiles\\me\\AppData\\Roaming' });
     refused('\\\\FS\\profiles\\me\\AppData\\Roaming\\gh', redirected, /AppData\\Roaming/);
