@@ -16,6 +16,8 @@ export * from './hostPid';
 export type { InspectMount } from './inspect';
 export * from './interactive';
 export * from './labels';
+export * from './ownerLease';
+export * from './stateDir';
 export * from './launcher';
 export * from './lease';
 export * from './limits';
