@@ -26,7 +26,7 @@
  * stat or delete anything else (it never deletes lease files at all).
  */
 import { randomBytes } from 'node:crypto';
-import { linkSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { utimes } from 'node:fs/promises';
 import { join, type PlatformPath } from 'node:path';
 import { stateDir } from './stateDir';
@@ -237,6 +237,40 @@ export class OwnerLease {
       // already gone
     }
   }
+}
+
+/** A lease file untouched this long (ms) is deleted by the sweep: long dead, kept meanwhile for people to read. */
+export const LEASE_GC_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Deletes the lease files (and half-written temporary files) in `<dir>/owners` whose mtime is
+ * older than {@link LEASE_GC_MS}: dead owners' leases whether or not a container still names them
+ * (a missing lease is as dead as a stale one). Nothing when `clockTrusted` is false (this process
+ * was just suspended). Only regular files with the names this module writes are touched.
+ * @returns the deleted file names
+ */
+export function removeOldLeaseFiles(dir: string, nowMs: number, clockTrusted: boolean): string[] {
+  if (!clockTrusted) return [];
+  const owners = join(dir, LEASE_DIR);
+  let names: string[];
+  try {
+    names = readdirSync(owners);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    if (!/^[0-9a-f]{32}\.lease(\.[0-9a-f]{12}\.tmp)?$/.test(name)) continue;
+    try {
+      const st = lstatSync(join(owners, name));
+      if (!st.isFile() || nowMs - st.mtimeMs <= LEASE_GC_MS) continue;
+      unlinkSync(join(owners, name));
+      removed.push(name);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return removed.sort();
 }
 
 let current: OwnerLease | undefined;

@@ -41,7 +41,7 @@ import { ANCHOR_NAME, anchorRoots } from './mounts';
 import {
   currentBootId, currentPidNamespace, currentStartTime, LABELS, PRODUCT_LABEL, procEvidenceOff, statStartTime, statState,
 } from './labels';
-import { hostIdIn, leaseLiveness, leasePathFor, OWNER_ID, processLease, readLeaseFile, type LeaseFile } from './ownerLease';
+import { hostIdIn, leaseLiveness, leasePathFor, OWNER_ID, processLease, readLeaseFile, removeOldLeaseFiles, type LeaseFile } from './ownerLease';
 import { stateDir } from './stateDir';
 
 /** Options of {@link reapOrphans} and {@link removeOwnContainers}. */
@@ -378,6 +378,8 @@ export async function reapOrphans(opts: ReapOptions = {}): Promise<ReapReport> {
     else kept.push({ name: c.name, reason: live.reason });
   }
   const removed = await removeAll(dockerOpts, await withoutImageLabelled(dockerOpts, orphans, kept), kept);
+  const own = processLease();
+  if (!opts.leases && own) removeOldLeaseFiles(own.dir, Date.now(), own.clockTrusted());
   return {
     removed,
     removedAnchors: removeStaleAnchors(probe),

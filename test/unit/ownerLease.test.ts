@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, posix, win32 } from 'node:path';
 import {
   closeProcessLease, containerLiveness, DEFAULT_LEASE_PERIOD_MS, hostIdIn, LABELS, leaseLiveness, leasePathFor, leasePeriodMs, localLeaseView,
-  OwnerLease, readLeaseFile, stateDirFor, type LeaseFile, type LeaseView, type ProcessProbe,
+  OwnerLease, readLeaseFile, removeOldLeaseFiles, stateDirFor, type LeaseFile, type LeaseView, type ProcessProbe,
 } from '../../src/core';
 
 const ID = '0123456789abcdef0123456789abcdef';
@@ -126,6 +126,30 @@ describe('owner lease liveness (unit)', () => {
     assert.equal(existsSync(lease.path), false);
     lease.close();
     await rm(dir, { recursive: true, force: true });
+  });
+
+  it('deletes only this module\'s lease files untouched for a day, and nothing right after a suspend', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sr-lease-gc-'));
+    try {
+      await mkdir(join(dir, 'owners'));
+      const day = 24 * 60 * 60 * 1000;
+      const made: Record<string, number> = {
+        [`${ID}.lease`]: day + 60_000, [`${'b'.repeat(32)}.lease`]: day - 60_000, [`${'c'.repeat(32)}.lease.0123456789ab.tmp`]: day + 60_000,
+        'notes.txt': day * 9, [`${ID.toUpperCase()}.lease`]: day * 9,
+      };
+      for (const [name, age] of Object.entries(made)) {
+        await writeFile(join(dir, 'owners', name), '{}');
+        const at = new Date(Date.now() - age);
+        await utimes(join(dir, 'owners', name), at, at);
+      }
+      await symlink('/etc/hostname', join(dir, 'owners', `${'d'.repeat(32)}.lease`));
+      assert.deepEqual(removeOldLeaseFiles(dir, Date.now(), false), [], 'a sweeper that just woke deletes nothing');
+      assert.deepEqual(removeOldLeaseFiles(dir, Date.now(), true), [`${ID}.lease`, `${'c'.repeat(32)}.lease.0123456789ab.tmp`]);
+      for (const kept of [`${'b'.repeat(32)}.lease`, 'notes.txt', `${ID.toUpperCase()}.lease`, `${'d'.repeat(32)}.lease`]) assert.ok(lstatSync(join(dir, 'owners', kept)), kept);
+      assert.deepEqual(removeOldLeaseFiles(join(dir, 'none'), Date.now(), true), []);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('a sweeper does not judge staleness while its own ticks are late, nor for two periods after a gap', async () => {
