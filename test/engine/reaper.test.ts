@@ -295,6 +295,7 @@ describe('orphan sweep (engine)', function () {
     const data = await mkdtemp(join(tmpdir(), 'sr-reap-data-'));
     const anchors = async () =>
       (await Promise.all(anchorRoots().map((root) => readdir(root).catch(() => [] as string[])))).flat().filter((n) => n.startsWith('sandbox-runner-pin-'));
+    let killedLease: string | undefined;
     try {
       await mkdir(join(ws, '.vscode'));
       await writeFile(join(ws, '.vscode', 'settings.json'), JSON.stringify({
@@ -312,6 +313,8 @@ describe('orphan sweep (engine)', function () {
       const mine = (await anchors()).filter((n) => !before.has(n) && n.startsWith(`sandbox-runner-pin-${child.pid}-`));
       assert.equal(mine.length, 1, 'the run pinned its mount through one anchor named after its owner');
       const [container] = String((await engineCli(['ps', '-a', '--format', '{{.Names}}', '--filter', `label=${LABELS.ownerPid}=${child.pid}`])).stdout).split('\n').filter(Boolean);
+      // The killed CLI cannot remove its lease file: this test does (finally).
+      killedLease = leasePathFor(ownLease().dir, String((await engineCli(['inspect', '--format', `{{index .Config.Labels "${LABELS.ownerLease}"}}`, container!])).stdout).trim());
       child.kill('SIGKILL');
       await child;
       if (NO_PROC) await new Promise((r) => setTimeout(r, 2_500));
@@ -320,7 +323,7 @@ describe('orphan sweep (engine)', function () {
       assert.match(String(r.stdout), new RegExp(`^removed\t${container}$`, 'm'));
       if (NO_PROC) {
         // Pin anchors are judged by the pid and start time in their name, which needs /proc (reaper.ts):
-        // without it the folder stays (a known gap, see /work/notes/lease.md). This test removes it.
+        // without it the folder stays (a known gap: the name carries no lease id). This test removes it.
         const left = (await anchors()).filter((n) => mine.includes(n));
         assert.deepEqual(left, mine, 'anchors are not judged without /proc');
         for (const root of anchorRoots()) for (const n of left) await rm(join(root, n), { recursive: true, force: true });
@@ -329,6 +332,7 @@ describe('orphan sweep (engine)', function () {
       assert.match(String(r.stdout), new RegExp(`removed\t.*${mine[0]}`));
       assert.deepEqual((await anchors()).filter((n) => mine.includes(n)), [], 'the anchor folder was left behind');
     } finally {
+      if (killedLease) await rm(killedLease, { force: true });
       await rm(ws, { recursive: true, force: true });
       await rm(data, { recursive: true, force: true });
     }
