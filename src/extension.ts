@@ -166,4 +166,6 @@ export async function deactivate(): Promise<void> {
   } catch (e) {
     logChannel?.warn(`could not remove this window's containers: ${String(e)}`);
   }
+  // This window's owner lease (ownerLease.ts) goes last: a clean exit, its containers are gone.
+  engine().closeProcessLease();
 }

@@ -18,6 +18,8 @@ export * from './hostPath';
 export type { InspectMount } from './inspect';
 export * from './interactive';
 export * from './labels';
+export * from './ownerLease';
+export * from './stateDir';
 export * from './launcher';
 export * from './lease';
 export * from './limits';

@@ -21,6 +21,7 @@
  */
 import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { processLease } from './ownerLease';
 
 /** The product label key; its value is always "1". */
 export const PRODUCT_LABEL = 'sandbox-runner';
@@ -42,6 +43,13 @@ export const LABELS = {
   ownerBoot: `${PRODUCT_LABEL}.owner-boot`,
   /** The client's host name (`os.hostname()`): shown to people, checked, but not proof on its own. */
   host: `${PRODUCT_LABEL}.host`,
+  /**
+   * The owner's lease id (ownerLease.ts): 32 hex digits naming `<state dir>/owners/<id>.lease`
+   * on the client host. Proves liveness on every OS; absent when the state directory is unusable.
+   */
+  ownerLease: `${PRODUCT_LABEL}.owner-lease`,
+  /** The client host id (ownerLease.ts, `<state dir>/host-id`): 32 hex digits, random per user and machine. */
+  clientHost: `${PRODUCT_LABEL}.client-host`,
   runId: `${PRODUCT_LABEL}.run-id`,
   profile: `${PRODUCT_LABEL}.profile`,
 } as const;
@@ -49,8 +57,18 @@ export const LABELS = {
 /** The `docker ps --filter` value selecting this product's containers. */
 export const PRODUCT_FILTER = `label=${PRODUCT_LABEL}=1`;
 
+/**
+ * Test-only switch: with `SANDBOX_RUNNER_NO_PROC=1` this process reads nothing from /proc for
+ * owner liveness (labels get "unknown", the sweep's /proc probe answers "unknown"), as on macOS
+ * and Windows, so the owner leases alone must decide (package.json `test:engine`).
+ */
+export function procEvidenceOff(): boolean {
+  return process.env.SANDBOX_RUNNER_NO_PROC === '1';
+}
+
 /** This process's pid namespace, e.g. `pid:[4026531836]`, or "unknown" where /proc is unavailable. */
 export function currentPidNamespace(): string {
+  if (procEvidenceOff()) return 'unknown';
   try {
     return readlinkSync('/proc/self/ns/pid');
   } catch {
@@ -84,6 +102,7 @@ let selfStart: string | undefined;
 /** This process's start time in clock ticks since boot (cached; it never changes), or "unknown". */
 export function currentStartTime(): string {
   if (selfStart === undefined) {
+    if (procEvidenceOff()) return 'unknown';
     try {
       selfStart = statStartTime(readFileSync('/proc/self/stat', 'utf8')) ?? 'unknown';
     } catch {
@@ -97,6 +116,7 @@ let bootId: string | undefined;
 /** This machine's boot id (cached), or "unknown" where /proc is unavailable. */
 export function currentBootId(): string {
   if (bootId === undefined) {
+    if (procEvidenceOff()) return 'unknown';
     try {
       bootId = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || 'unknown';
     } catch {
@@ -107,12 +127,16 @@ export function currentBootId(): string {
 }
 
 /**
- * The labels for one run, owned by this process.
+ * The labels for one run, owned by this process. Opens this process's owner lease at the first
+ * call (ownerLease.ts `processLease`); without one (state directory unusable) the lease labels
+ * are left out and the sweep judges by /proc alone, as before leases.
  * @param runId unique run id (also the container name suffix)
  * @param profileName the profile the run uses
  */
 export function ownerLabels(runId: string, profileName: string): Record<string, string> {
+  const lease = processLease();
   return {
+    ...(lease ? { [LABELS.ownerLease]: lease.id, [LABELS.clientHost]: lease.hostId } : {}),
     [LABELS.product]: '1',
     [LABELS.ownerPid]: String(process.pid),
     [LABELS.ownerPidNamespace]: currentPidNamespace(),

@@ -10,6 +10,21 @@
  * namespace, /proc unreadable, labels missing or malformed, including containers made before the
  * boot label existed) is never "dead": another client's containers on a shared engine stay.
  *
+ * Owner leases (ownerLease.ts) decide on every OS, /proc or not. A container carrying the
+ * `owner-lease` and `client-host` labels is judged by {@link containerLiveness}, in this order:
+ *  1. either label malformed (not 32 hex digits) → unknown; nothing is read from disk for it;
+ *  2. client host id ≠ this user's host id (`<state dir>/host-id`) → unknown: another client host
+ *     (or another user of this machine) owns it; the engine host never decides (remote engines);
+ *  3. lease id = this process's lease → self;
+ *  4. the /proc fast path, where /proc is usable and the owner ran in this boot and pid namespace
+ *     ({@link ownerLiveness}): a gone pid, a zombie or a reused pid is dead at once; a live pid
+ *     with the labelled start time is alive, whatever the lease file says (proof of life wins);
+ *  5. otherwise the lease file decides: missing → dead; mtime older than 6 refresh periods →
+ *     dead (unless this sweeper was itself just suspended → unknown); else alive.
+ * Containers without those labels (made before leases, or when the state directory was unusable)
+ * keep the /proc rule above. `SANDBOX_RUNNER_NO_PROC=1` (labels.ts `procEvidenceOff`, tests only)
+ * turns step 4 and the /proc rule off, as on macOS and Windows.
+ *
  * Labels alone do not prove the product made a container: an image's Dockerfile `LABEL`s are
  * copied onto every container made from it. So a container is only removed when its name is the
  * one the product gives (`sandbox-runner-<run-id label>`, a UUID: a name is chosen by whoever
@@ -24,14 +39,56 @@ import { ENGINE_DIR_NAME } from './docker';
 import { isSandboxError } from './errors';
 import { ANCHOR_NAME, anchorRoots } from './mounts';
 import {
-  currentBootId, currentPidNamespace, currentStartTime, LABELS, PRODUCT_LABEL, statStartTime, statState,
+  currentBootId, currentPidNamespace, currentStartTime, LABELS, PRODUCT_LABEL, procEvidenceOff, statStartTime, statState,
 } from './labels';
+import { hostIdIn, leaseLiveness, leasePathFor, OWNER_ID, processLease, readLeaseFile, removeOldLeaseFiles, type LeaseFile } from './ownerLease';
+import { stateDir } from './stateDir';
 
 /** Options of {@link reapOrphans} and {@link removeOwnContainers}. */
 export interface ReapOptions {
   readonly docker?: DockerOptions;
   /** Replaces the liveness probe of this machine (tests). */
   readonly probe?: ProcessProbe;
+  /** Replaces this client's view of owner leases (tests). */
+  readonly leases?: LeaseView;
+}
+
+/** How this client sees owner leases (ownerLease.ts); the default reads the state directory. */
+export interface LeaseView {
+  /** This user's client host id (32 hex digits), or undefined when the state directory is unusable. */
+  readonly hostId: string | undefined;
+  /** This process's own lease id, or undefined. */
+  readonly selfLeaseId: string | undefined;
+  /** The sweeper's clock, ms since the epoch. */
+  readonly nowMs: number;
+  /** False right after this process was suspended (ownerLease.ts `clockTrusted`). */
+  readonly clockTrusted: boolean;
+  /** Reads the lease file of a validated id. */
+  read(id: string): LeaseFile;
+}
+
+/** This process's lease view: its lease (opened here if needed), host id and state directory. */
+export function localLeaseView(): LeaseView {
+  const lease = processLease();
+  let dir: string | undefined;
+  let hostId: string | undefined;
+  try {
+    dir = lease?.dir ?? stateDir();
+    hostId = lease?.hostId ?? hostIdIn(dir);
+  } catch {
+    hostId = undefined;
+  }
+  const nowMs = Date.now();
+  return {
+    hostId,
+    selfLeaseId: lease?.id,
+    nowMs,
+    clockTrusted: lease?.clockTrusted(nowMs) ?? true,
+    read: (id) => {
+      const path = dir === undefined ? undefined : leasePathFor(dir, id);
+      return path === undefined ? { kind: 'unreadable', why: 'no state directory or not a lease id' } : readLeaseFile(path);
+    },
+  };
 }
 
 /** One container the sweep left in place, and why. */
@@ -86,6 +143,9 @@ function procIsOurs(): boolean {
 
 /** The probe of this process: host name, /proc and `process.kill(pid, 0)`. */
 export function localProbe(): ProcessProbe {
+  if (procEvidenceOff()) {
+    return { host: hostname(), pidNamespace: 'unknown', bootId: 'unknown', selfPid: process.pid, selfStart: 'unknown', exists: () => 'unknown', stat: () => undefined };
+  }
   return {
     host: hostname(),
     // A /proc mounted from another pid namespace would answer for other processes: then unknown.
@@ -168,7 +228,30 @@ export function ownerLiveness(labels: Readonly<Record<string, string | undefined
   return { state: 'alive', reason: `its owner (pid ${pid}) is still running` };
 }
 
-const LABEL_KEYS = [LABELS.ownerPid, LABELS.host, LABELS.ownerPidNamespace, LABELS.ownerBoot, LABELS.ownerStart, LABELS.runId] as const;
+/**
+ * Decides a container's owner liveness from the lease labels, with /proc as a fast path (see
+ * the module comment for the order); without lease labels, {@link ownerLiveness} alone.
+ * @param labels the container's labels (missing ones as "" or absent)
+ */
+export function containerLiveness(labels: Readonly<Record<string, string | undefined>>, probe: ProcessProbe, leases: LeaseView): OwnerLiveness {
+  // Exactly as written (no trimming): anything but 32 hex digits is not an id.
+  const leaseId = labels[LABELS.ownerLease] ?? '';
+  const host = labels[LABELS.clientHost] ?? '';
+  if (!leaseId && !host) return ownerLiveness(labels, probe);
+  const unknown = (why: string): OwnerLiveness => ({ state: 'unknown', reason: `its owner's liveness is unknown: ${why}` });
+  if (!OWNER_ID.test(leaseId)) return unknown('the owner-lease label is missing or not a lease id');
+  if (!OWNER_ID.test(host)) return unknown('the client-host label is missing or not a host id');
+  if (!leases.hostId) return unknown('this client\'s host id cannot be read (state directory unusable)');
+  if (host !== leases.hostId) return unknown(`its owner ran on another client host (host id ${host})`);
+  if (leaseId === leases.selfLeaseId) return { state: 'self', reason: 'it belongs to this process (its lease)' };
+  const proc = ownerLiveness(labels, probe);
+  if (proc.state !== 'unknown') return proc;
+  return leaseLiveness(leases.read(leaseId), leases.nowMs, leases.clockTrusted);
+}
+
+const LABEL_KEYS = [
+  LABELS.ownerPid, LABELS.host, LABELS.ownerPidNamespace, LABELS.ownerBoot, LABELS.ownerStart, LABELS.runId, LABELS.ownerLease, LABELS.clientHost,
+] as const;
 
 /** A run id as `randomUUID` makes it (lower-case RFC 4122 version 4). */
 const RUN_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -284,14 +367,19 @@ export async function reapOrphans(opts: ReapOptions = {}): Promise<ReapReport> {
   const probe = opts.probe ?? localProbe();
   const kept: KeptContainer[] = [];
   const orphans: OwnedContainer[] = [];
-  for (const c of await listOwnedContainers(dockerOpts)) {
+  const listed = await listOwnedContainers(dockerOpts);
+  // After the listing: a lease refreshed while the engine answered is seen as refreshed.
+  const leases = opts.leases ?? localLeaseView();
+  for (const c of listed) {
     const notOurs = notProductNamed(c);
-    const live = ownerLiveness(c.labels, probe);
+    const live = containerLiveness(c.labels, probe, leases);
     if (notOurs) kept.push({ name: c.name, reason: notOurs });
     else if (live.state === 'dead') orphans.push(c);
     else kept.push({ name: c.name, reason: live.reason });
   }
   const removed = await removeAll(dockerOpts, await withoutImageLabelled(dockerOpts, orphans, kept), kept);
+  const own = processLease();
+  if (!opts.leases && own) removeOldLeaseFiles(own.dir, Date.now(), own.clockTrusted());
   return {
     removed,
     removedAnchors: removeStaleAnchors(probe),
@@ -385,8 +473,8 @@ export function removeStaleAnchors(probe: ProcessProbe = localProbe(), roots: re
 }
 
 /**
- * Removes every container owned by this process (same pid, host, boot, pid namespace and start
- * time), in any state: for shutdown (the extension's `deactivate`). Runs still in progress end
+ * Removes every container owned by this process (its lease id, or the same pid, host, boot, pid
+ * namespace and start time), in any state: for shutdown (the extension's `deactivate`). Runs still in progress end
  * as if cancelled by the engine.
  * @returns the removed names; containers of another process with our pid are kept, with the reason
  * @throws SandboxError when the engine cannot be reached or listed
@@ -394,11 +482,12 @@ export function removeStaleAnchors(probe: ProcessProbe = localProbe(), roots: re
 export async function removeOwnContainers(opts: ReapOptions = {}): Promise<ReapReport> {
   const dockerOpts = opts.docker ?? {};
   const probe = opts.probe ?? localProbe();
+  const leases = opts.leases ?? localLeaseView();
   const kept: KeptContainer[] = [];
   const mine: OwnedContainer[] = [];
   for (const c of await listOwnedContainers(dockerOpts, `label=${LABELS.ownerPid}=${probe.selfPid}`)) {
     const notOurs = notProductNamed(c);
-    const live = ownerLiveness(c.labels, probe);
+    const live = containerLiveness(c.labels, probe, leases);
     if (notOurs) kept.push({ name: c.name, reason: notOurs });
     else if (live.state === 'self') mine.push(c);
     else kept.push({ name: c.name, reason: live.reason });

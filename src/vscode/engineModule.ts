@@ -8,5 +8,5 @@
  * imports) reaches engine code at run time; type imports from '../core' are free. esbuild.config.mjs
  * fails the build when execa lands in dist/extension.js again.
  */
-export { awaitRemovals, describeEngine, engineIdentity, knownEngineIdentity, reapOrphans, removeOwnContainers, runInSandbox, WarmPool } from '../core';
+export { awaitRemovals, closeProcessLease, describeEngine, engineIdentity, knownEngineIdentity, reapOrphans, removeOwnContainers, runInSandbox, WarmPool } from '../core';
 export { checkEngine } from './engineStatus';

@@ -2,25 +2,62 @@
  * The orphan sweep against the real engine. Containers are created (not run) with hand-made owner
  * labels for each liveness case; only the provably dead owners' containers may go. Assertions are
  * about this suite's own containers only: other users of the engine may have theirs.
+ *
+ * The suite runs twice (package.json `test:engine`): as is, and with `SANDBOX_RUNNER_NO_PROC=1`
+ * (and a 500 ms lease period), where nothing is read from /proc, as on macOS and Windows: then
+ * the owner leases (ownerLease.ts) alone must find the orphans and keep the live owners'.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import {
-  anchorRoots, currentBootId, currentPidNamespace, currentStartTime, isSandboxError, LABELS, PRODUCT_LABEL, reapOrphans,
-  removeOwnContainers, resolveEndpoint, runInSandbox, statStartTime,
+  anchorRoots, currentBootId, currentPidNamespace, currentStartTime, isSandboxError, LABELS, leasePathFor, newOwnerId, PRODUCT_LABEL,
+  processLease, procEvidenceOff, reapOrphans, removeOwnContainers, resolveEndpoint, runInSandbox, statStartTime,
 } from '../../src/core';
-import { chunkText, containerExists, engineCli, IMAGES, requireEngine, shellProfile, waitFor } from './helpers';
+import { chunkText, cliEnv, containerExists, engineCli, IMAGES, requireEngine, shellProfile, waitFor } from './helpers';
 
 const CLI = resolve(__dirname, '../../../dist/cli.js');
 /** The profile label of this suite's containers (they are named as the product names them). */
 const SUITE = `reaptest-${randomUUID().slice(0, 8)}`;
 /** An image whose Dockerfile carries the product's labels (built here from the busybox test image). */
 const LABELLED_IMAGE = `sandbox-runner-test/labelled-${SUITE}:1`;
+
+/** /proc is off for this run (SANDBOX_RUNNER_NO_PROC=1): only the owner leases can prove death. */
+const NO_PROC = procEvidenceOff();
+
+/** This process's owner lease (opened here if needed): its state directory and client host id. */
+function ownLease() {
+  const lease = processLease();
+  assert.ok(lease, 'this process holds an owner lease (its state directory is usable)');
+  return lease;
+}
+
+/** Lease labels naming lease `id` (default: a new one, whose file does not exist) of client host `host` (default: this one). */
+function leaseLabels(id = newOwnerId(), host = ownLease().hostId): Record<string, string> {
+  return { [LABELS.ownerLease]: id, [LABELS.clientHost]: host };
+}
+
+/**
+ * Writes a lease file for a new id in this client's state directory, refreshed `ageMs` ago by
+ * an owner with a 10 000 ms period (stale past 60 000 ms).
+ */
+async function leaseFile(ageMs: number): Promise<string> {
+  const id = newOwnerId();
+  const path = leasePathFor(ownLease().dir, id)!;
+  await writeFile(path, JSON.stringify({ pid: 1, periodMs: 10_000 }));
+  const at = new Date(Date.now() - ageMs);
+  await utimes(path, at, at);
+  return id;
+}
+
+/** Labels the sweep judges dead in this run: a dead pid, and without /proc a lease that is gone too. */
+function orphanLabels(pid: number, start: string, over: Record<string, string | undefined> = {}): Record<string, string> {
+  return labelsFor(pid, start, { ...(NO_PROC ? leaseLabels() : {}), ...over });
+}
 
 /** Labels as `ownerLabels` makes them, for owner `pid`, with `over` replacing some. */
 function labelsFor(pid: number, start: string, over: Record<string, string | undefined> = {}): Record<string, string> {
@@ -107,6 +144,14 @@ describe('orphan sweep (engine)', function () {
     const removed = report.removed.filter((n) => mine.has(n)).sort();
     const kept = Object.fromEntries(report.kept.filter((k) => mine.has(k.name)).map((k) => [k.name, k.reason]));
 
+    if (NO_PROC) {
+      // Without /proc, containers without lease labels (made before leases) are never judged dead.
+      assert.deepEqual(removed, []);
+      for (const n of Object.values(names)) assert.match(kept[n] ?? '', /liveness is unknown/, n);
+      const own = await removeOwnContainers();
+      assert.deepEqual(own.removed.filter((n) => mine.has(n)), []);
+      return;
+    }
     assert.deepEqual(removed, [names.dead, names.deadRunning, names.deadNoStart, names.reused].sort());
     for (const n of removed) assert.equal(await containerExists(n), false, n);
     assert.match(kept[names.alive]!, new RegExp(`its owner \\(pid ${live}\\) is still running`));
@@ -126,6 +171,100 @@ describe('orphan sweep (engine)', function () {
     assert.equal(await containerExists(names.alive), true);
   });
 
+  it('judges owner leases: a gone or stale lease of this client host goes, /proc proof wins where /proc is on, other client hosts stay', async () => {
+    const dead = await deadPid();
+    const live = sleeper.pid!;
+    const stale = await leaseFile(3_600_000);
+    const fresh = await leaseFile(1_000);
+    const otherHost = newOwnerId();
+    try {
+      const names = {
+        gone: await make('lease-gone', labelsFor(dead, '12345', leaseLabels())),
+        staleDeadPid: await make('lease-stale', labelsFor(dead, '12345', leaseLabels(stale)), true),
+        staleLivePid: await make('lease-stale-live-pid', labelsFor(live, startOf(live), leaseLabels(stale))),
+        freshDeadPid: await make('lease-fresh-dead-pid', labelsFor(dead, '12345', leaseLabels(fresh))),
+        fresh: await make('lease-fresh', labelsFor(live, startOf(live), leaseLabels(fresh))),
+        otherHost: await make('lease-other-host', labelsFor(dead, '12345', leaseLabels(undefined, otherHost))),
+        otherHostStale: await make('lease-other-host-stale', labelsFor(dead, '12345', leaseLabels(stale, otherHost))),
+        hostile: await make('lease-hostile', labelsFor(dead, '12345', { [LABELS.ownerLease]: '../../../../../etc/passwd', [LABELS.clientHost]: ownLease().hostId })),
+        self: await make('lease-self', labelsFor(process.pid, currentStartTime(), leaseLabels(ownLease().id))),
+      };
+      const report = await reapOrphans();
+      const mine = new Set(Object.values(names));
+      const removed = report.removed.filter((n) => mine.has(n)).sort();
+      const kept = Object.fromEntries(report.kept.filter((k) => mine.has(k.name)).map((k) => [k.name, k.reason]));
+      // With /proc, a dead pid is dead at once and a live one alive, whatever the lease says; without, the lease decides.
+      const expected = NO_PROC ? [names.gone, names.staleDeadPid, names.staleLivePid] : [names.gone, names.staleDeadPid, names.freshDeadPid];
+      assert.deepEqual(removed, expected.sort(), JSON.stringify(report.kept.filter((k) => mine.has(k.name))));
+      for (const n of removed) assert.equal(await containerExists(n), false, n);
+      if (NO_PROC) {
+        assert.match(kept[names.freshDeadPid]!, /its owner's lease was refreshed \d+ ms ago/);
+        assert.match(kept[names.fresh]!, /its owner's lease was refreshed \d+ ms ago/);
+      } else {
+        assert.match(kept[names.staleLivePid]!, new RegExp(`its owner \\(pid ${live}\\) is still running`));
+        assert.match(kept[names.fresh]!, new RegExp(`its owner \\(pid ${live}\\) is still running`));
+      }
+      assert.match(kept[names.otherHost]!, new RegExp(`another client host \\(host id ${otherHost}\\)`));
+      assert.match(kept[names.otherHostStale]!, /another client host/);
+      assert.match(kept[names.hostile]!, /the owner-lease label is missing or not a lease id/);
+      assert.match(kept[names.self]!, /belongs to this process \(its lease\)/);
+      for (const n of Object.keys(kept)) assert.equal(await containerExists(n), true, n);
+      // Shutdown finds this process's containers by its lease, /proc or not.
+      const own = await removeOwnContainers();
+      assert.deepEqual(own.removed.filter((n) => mine.has(n)), [names.self]);
+    } finally {
+      for (const id of [stale, fresh]) await rm(leasePathFor(ownLease().dir, id)!, { force: true });
+    }
+  });
+
+  it('a SIGKILLed sandbox-run\'s container goes once its owner is provably gone; a live sandbox-run\'s stays past the stale window', async () => {
+    // Both CLIs refresh every 300 ms (stale after 1800 ms), whatever this run's setting.
+    const env = { SANDBOX_RUNNER_LEASE_PERIOD_MS: '300' };
+    const ws = await mkdtemp(join(tmpdir(), 'sr-reap-lease-ws-'));
+    await mkdir(join(ws, '.vscode'));
+    await writeFile(join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'sandboxRunner.profiles': { shell: { image: IMAGES.busybox } } }));
+    const start = (marker: string) => {
+      const child = execa('node', [CLI, '--workspace', ws, '--profile', 'shell', '-'], {
+        reject: false, input: `echo ${marker}; sleep 30\n`, env: { ...cliEnv(), ...env }, buffer: { stdout: false },
+      });
+      let out = '';
+      child.stdout?.on('data', (d: Buffer) => (out += chunkText(d)));
+      return { child, started: () => waitFor(() => out.includes(marker), 20_000, `${marker} to start`) };
+    };
+    const killed = start('killed-up');
+    const alive = start('alive-up');
+    let leasePath: string | undefined;
+    try {
+      await Promise.all([killed.started(), alive.started()]);
+      const byOwner = async (pid: number) => String((await engineCli(['ps', '-a', '--format', '{{.Names}}', '--filter', `label=${LABELS.ownerPid}=${pid}`])).stdout).split('\n').filter(Boolean);
+      const [orphan] = await byOwner(killed.child.pid!);
+      const [running] = await byOwner(alive.child.pid!);
+      assert.ok(orphan && running, 'each CLI made one container');
+      const lease = String((await engineCli(['inspect', '--format', `{{index .Config.Labels "${LABELS.ownerLease}"}}`, orphan])).stdout).trim();
+      assert.match(lease, /^[0-9a-f]{32}$/, 'the container names its owner\'s lease');
+      leasePath = leasePathFor(ownLease().dir, lease)!;
+      assert.ok(existsSync(leasePath), 'the CLI holds its lease in this user\'s state directory');
+      killed.child.kill('SIGKILL');
+      await killed.child;
+      assert.ok(existsSync(leasePath), 'a SIGKILLed owner cannot remove its lease');
+      // Past the stale window (6 × 300 ms): the live CLI's timer keeps its lease fresh meanwhile.
+      await new Promise((r) => setTimeout(r, 2_500));
+      const r = await execa('node', [CLI, '--reap'], { reject: false });
+      assert.equal(r.exitCode, 0, String(r.stderr));
+      assert.match(String(r.stdout), new RegExp(`^removed\\t${orphan}$`, 'm'));
+      const why = NO_PROC ? `its owner's lease was refreshed \\d+ ms ago` : `its owner \\(pid ${alive.child.pid}\\) is still running`;
+      assert.match(String(r.stdout), new RegExp(`^kept\\t${running}\\t${why}$`, 'm'));
+      assert.equal(await containerExists(orphan), false);
+      assert.equal(await containerExists(running), true);
+    } finally {
+      killed.child.kill('SIGKILL');
+      alive.child.kill('SIGTERM');
+      await Promise.all([killed.child, alive.child]);
+      if (leasePath) await rm(leasePath, { force: true });
+      await rm(ws, { recursive: true, force: true });
+    }
+  });
+
   it('sweeps the engine chosen by the options (a context, through the API and dial-stdio): this client\'s dead owner goes, another client\'s stays', async () => {
     const config = await mkdtemp(join(tmpdir(), 'sr-reap-config-'));
     try {
@@ -134,14 +273,14 @@ describe('orphan sweep (engine)', function () {
       await execa('docker', ['context', 'create', 'sr-reap', '--docker', `host=unix://${socket}`], { env: { DOCKER_CONFIG: config } });
       for (const controlTransport of ['auto', 'dial-stdio'] as const) {
         const dead = await deadPid();
-        const mineDead = await make('this-client-dead', labelsFor(dead, '5'));
-        // Another client host with the same host name (the boot id tells them apart).
-        const otherClient = await make('other-client', labelsFor(dead, '5', { [LABELS.ownerBoot]: randomUUID() }));
+        const mineDead = await make('this-client-dead', orphanLabels(dead, '5'));
+        // Another client host with the same host name (the boot id, or the client host id, tells them apart).
+        const otherClient = await make('other-client', orphanLabels(dead, '5', { [LABELS.ownerBoot]: randomUUID(), ...(NO_PROC ? { [LABELS.clientHost]: newOwnerId() } : {}) }));
         // DOCKER_HOST points nowhere: only the context option can reach the engine.
         const docker = { env: { DOCKER_CONFIG: config, DOCKER_HOST: 'unix:///nonexistent/docker.sock' }, context: 'sr-reap', controlTransport };
         const report = await reapOrphans({ docker });
         assert.ok(report.removed.includes(mineDead), `${controlTransport}: ${JSON.stringify(report)}`);
-        assert.match(report.kept.find((k) => k.name === otherClient)?.reason ?? '', /another boot or client host/);
+        assert.match(report.kept.find((k) => k.name === otherClient)?.reason ?? '', NO_PROC ? /another client host \(host id/ : /another boot or client host/);
         assert.equal(await containerExists(mineDead), false);
         assert.equal(await containerExists(otherClient), true);
         await execa('docker', ['rm', '-f', otherClient]);
@@ -156,6 +295,7 @@ describe('orphan sweep (engine)', function () {
     const data = await mkdtemp(join(tmpdir(), 'sr-reap-data-'));
     const anchors = async () =>
       (await Promise.all(anchorRoots().map((root) => readdir(root).catch(() => [] as string[])))).flat().filter((n) => n.startsWith('sandbox-runner-pin-'));
+    let killedLease: string | undefined;
     try {
       await mkdir(join(ws, '.vscode'));
       await writeFile(join(ws, '.vscode', 'settings.json'), JSON.stringify({
@@ -163,26 +303,43 @@ describe('orphan sweep (engine)', function () {
       }));
       await writeFile(join(ws, 's.sh'), 'echo up; sleep 30\n');
       const before = new Set(await anchors());
-      const child = execa('node', [CLI, '--workspace', ws, '--allow-loosening', join(ws, 's.sh')], { reject: false, buffer: { stdout: false } });
+      // A 300 ms lease period: without /proc, the killed run's lease is stale after 1800 ms.
+      const child = execa('node', [CLI, '--workspace', ws, '--allow-loosening', join(ws, 's.sh')], {
+        reject: false, buffer: { stdout: false }, env: { SANDBOX_RUNNER_LEASE_PERIOD_MS: '300' },
+      });
       let out = '';
       child.stdout?.on('data', (d: Buffer) => (out += chunkText(d)));
       await waitFor(() => out.includes('up'), 20_000, 'the run to start');
       const mine = (await anchors()).filter((n) => !before.has(n) && n.startsWith(`sandbox-runner-pin-${child.pid}-`));
       assert.equal(mine.length, 1, 'the run pinned its mount through one anchor named after its owner');
+      const [container] = String((await engineCli(['ps', '-a', '--format', '{{.Names}}', '--filter', `label=${LABELS.ownerPid}=${child.pid}`])).stdout).split('\n').filter(Boolean);
+      // The killed CLI cannot remove its lease file: this test does (finally).
+      killedLease = leasePathFor(ownLease().dir, String((await engineCli(['inspect', '--format', `{{index .Config.Labels "${LABELS.ownerLease}"}}`, container!])).stdout).trim());
       child.kill('SIGKILL');
       await child;
+      if (NO_PROC) await new Promise((r) => setTimeout(r, 2_500));
       const r = await execa('node', [CLI, '--reap'], { reject: false });
       assert.equal(r.exitCode, 0, String(r.stderr));
+      assert.match(String(r.stdout), new RegExp(`^removed\t${container}$`, 'm'));
+      if (NO_PROC) {
+        // Pin anchors are judged by the pid and start time in their name, which needs /proc (reaper.ts):
+        // without it the folder stays (a known gap: the name carries no lease id). This test removes it.
+        const left = (await anchors()).filter((n) => mine.includes(n));
+        assert.deepEqual(left, mine, 'anchors are not judged without /proc');
+        for (const root of anchorRoots()) for (const n of left) await rm(join(root, n), { recursive: true, force: true });
+        return;
+      }
       assert.match(String(r.stdout), new RegExp(`removed\t.*${mine[0]}`));
       assert.deepEqual((await anchors()).filter((n) => mine.includes(n)), [], 'the anchor folder was left behind');
     } finally {
+      if (killedLease) await rm(killedLease, { force: true });
       await rm(ws, { recursive: true, force: true });
       await rm(data, { recursive: true, force: true });
     }
   });
 
   it('sandbox-run --reap removes an orphan, keeps a live run, and exits 0', async () => {
-    const orphan = await make('cli-orphan', labelsFor(await deadPid(), '7'), true);
+    const orphan = await make('cli-orphan', orphanLabels(await deadPid(), '7'), true);
     let out = '';
     const controller = new AbortController();
     const pending = runInSandbox({
@@ -197,7 +354,8 @@ describe('orphan sweep (engine)', function () {
       const r = await execa('node', [CLI, '--reap'], { reject: false });
       assert.equal(r.exitCode, 0, String(r.stderr));
       assert.match(String(r.stdout), new RegExp(`^removed\\t${orphan}$`, 'm'));
-      assert.match(String(r.stdout), new RegExp(`^kept\\tsandbox-runner-[0-9a-f-]{36}\\tits owner \\(pid ${process.pid}\\) is still running$`, 'm'));
+      const why = NO_PROC ? `its owner's lease was refreshed \\d+ ms ago` : `its owner \\(pid ${process.pid}\\) is still running`;
+      assert.match(String(r.stdout), new RegExp(`^kept\\tsandbox-runner-[0-9a-f-]{36}\\t${why}$`, 'm'));
       assert.match(String(r.stderr), /^sandbox-run: removed [1-9]\d* orphaned container\(s\), kept [1-9]\d* \(engine [^)]*\)\.$/m);
       assert.equal(await containerExists(orphan), false);
     } finally {
@@ -216,7 +374,7 @@ describe('orphan sweep (engine)', function () {
   it('keeps a container whose product labels come from its image, not from the product', async () => {
     const dead = await deadPid();
     // The image's LABEL lines: a dead owner pid and this host's ids, as a real orphan would have.
-    const labels = labelsFor(dead, '12345');
+    const labels = orphanLabels(dead, '12345');
     const dockerfile = [`FROM ${IMAGES.busybox}`, ...Object.entries(labels).map(([k, v]) => `LABEL ${JSON.stringify(k)}=${JSON.stringify(v)}`)].join('\n');
     await engineCli(['build', '--network', 'none', '-q', '-t', LABELLED_IMAGE, '-'], { input: dockerfile + '\n', env: { DOCKER_BUILDKIT: '0' } });
     // Another tool's containers from that image: one with its own name, one even named like ours
