@@ -194,6 +194,27 @@ describe('interactive runs (engine)', function () {
     assert.equal(s.text, `${code.toString('hex')}\r\n`, 'the whole file, nothing echoed before it');
   });
 
+  it('tty: the program runs inside the same floor (no capabilities, no new privileges, read-only root, no network, its user) (engine)', async () => {
+    const code = 'grep -E "^(CapEff|NoNewPrivs)" /proc/self/status; id -u; touch /x 2>/dev/null || echo read-only; ls /sys/class/net; [ -t 0 ] && echo tty\n';
+    const s = new Session(shellProfile(), code, TTY);
+    s.end();
+    const r = await s.done;
+    assert.equal(r.outcome, 'exited', r.message);
+    assert.equal(lf(s.text).replace(/\t+/g, ' '), 'CapEff: 0000000000000000\nNoNewPrivs: 1\n65534\nread-only\nlo\ntty\n');
+  });
+
+  it('tty: the timeout and the output bound end a terminal run as any other (engine)', async () => {
+    const slow = new Session(pythonProfile({ limits: { timeoutSeconds: 1.5 } }), 'print("loop", flush=True)\nwhile True:\n    pass\n', TTY);
+    const t = await slow.done;
+    assert.equal(t.outcome, 'timed-out', t.message);
+    assert.equal(t.exitCode, 143);
+    const loud = new Session(pythonProfile({ limits: { outputBytes: 1024 } }), 'while True:\n    print("x" * 100)\n', TTY);
+    const o = await loud.done;
+    assert.equal(o.outcome, 'output-limit', o.message);
+    assert.equal(o.stdout.bytesKept, 1024);
+    assert.equal(await containerExists(o.containerName), false);
+  });
+
   // Images without sh run on the direct path (no launcher, no stdin there): an interactive run is refused, saying why.
   it('an image without sh: an interactive run is refused with a clear error, over a pipe and with a terminal, and nothing runs (engine)', async function () {
     this.timeout(120_000);
