@@ -43,4 +43,5 @@ export * from './runner';
 export * from './snippet';
 export * from './stop';
 export * from './terminalText';
+export * from './ttyResize';
 export * from './warm';
