@@ -38,6 +38,7 @@ export * from './result';
 export * from './rules';
 export * from './runner';
 export * from './snippet';
+export * from './snippetOrigin';
 export * from './sourceRefs';
 export * from './stop';
 export * from './terminalText';

@@ -1,0 +1,119 @@
+/**
+ * The pure part of the editor's source links (issue 11): which spans of a line of program output
+ * link where, which output-channel lines belong to which run, and the containment check a
+ * mounted file must pass before it is opened. No `vscode` import, so unit tests load it as is;
+ * the output channel's DocumentLinkProvider (sourceLinks.ts) and the pseudoterminal's
+ * TerminalLinkProvider (terminalLinks.ts) share it.
+ * Program output only chooses a line and column: the file is always the run's own document
+ * (`documentUri`, set by the extension) or a file inside one of the run's local mount sources.
+ */
+import { realpath } from 'node:fs/promises';
+import { findSourceRefs, isPathInside, type SnippetOrigin } from '../core';
+
+/** Where a link goes: the run's document, or a host file under a mount. Lines and columns 0-based. */
+export interface LinkTarget {
+  /** `snippet`: `documentUri`; `mount`: the host file `path`, opened only when {@link insideMount} holds. */
+  readonly kind: 'snippet' | 'mount';
+  /** The run's document URI (as `Uri.toString()`), for `snippet` targets. */
+  readonly documentUri?: string;
+  /** The host file, for `mount` targets. */
+  readonly path?: string;
+  readonly mountSource?: string;
+  readonly line: number;
+  readonly column?: number;
+}
+
+/** A link in one line of output: UTF-16 offsets `[start, end)` and its target. */
+export interface LineLink {
+  readonly start: number;
+  readonly end: number;
+  readonly target: LinkTarget;
+}
+
+/** Where a run's snippet came from, as the editor knows it: core's origin and the document's URI. */
+export interface RunSource {
+  readonly origin: SnippetOrigin;
+  /** The source document's URI (`Uri.toString()`): a file, an untitled document, any scheme. */
+  readonly documentUri: string;
+}
+
+/** The links of one line of output (core `findSourceRefs`), for a run from `source`. Never throws. */
+export function lineLinks(text: string, source: RunSource): LineLink[] {
+  return findSourceRefs(text, source.origin).map((r) => ({
+    start: r.start,
+    end: r.end,
+    target: r.kind === 'snippet'
+      ? { kind: 'snippet', documentUri: source.documentUri, line: r.line, ...(r.column === undefined ? {} : { column: r.column }) }
+      : { kind: 'mount', path: r.path, mountSource: r.mountSource!, line: r.line, ...(r.column === undefined ? {} : { column: r.column }) },
+  }));
+}
+
+/**
+ * True when `path` exists and, through every symlink, stays inside `mountSource` (also resolved):
+ * a program may create a symlink in a writable mount that leads anywhere on the host, and the
+ * link must not open that. Never throws (false on any error).
+ */
+export async function insideMount(path: string, mountSource: string): Promise<boolean> {
+  try {
+    const [file, root] = await Promise.all([realpath(path), realpath(mountSource)]);
+    return isPathInside(file, root);
+  } catch {
+    return false;
+  }
+}
+
+/** One run's lines in the shared output channel. */
+export interface RunLines {
+  /** 0-based channel line of the run's header (`▶ …`), counted over everything written. */
+  readonly headerLine: number;
+  /** The header line's exact text: a run's lines are used only where it is found (fail closed). */
+  readonly headerText: string;
+  /** 0-based line after the run's footer; undefined while it runs. */
+  endLine?: number;
+  readonly source: RunSource;
+}
+
+/** Most runs remembered for links; older runs' lines get none. */
+export const MAX_RUNS = 50;
+
+/**
+ * Which lines of the shared output channel belong to which run. The channel's document may
+ * start later than what was written (the user cleared it) or lag behind the last append, so a
+ * run's lines are used only where its header line is found at the expected place: at its line
+ * counted from the start, or counted back from the end of what was written.
+ */
+export class RunLineIndex {
+  private readonly runs: RunLines[] = [];
+
+  /** Remembers a run (the oldest is forgotten past {@link MAX_RUNS}). */
+  add(run: RunLines): void {
+    this.runs.push(run);
+    if (this.runs.length > MAX_RUNS) this.runs.shift();
+  }
+
+  /** True when no run is remembered (the link provider returns at once). */
+  get empty(): boolean {
+    return this.runs.length === 0;
+  }
+
+  /**
+   * The runs found in a document, with the document line range of each.
+   * @param doc the channel's document: line count and a line's text
+   * @param written lines written to the channel so far (line feeds counted)
+   */
+  locate(doc: { lineCount: number; lineAt(i: number): string }, written: number): { run: RunLines; from: number; to: number }[] {
+    const found = (off: number, r: RunLines) => {
+      const at = r.headerLine - off;
+      return at >= 0 && at < doc.lineCount && doc.lineAt(at) === r.headerText;
+    };
+    const offsets = [0, written - (doc.lineCount - 1)];
+    const out: { run: RunLines; from: number; to: number }[] = [];
+    for (const r of this.runs) {
+      const off = offsets.find((o) => found(o, r));
+      if (off === undefined) continue;
+      const end = r.endLine === undefined ? doc.lineCount : Math.min(doc.lineCount, r.endLine - off);
+      out.push({ run: r, from: r.headerLine - off + 1, to: end });
+    }
+    return out;
+  }
+}
