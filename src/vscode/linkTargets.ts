@@ -117,3 +117,25 @@ export class RunLineIndex {
     return out;
   }
 }
+
+/** A terminal link's span in a terminal line (VS Code `TerminalLink`: start index and length) and its target. */
+export interface TerminalLinkSpan {
+  readonly startIndex: number;
+  readonly length: number;
+  readonly tooltip: string;
+  readonly target: LinkTarget;
+}
+
+/**
+ * The links of one terminal line (`TerminalLinkContext.line`: the rendered text, escape sequences
+ * already interpreted) for a run from `source`, as a `TerminalLinkProvider` returns them.
+ * Pure; never throws.
+ */
+export function terminalLinkSpans(line: string, source: RunSource): TerminalLinkSpan[] {
+  return lineLinks(line, source).map((l) => ({
+    startIndex: l.start,
+    length: l.end - l.start,
+    tooltip: `Open line ${l.target.line + 1} of the ${l.target.kind === 'snippet' ? 'run\'s source' : 'mounted file'}`,
+    target: l.target,
+  }));
+}
