@@ -17,7 +17,14 @@ describe('sandbox-run CLI source references (engine)', function () {
     await requireEngine();
     ws = await mkdtemp(join(tmpdir(), 'sr-cli-src-'));
     await mkdir(join(ws, '.vscode'));
-    await writeFile(join(ws, '.vscode', 'settings.json'), `{ "sandboxRunner.profiles": { "python": { "image": "${IMAGES.python}" } } }`);
+    await writeFile(
+      join(ws, '.vscode', 'settings.json'),
+      `{ "sandboxRunner.profiles": {
+        "python": { "image": "${IMAGES.python}" },
+        "busybox-sh": { "image": "${IMAGES.busybox}", "command": ["sh", "\${file}"], "extensions": [".sh"] },
+        "dash": { "image": "${IMAGES.python}", "command": ["sh", "\${file}"], "extensions": [".dash"] }
+      } }`,
+    );
     boom = join(ws, 'boom.py');
     await writeFile(boom, 'print("start")\ndef f():\n    raise ValueError("line three")\nf()\n');
   });
@@ -47,5 +54,25 @@ describe('sandbox-run CLI source references (engine)', function () {
       '    raise ValueError("line three")\n' +
       'ValueError: line three\n';
     assert.equal(Buffer.from(r.stderr).toString('latin1'), expected);
+  });
+
+  it('a shell error on a terminal names the host file and line 3, as busybox sh and dash print it', async () => {
+    const spawn = 'import pty, sys; sys.exit(pty.spawn(sys.argv[1:]) >> 8)';
+    const script = 'echo one\n\nnosuchcommand\n';
+    const cases = [
+      // busybox: `/sandbox/main.sh: line 3: nosuchcommand: not found`
+      { file: join(ws, 'err.sh'), profile: 'busybox-sh', shown: (f: string) => `${f}: line 3: nosuchcommand: not found` },
+      // dash (Debian's /bin/sh): `/sandbox/main.dash: 3: nosuchcommand: not found`
+      { file: join(ws, 'err.dash'), profile: 'dash', shown: (f: string) => `${f}: 3: nosuchcommand: not found` },
+    ];
+    for (const c of cases) {
+      await writeFile(c.file, script);
+      const tty = await execa('python3', ['-c', spawn, 'node', CLI, '--workspace', ws, '--profile', c.profile, c.file], {
+        reject: false, cwd: ws, stdin: 'ignore', env: cliEnv(),
+      });
+      assert.ok(String(tty.stdout).includes(c.shown(c.file)), String(tty.stdout));
+      const piped = await execa('node', [CLI, '--workspace', ws, '--quiet', '--profile', c.profile, c.file], { reject: false, cwd: ws, stdin: 'ignore', env: cliEnv() });
+      assert.equal(piped.stderr, c.shown(`/sandbox/main${c.file.slice(c.file.lastIndexOf('.'))}`));
+    }
   });
 });

@@ -63,7 +63,17 @@ describe('source links (host)', function () {
     assert.equal(diagnostic!.message, 'IndexError: list index out of range');
     assert.equal(diagnostic!.severity, vscode.DiagnosticSeverity.Error);
 
+    // Cleared by the next run of the document (lines 10-11 run without an error).
+    await openFixture('raises.py', [10, 11]);
+    const ok = await settlesWithin(startCommand('sandboxRunner.run'), RUN_MS, 'sandboxRunner.run');
+    assertRunResult(ok, 'sandboxRunner.run');
+    assert.equal(ok.exitCode, 0, ok.message);
+    assert.deepEqual(vscode.languages.getDiagnostics(editor.document.uri).filter((d) => d.source === 'Sandbox Runner'), []);
+
     // Cleared when the document changes.
+    await openFixture('raises.py', [10, 14]);
+    await settlesWithin(startCommand('sandboxRunner.run'), RUN_MS, 'sandboxRunner.run');
+    await diagnosticsOf(editor.document.uri);
     const shown = await vscode.window.showTextDocument(editor.document);
     await shown.edit((e) => e.insert(new vscode.Position(0, 0), '#\n'));
     await waitFor(() => vscode.languages.getDiagnostics(editor.document.uri).every((d) => d.source !== 'Sandbox Runner'), 5_000, 'the diagnostic to clear');
