@@ -3,7 +3,7 @@
  * puts every registration into `context.subscriptions`.
  */
 import * as vscode from 'vscode';
-import { blockingIssues, chooseProfile, dedent, type ResolvedProfile, type RunResult, type WarmPool } from '../core';
+import { blockingIssues, chooseProfile, dedent, type Profile, type ResolvedProfile, type RunResult, type WarmPool } from '../core';
 import { ensureConsent, type ConsentStore } from './consent';
 import { engine } from './lazy';
 import type { TreeNode } from './profileTree';
@@ -82,6 +82,30 @@ async function fileTarget(uri: vscode.Uri): Promise<Target> {
 }
 
 /**
+ * Source links and the diagnostic of one run (issue 11): the run's channel lines are linked to
+ * `target`'s document from its header on, its document's diagnostic is cleared now, and the
+ * returned function, called after the footer, sets one at the innermost snippet frame of a failed
+ * run's traceback. Loads the engine bundle (the origin and the error site are computed there).
+ */
+function trackSource(deps: CommandDeps, target: Target, frame: ReturnType<ProgramOutput['begin']>, profile: Profile): (result: RunResult) => void {
+  const links = deps.sources?.();
+  if (!links) return () => undefined;
+  const code = engine();
+  const source = {
+    documentUri: target.documentUri,
+    origin: code.snippetOrigin(profile, { source: target.fileName, untitled: target.untitled, sourceFileName: target.fileName, ...target.where }),
+  };
+  const tracked = links.track(frame, source);
+  links.clear(target.documentUri);
+  return (result) => {
+    links.finish(tracked);
+    if (result.outcome !== 'exited' || result.exitCode === 0) return;
+    const site = code.findErrorSite(links.runLines(frame.text()), source.origin);
+    if (site) links.report(source, site, target.version);
+  };
+}
+
+/**
  * Runs `target` with the named profile, or the one for its language/extension, or the default
  * profile; frames the output; reports failures. Resolves with the result, or undefined when no
  * run started.
@@ -143,13 +167,7 @@ async function execute(deps: CommandDeps, target: Target, profileName?: string):
   if (!known) void engineCode.engineIdentity(docker);
   deps.output.show();
   const frame = deps.output.begin(target.label, chosen.name, chosen.source, profile, known && engineCode.describeEngine(known));
-  const source = {
-    documentUri: target.documentUri,
-    origin: engineCode.snippetOrigin(profile, { source: target.fileName, untitled: target.untitled, sourceFileName: target.fileName, ...target.where }),
-  };
-  const links = deps.sources?.();
-  const tracked = links?.track(frame, source);
-  links?.clear(target.documentUri);
+  const afterRun = trackSource(deps, target, frame, profile);
   const { info, done } = deps.runs.start({
     profileName: chosen.name,
     profile,
@@ -174,11 +192,7 @@ async function execute(deps: CommandDeps, target: Target, profileName?: string):
   const result = await done;
   const late = engineCode.knownEngineIdentity(docker);
   frame.end(result, late && engineCode.describeEngine(late));
-  if (tracked) links?.finish(tracked);
-  if (links && result.outcome === 'exited' && result.exitCode !== 0) {
-    const site = engineCode.findErrorSite(links.runLines(frame.text()), source.origin);
-    if (site) links.report(source, site, target.version);
-  }
+  afterRun(result);
   deps.log.info(`run ${info.id} ended: ${result.outcome} (${result.message})${result.cleanupError ? ` cleanup: ${result.cleanupError}` : ''}`);
   if (result.error?.detail) deps.log.warn(`run ${info.id}: ${result.error.detail}`);
   deps.runs.announce({ ...info, result });
