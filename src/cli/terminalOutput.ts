@@ -2,7 +2,9 @@
  * Where `sandbox-run` writes: the program's stdout and stderr go to ours. To a terminal they are
  * decoded as UTF-8 and filtered (escape sequences, lone CRs and control characters removed, see
  * TerminalTextFilter); to a pipe or a file, or with `--raw`, the program's bytes are written
- * unchanged (up to the output bound), as `docker run` passes them. Runner notices and our own
+ * unchanged (up to the output bound), as `docker run` passes them. To a terminal, a reference to
+ * the in-container snippet (`/sandbox/main.py", line 3`) names the host file and its real line
+ * (sourceRefLines.ts; issue 11); never in a pipe or file. Runner notices and our own
  * lines go to stderr. Our own lines (the summary, "engine said", usage and profile errors) quote
  * the snippet's output, file names, settings keys and engine messages: to a terminal they always
  * pass the same filter, `--raw` or not (see {@link ownLine}).
