@@ -95,10 +95,9 @@ function trackSource(deps: CommandDeps, target: Target, frame: ReturnType<Progra
     documentUri: target.documentUri,
     origin: code.snippetOrigin(profile, { source: target.fileName, untitled: target.untitled, sourceFileName: target.fileName, ...target.where }),
   };
-  const tracked = links.track(frame, source);
+  links.track(frame, source);
   links.clear(target.documentUri);
   return (result) => {
-    links.finish(tracked);
     if (result.outcome !== 'exited' || result.exitCode === 0) return;
     const site = code.findErrorSite(links.runLines(frame.text()), source.origin);
     if (site) links.report(source, site, target.version);

@@ -9,6 +9,7 @@
  */
 import { realpath } from 'node:fs/promises';
 import { findSourceRefs, isPathInside, type SnippetOrigin } from '../core';
+import { STDERR_PREFIX } from './programOutput';
 
 /** Where a link goes: the run's document, or a host file under a mount. Lines and columns 0-based. */
 export interface LinkTarget {
@@ -62,19 +63,34 @@ export async function insideMount(path: string, mountSource: string): Promise<bo
   }
 }
 
+/** The stderr lines of a run's channel text (lines marked {@link STDERR_PREFIX}), the marker removed. */
+export function stderrLines(text: string): string[] {
+  return text.split('\n').filter((l) => l.startsWith(STDERR_PREFIX)).map((l) => l.slice(STDERR_PREFIX.length));
+}
+
 /** One run's lines in the shared output channel. */
 export interface RunLines {
   /** 0-based channel line of the run's header (`▶ …`), counted over everything written. */
   readonly headerLine: number;
   /** The header line's exact text: a run's lines are used only where it is found (fail closed). */
   readonly headerText: string;
-  /** 0-based line after the run's footer; undefined while it runs. */
-  endLine?: number;
+  /**
+   * The channel lines the run's own text was written to, as inclusive `[first, last]` 0-based
+   * spans counted like `headerLine` (ProgramOutput `begin().lines`): runs in flight at the same
+   * time interleave their lines, so a line is the run's only when the run wrote it.
+   */
+  readonly lines: () => readonly (readonly [number, number])[];
   readonly source: RunSource;
 }
 
 /** Most runs remembered for links; older runs' lines get none. */
 export const MAX_RUNS = 50;
+
+/** A run found in the channel's document, with the document lines (`[from, to)` ranges) it wrote. */
+export interface LocatedRun {
+  readonly run: RunLines;
+  readonly ranges: readonly (readonly [number, number])[];
+}
 
 /**
  * Which lines of the shared output channel belong to which run. The channel's document may
@@ -97,22 +113,27 @@ export class RunLineIndex {
   }
 
   /**
-   * The runs found in a document, with the document line range of each.
+   * The runs found in a document, each with the document lines it wrote (its header excluded).
    * @param doc the channel's document: line count and a line's text
    * @param written lines written to the channel so far (line feeds counted)
    */
-  locate(doc: { lineCount: number; lineAt(i: number): string }, written: number): { run: RunLines; from: number; to: number }[] {
+  locate(doc: { lineCount: number; lineAt(i: number): string }, written: number): LocatedRun[] {
     const found = (off: number, r: RunLines) => {
       const at = r.headerLine - off;
       return at >= 0 && at < doc.lineCount && doc.lineAt(at) === r.headerText;
     };
     const offsets = [0, written - (doc.lineCount - 1)];
-    const out: { run: RunLines; from: number; to: number }[] = [];
+    const out: LocatedRun[] = [];
     for (const r of this.runs) {
       const off = offsets.find((o) => found(o, r));
       if (off === undefined) continue;
-      const end = r.endLine === undefined ? doc.lineCount : Math.min(doc.lineCount, r.endLine - off);
-      out.push({ run: r, from: r.headerLine - off + 1, to: end });
+      const ranges: (readonly [number, number])[] = [];
+      for (const [first, last] of r.lines()) {
+        const from = Math.max(first, r.headerLine + 1) - off;
+        const to = Math.min(last - off + 1, doc.lineCount);
+        if (from < to) ranges.push([from, to]);
+      }
+      out.push({ run: r, ranges });
     }
     return out;
   }

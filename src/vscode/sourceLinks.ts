@@ -9,8 +9,7 @@
  */
 import * as vscode from 'vscode';
 import type { ErrorSite } from '../core';
-import { insideMount, lineLinks, RunLineIndex, type LinkTarget, type RunLines, type RunSource } from './linkTargets';
-import { STDERR_PREFIX } from './programOutput';
+import { insideMount, lineLinks, RunLineIndex, stderrLines, type LinkTarget, type RunLines, type RunSource } from './linkTargets';
 
 /** The `source` of the extension's diagnostics. */
 export const DIAGNOSTIC_SOURCE = 'Sandbox Runner';
@@ -43,16 +42,9 @@ export class SourceLinks implements vscode.DocumentLinkProvider, vscode.Disposab
   /** @param lineCount lines written to the output channel so far (ProgramOutput `lineCount`) */
   constructor(private readonly lineCount: () => number) {}
 
-  /** Remembers that the run whose header is at `frame.headerLine` came from `source`. */
-  track(frame: { headerLine: number; headerText: string }, source: RunSource): RunLines {
-    const run: RunLines = { headerLine: frame.headerLine, headerText: frame.headerText, source };
-    this.index.add(run);
-    return run;
-  }
-
-  /** Marks the end of a run's lines (after its footer was written). */
-  finish(run: RunLines): void {
-    run.endLine = this.lineCount();
+  /** Remembers that the run whose header is at `frame.headerLine` (and whose lines are `frame.lines()`) came from `source`. */
+  track(frame: Pick<RunLines, 'headerLine' | 'headerText' | 'lines'>, source: RunSource): void {
+    this.index.add({ headerLine: frame.headerLine, headerText: frame.headerText, lines: frame.lines, source });
   }
 
   provideDocumentLinks(doc: vscode.TextDocument, token: vscode.CancellationToken): SourceLink[] {
@@ -60,17 +52,21 @@ export class SourceLinks implements vscode.DocumentLinkProvider, vscode.Disposab
     const links: SourceLink[] = [];
     let budget = MAX_SCANNED_LINES;
     const runs = this.index.locate({ lineCount: doc.lineCount, lineAt: (i) => doc.lineAt(i).text }, this.lineCount());
-    for (const { run, from, to } of runs.reverse()) {
-      for (let i = from; i < to && budget-- > 0 && !token.isCancellationRequested; i++) {
-        for (const l of lineLinks(doc.lineAt(i).text, run.source)) {
-          const link = new SourceLink(new vscode.Range(i, l.start, i, l.end), l.target);
-          if (l.target.kind === 'snippet') link.target = targetUri(l.target);
-          link.tooltip = 'Open the source line';
-          links.push(link);
-        }
+    for (const { run, ranges } of runs.reverse()) {
+      for (const [from, to] of ranges) {
+        for (let i = from; i < to && budget-- > 0 && !token.isCancellationRequested; i++) links.push(...this.lineLinks(doc, i, run.source));
       }
     }
     return links;
+  }
+
+  private lineLinks(doc: vscode.TextDocument, i: number, source: RunSource): SourceLink[] {
+    return lineLinks(doc.lineAt(i).text, source).map((l) => {
+      const link = new SourceLink(new vscode.Range(i, l.start, i, l.end), l.target);
+      if (l.target.kind === 'snippet') link.target = targetUri(l.target);
+      link.tooltip = 'Open the source line';
+      return link;
+    });
   }
 
   /** A mounted file's link gets its target only when the file stays inside the mount's source. */
@@ -88,9 +84,13 @@ export class SourceLinks implements vscode.DocumentLinkProvider, vscode.Disposab
     this.problems?.delete(vscode.Uri.parse(documentUri, true));
   }
 
-  /** The lines of a run's channel text (ProgramOutput `begin().text`) with the stderr marker removed, for core `findErrorSite`. */
+  /**
+   * The stderr lines of a run's channel text (ProgramOutput `begin().text`), marker removed, for
+   * core `findErrorSite`: tracebacks go to stderr, and stdout lines arrive interleaved with them
+   * in any order (Python flushes a buffered stdout after printing the traceback).
+   */
   runLines(text: string): string[] {
-    return text.split('\n').map((l) => (l.startsWith(STDERR_PREFIX) ? l.slice(STDERR_PREFIX.length) : l));
+    return stderrLines(text);
   }
 
   /**

@@ -3,7 +3,8 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ProfileSchema, type SnippetOrigin } from '../../src/core';
-import { insideMount, lineLinks, RunLineIndex, terminalLinkSpans, type RunSource } from '../../src/vscode/linkTargets';
+import { insideMount, lineLinks, RunLineIndex, stderrLines, terminalLinkSpans, type RunSource } from '../../src/vscode/linkTargets';
+import { findErrorSite } from '../../src/core';
 import { ProgramOutput } from '../../src/vscode/programOutput';
 
 const origin: SnippetOrigin = {
@@ -46,13 +47,13 @@ describe('editor link targets (unit)', () => {
 
   it('finds a run\'s lines only where its header is, from the start or counted back from the end', () => {
     const index = new RunLineIndex();
-    const run = { headerLine: 5, headerText: '▶ selection of x.py (lines 10-14)', endLine: 9, source };
+    const run = { headerLine: 5, headerText: '▶ selection of x.py (lines 10-14)', lines: () => [[4, 8]] as const, source };
     index.add(run);
     const text = ['', 'old', '', '', '', run.headerText, 'out', 'err', '■ exited', ''];
     const doc = (lines: string[]) => ({ lineCount: lines.length, lineAt: (i: number) => lines[i]! });
-    assert.deepEqual(index.locate(doc(text), 9).map((r) => [r.from, r.to]), [[6, 9]]);
+    assert.deepEqual(index.locate(doc(text), 9).map((r) => r.ranges), [[[6, 9]]]);
     // the user cleared the channel before this run: the document holds its lines only
-    assert.deepEqual(index.locate(doc(text.slice(4)), 9).map((r) => [r.from, r.to]), [[2, 5]]);
+    assert.deepEqual(index.locate(doc(text.slice(4)), 9).map((r) => r.ranges), [[[2, 5]]]);
     // a program line that imitates the header elsewhere does not move the run
     assert.deepEqual(index.locate(doc(['', 'x', run.headerText, 'y']), 9), []);
   });
@@ -78,5 +79,31 @@ describe('output channel run lines (unit)', () => {
     assert.equal(out.lineCount, lines.length - 1);
     assert.ok(first.text().includes('[stderr]   File "/sandbox/main.py", line 1\n[stderr] E: x\n'));
     assert.ok(!second.text().includes('first.py') && second.text().includes('partial'));
+  });
+
+  it('gives two runs in flight at once only the lines each wrote (their output interleaves)', () => {
+    const out = new ProgramOutput({ append: () => undefined, show: () => undefined } as never);
+    const profile = ProfileSchema.parse({ image: 'img', command: ['${file}'] });
+    const a = out.begin('a.py', 'python', 'user', profile);
+    const b = out.begin('b.py', 'python', 'user', profile);
+    a.sink('stderr', Buffer.from('  File "/sandbox/main.py", line 1 (a)\n'));
+    b.sink('stderr', Buffer.from('  File "/sandbox/main.py", line 2 (b)\n'));
+    a.sink('stderr', Buffer.from('  File "/sandbox/main.py", line 3 (a)\n'));
+    const text = out.text().split('\n');
+    const index = new RunLineIndex();
+    const other: RunSource = { ...source, documentUri: 'file:///home/ada/b.py' };
+    index.add({ ...a, source });
+    index.add({ ...b, source: other });
+    const doc = { lineCount: text.length, lineAt: (i: number) => text[i]! };
+    const owner = (marker: string) => index.locate(doc, out.lineCount).filter((r) => r.ranges.some(([f, t]) => text.slice(f, t).some((l) => l.includes(marker))))
+      .map((r) => r.run.source.documentUri);
+    assert.deepEqual(owner('(a)'), ['file:///home/ada/x.py']);
+    assert.deepEqual(owner('(b)'), ['file:///home/ada/b.py']);
+  });
+
+  it('reads the error site from stderr lines only: stdout flushed between the frames is not the exception line', () => {
+    const text = '▶ x\n[stderr] Traceback (most recent call last):\n[stderr]   File "/sandbox/main.py", line 3, in <module>\nSRCMAP-UNTITLED\n[stderr] ValueError: three\n■ exited\n';
+    const site = findErrorSite(stderrLines(text), origin);
+    assert.deepEqual([site?.ref.line, site?.message], [11, 'ValueError: three']);
   });
 });
