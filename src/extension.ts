@@ -20,6 +20,7 @@ import { ProfileTree } from './vscode/profileTree';
 import { channelRunProfile, ProgramOutput } from './vscode/programOutput';
 import { RunManager } from './vscode/runManager';
 import { currentSettings, dockerOptions, engineSettings, SECTION, SettingsCache, warmStartSettings, type SettingsSnapshot } from './vscode/settings';
+import type { SourceLinks } from './vscode/sourceLinks';
 import { RunStatusBar } from './vscode/statusBar';
 
 let runs: RunManager | undefined;
@@ -99,7 +100,19 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
     if (routed && !consents.has(routed)) return;
     warmFor(chosen, snapshot)?.prepare(chosen.name, channelRunProfile(chosen.profile));
   };
-  registerCommands(context, { runs, output, log, protectedPaths, warmFor, consents, refreshProfiles: refreshEngine });
+  // Links from the output channel's tracebacks to the run's source, and the failed runs'
+  // diagnostics (issue 11): the code is in the engine bundle, made on the first run (before it
+  // there is nothing to link); activation only registers this forwarding provider.
+  let sourceLinks: SourceLinks | undefined;
+  const sources = () => (sourceLinks ??= new (engine().SourceLinks)(() => output.lineCount));
+  context.subscriptions.push(
+    { dispose: () => sourceLinks?.dispose() },
+    vscode.languages.registerDocumentLinkProvider({ scheme: 'output' }, {
+      provideDocumentLinks: (doc, token) => sourceLinks?.provideDocumentLinks(doc, token) ?? [],
+      resolveDocumentLink: (link) => sourceLinks?.resolveDocumentLink(link),
+    }),
+  );
+  registerCommands(context, { runs, output, log, protectedPaths, warmFor, consents, refreshProfiles: refreshEngine, sources });
 
   context.subscriptions.push(
     // Revoked consents: warm containers of loosened profiles (prepared after a run) go too.

@@ -7,7 +7,7 @@ import { basename, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   awaitRemovals, engineIdentity, engineTarget, isSandboxError, LIMIT_RANGES, pickProfile, ProfileSchema, rangeMessage, reapOrphans, resolveProfiles, routeLoosening, runInSandbox,
-  blockingIssues, targetText, type DockerOptions, type EngineIdentity, type RunResult,
+  blockingIssues, snippetOrigin, targetText, type DockerOptions, type EngineIdentity, type RunResult,
 } from '../core';
 import { ENGINE_FLAGS, engineFromFlags, engineSummary } from './engineArgs';
 import { exitCodeFor, EXIT } from './exitCodes';
@@ -212,7 +212,9 @@ async function main(): Promise<number> {
   const controller = new AbortController();
   const force = new AbortController();
   // The reader went away: nobody sees a graceful ending, so remove at once.
-  const terminal = new TerminalOutput(() => force.abort(), values.raw === true);
+  // To a terminal, references to the snippet name the host file and its real line (issue 11).
+  const origin = fromStdin ? undefined : snippetOrigin(profile, { source: resolve(file), sourceFileName: file });
+  const terminal = new TerminalOutput(() => force.abort(), values.raw === true, process.stdout, process.stderr, origin);
   // First Ctrl-C: interrupt the program (SIGINT), removal after limits.interruptGraceSeconds;
   // the second removes the container at once.
   let interrupts = 0;

@@ -2,13 +2,16 @@
  * Where `sandbox-run` writes: the program's stdout and stderr go to ours. To a terminal they are
  * decoded as UTF-8 and filtered (escape sequences, lone CRs and control characters removed, see
  * TerminalTextFilter); to a pipe or a file, or with `--raw`, the program's bytes are written
- * unchanged (up to the output bound), as `docker run` passes them. Runner notices and our own
+ * unchanged (up to the output bound), as `docker run` passes them. To a terminal, a reference to
+ * the in-container snippet (`/sandbox/main.py", line 3`) names the host file and its real line
+ * (sourceRefLines.ts; issue 11); never in a pipe or file. Runner notices and our own
  * lines go to stderr. Our own lines (the summary, "engine said", usage and profile errors) quote
  * the snippet's output, file names, settings keys and engine messages: to a terminal they always
  * pass the same filter, `--raw` or not (see {@link ownLine}).
  * A closed pipe (`sandbox-run x.py | head -1`) is not a crash: it ends the run like a cancel.
  */
-import { TerminalTextFilter, Utf8Decoder, type OutputSink, type ProgramStream } from '../core';
+import { TerminalTextFilter, Utf8Decoder, type OutputSink, type ProgramStream, type SnippetOrigin } from '../core';
+import { SourceRefLines } from './sourceRefLines';
 
 type Writable = NodeJS.WriteStream;
 
@@ -31,6 +34,8 @@ export function ownLine(text: string, stream: Pick<Writable, 'isTTY'>): string {
 interface Display {
   readonly decoder: Utf8Decoder;
   readonly filter: TerminalTextFilter;
+  /** Rewrites in-container snippet paths as the host file and line (issue 11), when the origin is known. */
+  readonly refs?: SourceRefLines;
 }
 
 export class TerminalOutput {
@@ -43,15 +48,22 @@ export class TerminalOutput {
    * @param onPipeClosed called once when stdout or stderr fails a write (EPIPE: the reader went
    *   away; EIO: the terminal was closed)
    * @param raw pass the program's bytes through unchanged even to a terminal
+   * @param origin where the code came from: to a terminal (not `raw`), references to the
+   *   in-container snippet path become the host file's path and real line (sourceRefLines.ts);
+   *   a pipe or file always gets the program's bytes unchanged
    */
   constructor(
     private readonly onPipeClosed: () => void,
     raw: boolean,
     private readonly out: Writable = process.stdout,
     private readonly err: Writable = process.stderr,
+    origin?: SnippetOrigin,
   ) {
     for (const [name, stream] of [['stdout', out], ['stderr', err]] as const) {
-      if (!raw && stream.isTTY) this.displays[name] = { decoder: new Utf8Decoder(), filter: new TerminalTextFilter() };
+      if (!raw && stream.isTTY) {
+        const refs = origin && new SourceRefLines(origin, (text) => this.write(stream, text));
+        this.displays[name] = { decoder: new Utf8Decoder(), filter: new TerminalTextFilter(), ...(refs ? { refs } : {}) };
+      }
       // EPIPE (the reader went away), EIO (the terminal was closed) or any other write error: the
       // output is gone, never a crash (a crashed CLI would leave its container running untimed).
       stream.on('error', () => {
@@ -79,14 +91,20 @@ export class TerminalOutput {
       return;
     }
     const display = this.displays[stream];
-    this.write(this.streamFor(stream), display ? display.filter.push(display.decoder.push(data)) : data);
+    if (!display) return this.write(this.streamFor(stream), data);
+    const text = display.filter.push(display.decoder.push(data));
+    if (display.refs) display.refs.push(text);
+    else this.write(this.streamFor(stream), text);
   };
 
   /** Flushes held-back partial characters and sequences at the end of the run. */
   end(): void {
     for (const target of ['stdout', 'stderr'] as const) {
       const display = this.displays[target];
-      if (display) this.write(this.streamFor(target), display.filter.push(display.decoder.end()) + display.filter.end());
+      if (!display) continue;
+      const text = display.filter.push(display.decoder.end()) + display.filter.end();
+      if (display.refs) display.refs.end(text);
+      else this.write(this.streamFor(target), text);
     }
   }
 

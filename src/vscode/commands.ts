@@ -3,7 +3,7 @@
  * puts every registration into `context.subscriptions`.
  */
 import * as vscode from 'vscode';
-import { blockingIssues, chooseProfile, type ResolvedProfile, type RunResult, type WarmPool } from '../core';
+import { blockingIssues, chooseProfile, dedent, type Profile, type ResolvedProfile, type RunResult, type WarmPool } from '../core';
 import { ensureConsent, type ConsentStore } from './consent';
 import { engine } from './lazy';
 import type { TreeNode } from './profileTree';
@@ -12,6 +12,7 @@ import { plainText } from './plainText';
 import { channelRunProfile, type ProgramOutput } from './programOutput';
 import type { RunManager } from './runManager';
 import { currentSettings, dockerOptions, type SettingsSnapshot } from './settings';
+import type { SourceLinks } from './sourceLinks';
 
 /** What the extension's commands need. */
 export interface CommandDeps {
@@ -28,6 +29,8 @@ export interface CommandDeps {
    * it lacks consent in `settings`).
    */
   readonly warmFor: (profile: ResolvedProfile, settings: SettingsSnapshot) => WarmPool | undefined;
+  /** Source links and diagnostics of runs (issue 11; made on first use, in the engine bundle); none when omitted. */
+  readonly sources?: () => SourceLinks;
 }
 
 /** The code to run and where it came from. */
@@ -36,6 +39,17 @@ interface Target {
   readonly label: string;
   readonly languageId: string;
   readonly fileName: string;
+  /** The document's URI (`Uri.toString()`), its version when read, and whether it is untitled. */
+  readonly documentUri: string;
+  readonly version: number;
+  readonly untitled: boolean;
+  /** For a selection: its 0-based first line and column and the dedent width (core dedent.ts). */
+  readonly where?: { readonly line: number; readonly column: number; readonly dedent: number };
+}
+
+/** What a Target needs from its document. */
+function fromDocument(doc: vscode.TextDocument) {
+  return { languageId: doc.languageId, fileName: doc.fileName, documentUri: doc.uri.toString(), version: doc.version, untitled: doc.isUntitled };
 }
 
 function documentName(doc: vscode.TextDocument): string {
@@ -48,9 +62,15 @@ function editorTarget(wholeFile: boolean): Target | undefined {
   if (!editor) return undefined;
   const doc = editor.document;
   const sel = editor.selection;
-  const base = { languageId: doc.languageId, fileName: doc.fileName };
+  const base = fromDocument(doc);
   if (!wholeFile && !sel.isEmpty) {
-    return { ...base, code: doc.getText(sel), label: `selection of ${documentName(doc)} (lines ${sel.start.line + 1}-${sel.end.line + 1})` };
+    // Selections run as written (issue 11): whitespace before the selection on its first line is
+    // its indentation, and the common indentation is removed (core dedent).
+    const before = doc.lineAt(sel.start.line).text.slice(0, sel.start.character);
+    const start = /^[ \t]*$/.test(before) ? sel.start.with(undefined, 0) : sel.start;
+    const { text, width } = dedent(doc.getText(new vscode.Range(start, sel.end)));
+    const label = `selection of ${documentName(doc)} (lines ${sel.start.line + 1}-${sel.end.line + 1})`;
+    return { ...base, code: text, label, where: { line: start.line, column: start.character, dedent: width } };
   }
   return { ...base, code: doc.getText(), label: documentName(doc) };
 }
@@ -58,7 +78,30 @@ function editorTarget(wholeFile: boolean): Target | undefined {
 /** A whole file by URI (its open, possibly unsaved, text when open). */
 async function fileTarget(uri: vscode.Uri): Promise<Target> {
   const doc = await vscode.workspace.openTextDocument(uri);
-  return { code: doc.getText(), label: documentName(doc), languageId: doc.languageId, fileName: doc.fileName };
+  return { ...fromDocument(doc), code: doc.getText(), label: documentName(doc) };
+}
+
+/**
+ * Source links and the diagnostic of one run (issue 11): the run's channel lines are linked to
+ * `target`'s document from its header on, its document's diagnostic is cleared now, and the
+ * returned function, called after the footer, sets one at the innermost snippet frame of a failed
+ * run's traceback. Loads the engine bundle (the origin and the error site are computed there).
+ */
+function trackSource(deps: CommandDeps, target: Target, frame: ReturnType<ProgramOutput['begin']>, profile: Profile): (result: RunResult) => void {
+  const links = deps.sources?.();
+  if (!links) return () => undefined;
+  const code = engine();
+  const source = {
+    documentUri: target.documentUri,
+    origin: code.snippetOrigin(profile, { source: target.fileName, untitled: target.untitled, sourceFileName: target.fileName, ...target.where }),
+  };
+  links.track(frame, source);
+  links.clear(target.documentUri);
+  return (result) => {
+    if (result.outcome !== 'exited' || result.exitCode === 0) return;
+    const site = code.findErrorSite(links.runLines(frame.text()), source.origin);
+    if (site) links.report(source, site, target.version);
+  };
 }
 
 /**
@@ -123,6 +166,7 @@ async function execute(deps: CommandDeps, target: Target, profileName?: string):
   if (!known) void engineCode.engineIdentity(docker);
   deps.output.show();
   const frame = deps.output.begin(target.label, chosen.name, chosen.source, profile, known && engineCode.describeEngine(known));
+  const afterRun = trackSource(deps, target, frame, profile);
   const { info, done } = deps.runs.start({
     profileName: chosen.name,
     profile,
@@ -147,6 +191,7 @@ async function execute(deps: CommandDeps, target: Target, profileName?: string):
   const result = await done;
   const late = engineCode.knownEngineIdentity(docker);
   frame.end(result, late && engineCode.describeEngine(late));
+  afterRun(result);
   deps.log.info(`run ${info.id} ended: ${result.outcome} (${result.message})${result.cleanupError ? ` cleanup: ${result.cleanupError}` : ''}`);
   if (result.error?.detail) deps.log.warn(`run ${info.id}: ${result.error.detail}`);
   deps.runs.announce({ ...info, result });

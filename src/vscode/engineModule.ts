@@ -9,4 +9,7 @@
  * fails the build when execa lands in dist/extension.js again.
  */
 export { awaitRemovals, closeProcessLease, describeEngine, engineIdentity, knownEngineIdentity, reapOrphans, removeOwnContainers, runInSandbox, WarmPool } from '../core';
+// Source links (issue 11): the origin needs argv.ts, and the error site is needed only after a run.
+export { findErrorSite, snippetOrigin } from '../core';
+export { SourceLinks } from './sourceLinks';
 export { checkEngine } from './engineStatus';

@@ -33,6 +33,8 @@ export function channelRunProfile(profile: Profile): Profile {
 export const STDERR_PREFIX = '[stderr] ';
 /** Longest line shown, in characters; the rest of the line is replaced by a marker. */
 export const MAX_LINE_CHARS = 4000;
+/** Most separate line spans remembered per run (interleaved concurrent runs), for source links. */
+const MAX_SPANS = 10_000;
 /** Characters of channel text kept for `outputText()`. */
 const MIRROR_CHARS = 1024 * 1024;
 
@@ -109,9 +111,24 @@ class LineShaper {
 export class ProgramOutput {
   private readonly writer: OutputWriter;
   private mirror = '';
+  /** Line feeds and characters queued so far (all of the channel's text, before batching). */
+  private queuedLines = 0;
+  private queuedChars = 0;
 
   constructor(private readonly channel: vscode.OutputChannel) {
     this.writer = new OutputWriter({ append: (text) => this.append(text) });
+  }
+
+  /** Queues `text` for the channel, counting its lines (for source links, sourceLinks.ts). */
+  private queue(text: string): void {
+    this.queuedChars += text.length;
+    for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) this.queuedLines++;
+    this.writer.write(text);
+  }
+
+  /** Line feeds written to the channel so far (queued included): the 0-based index of the line being written. */
+  get lineCount(): number {
+    return this.queuedLines;
   }
 
   private append(text: string): void {
@@ -138,34 +155,52 @@ export class ProgramOutput {
   begin(what: string, profileName: string, source: string, profile: Profile, engine?: string) {
     const l = profile.limits;
     const engineLine = (text: string) => filtered(`  engine ${text.replace(/\n/g, ' ')}`) + '\n';
-    this.writer.write(
-      filtered(
+    const headerLine = this.queuedLines + 1; // the header starts with a line feed, after a complete line
+    const startChars = this.queuedChars;
+    // The channel lines this run's text went to (runs in flight together interleave), for source links.
+    const spans: [number, number][] = [];
+    const write = (text: string) => {
+      if (!text) return;
+      const first = this.queuedLines;
+      this.queue(text);
+      const last = text.endsWith('\n') ? this.queuedLines - 1 : this.queuedLines;
+      const prev = spans[spans.length - 1];
+      if (prev && first <= prev[1] + 1) prev[1] = Math.max(prev[1], last);
+      else if (spans.length < MAX_SPANS) spans.push([first, last]);
+    };
+    const header = filtered(
         `\n▶ ${what.replace(/\n/g, ' ')}\n` +
           `  profile ${profileName} (${source}) · image ${profile.image} · network ${profile.network === 'none' ? 'off' : 'ON (bridge)'}\n` +
           `  limits ${l.memoryMiB} MiB memory, ${l.cpus} CPU, ${l.pids} processes, ${l.timeoutSeconds} s, ${l.outputBytes} bytes per stream\n`,
-      ) + (engine ? engineLine(engine) : ''),
     );
+    write(header + (engine ? engineLine(engine) : ''));
     const shapers = { stdout: new LineShaper(''), stderr: new LineShaper(STDERR_PREFIX) };
     const sink: OutputSink = (stream, data) => {
       if (stream === 'notice') {
-        this.writer.write(`${shapers.stdout.end()}${shapers.stderr.end()}${filtered(data).trim()}\n`);
+        write(`${shapers.stdout.end()}${shapers.stderr.end()}${filtered(data).trim()}\n`);
         return;
       }
       // Lines of the two streams never share a line: an open line of the other stream is broken first.
       const other = shapers[stream === 'stdout' ? 'stderr' : 'stdout'];
-      this.writer.write((other.open ? other.interrupt() : '') + shapers[stream].shape(data));
+      write((other.open ? other.interrupt() : '') + shapers[stream].shape(data));
     };
     const end = (result: RunResult, lateEngine?: string) => {
       const late = !engine && lateEngine ? engineLine(lateEngine) : '';
-      this.writer.write(shapers.stdout.end() + shapers.stderr.end() + late + `■ ${filtered(footer(result))}\n`);
+      write(shapers.stdout.end() + shapers.stderr.end() + late + `■ ${filtered(footer(result))}\n`);
       this.writer.flush();
     };
-    return { sink, end };
+    /** The run's text in the channel so far (what the 1 MiB copy still holds of it), after a flush. */
+    const text = () => {
+      this.writer.flush();
+      return this.mirror.slice(Math.max(0, startChars - (this.queuedChars - this.mirror.length)));
+    };
+    // headerLine/headerText/lines: where the run is in the channel, for its source links (sourceLinks.ts).
+    return { sink, end, text, headerLine, headerText: header.split('\n')[1]!, lines: (): readonly (readonly [number, number])[] => spans };
   }
 
   /** Writes one line outside any run (e.g. a refused run). */
   line(text: string): void {
-    this.writer.write(filtered(text) + '\n');
+    this.queue(filtered(text) + '\n');
   }
 }
 

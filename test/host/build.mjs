@@ -1,6 +1,6 @@
 // Bundles the extension-host test harness with esbuild into out/test/host/:
 //   codeServerShim.js (executable), runHostTests.js, suite/index.js + suite/*.test.js,
-//   suite-trust/index.js + suite-trust/*.test.js, ui/uiCheck.js, ui/consentCheck.js.
+//   suite-trust/index.js + suite-trust/*.test.js, ui/uiCheck.js, ui/consentCheck.js, ui/linkCheck.js.
 // Same settings as esbuild.config.mjs (CommonJS for Node 20, `vscode` external, ESM entry points
 // first). mocha, playwright-core and @vscode/test-electron stay external: they load files of
 // their own at run time and resolve from the repo's node_modules.
@@ -35,6 +35,7 @@ await Promise.all([
   build({ ...common, entryPoints: [join(host, 'runHostTests.ts')], outfile: join(outdir, 'runHostTests.js') }),
   build({ ...common, entryPoints: [join(host, 'ui', 'uiCheck.ts')], outfile: join(outdir, 'ui', 'uiCheck.js') }),
   build({ ...common, entryPoints: [join(host, 'ui', 'consentCheck.ts')], outfile: join(outdir, 'ui', 'consentCheck.js') }),
+  build({ ...common, entryPoints: [join(host, 'ui', 'linkCheck.ts')], outfile: join(outdir, 'ui', 'linkCheck.js') }),
   build({ ...common, entryPoints: [join(host, 'suite', 'index.ts'), ...suites], outdir: join(outdir, 'suite') }),
   build({ ...common, entryPoints: [join(host, 'suite-trust', 'index.ts'), ...trustSuites], outdir: join(outdir, 'suite-trust') }),
 ]);

@@ -1,0 +1,96 @@
+/**
+ * The site of a failed run's error (issue 11, "Problems"): the innermost frame of a Python
+ * traceback or a Node (V8) error that lies in the snippet, and the exception line that goes with
+ * it, for one diagnostic in the source document. Pure; no `vscode` import. The output is
+ * untrusted: it only decides which line of the run's own source is marked and the message text
+ * (shown as plain text by the caller).
+ */
+import { findSourceRefs, type SnippetOrigin, type SourceRef } from './sourceRefs';
+
+/** Where a run's error happened in its own source, and what it said. */
+export interface ErrorSite {
+  /** A `snippet` reference: 0-based line (and column, when the runtime gave one) in the origin's source. */
+  readonly ref: SourceRef;
+  /** The exception line as printed, trimmed, at most {@link MAX_MESSAGE_CHARS} characters. */
+  readonly message: string;
+}
+
+/** Longest diagnostic message kept, in characters. */
+export const MAX_MESSAGE_CHARS = 500;
+
+const PY_HEADER = /^Traceback \(most recent call last\):\s*$/;
+const PY_FRAME = /^\s*File "/;
+/** Python's chained-exception separators, which are not the exception line. */
+const PY_CHAIN = /^(During handling of the above exception|The above exception was the direct cause)/;
+/** A V8 exception line: `Error: boom`, `TypeError: x is not a function`, `Uncaught ReferenceError …`. */
+const NODE_EXCEPTION = /^(?:Uncaught )?(?:[A-Za-z_$][\w$.]*)?(?:Error|Exception)\b/;
+const NODE_FRAME = /^\s+at /;
+
+/**
+ * The error site of a run from its output lines (stderr, or both streams interleaved; line ends
+ * removed): the last Python traceback's innermost snippet frame and exception line, else the
+ * first Node error's innermost snippet frame (`at … (/sandbox/main.js:3:7)`, else the
+ * `/sandbox/main.js:3` line V8 prints above the source excerpt) and its exception line.
+ * Python's rule (traceback.py): frames are printed outermost first, the exception line is the
+ * first unindented line after them; a SyntaxError prints a frame with no `Traceback` header.
+ * @returns undefined when no frame in the snippet is followed by an exception line
+ */
+export function findErrorSite(lines: readonly string[], origin: SnippetOrigin): ErrorSite | undefined {
+  return pythonSite(lines, origin) ?? nodeSite(lines, origin);
+}
+
+function snippetRef(line: string, origin: SnippetOrigin): SourceRef | undefined {
+  return findSourceRefs(line, origin).find((r) => r.kind === 'snippet');
+}
+
+function message(line: string): string {
+  return line.trim().slice(0, MAX_MESSAGE_CHARS);
+}
+
+function pythonSite(lines: readonly string[], origin: SnippetOrigin): ErrorSite | undefined {
+  let found: ErrorSite | undefined;
+  let frame: SourceRef | undefined;
+  let inFrames = false;
+  for (const line of lines) {
+    if (PY_HEADER.test(line)) {
+      frame = undefined;
+      inFrames = true;
+      continue;
+    }
+    if (PY_FRAME.test(line)) {
+      if (!inFrames) frame = undefined; // a SyntaxError's lone frame starts a new report
+      inFrames = true;
+      const ref = snippetRef(line, origin);
+      if (ref) frame = ref; // innermost so far: later frames are deeper
+      continue;
+    }
+    if (!inFrames || line.trim() === '' || /^\s/.test(line)) continue;
+    if (PY_CHAIN.test(line)) continue;
+    // The first unindented line after the frames is the exception line.
+    if (frame) found = { ref: frame, message: message(line) };
+    frame = undefined;
+    inFrames = false;
+  }
+  return found;
+}
+
+function nodeSite(lines: readonly string[], origin: SnippetOrigin): ErrorSite | undefined {
+  let header: SourceRef | undefined;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (!NODE_EXCEPTION.test(line)) {
+      // `/sandbox/main.js:3` alone on a line: V8's uncaught-error header above the excerpt.
+      const ref = /^(?:file:\/\/)?\/\S*:\d+\s*$/.test(line) ? snippetRef(line, origin) : undefined;
+      if (ref) header = ref;
+      continue;
+    }
+    let frame: SourceRef | undefined;
+    for (let j = i + 1; j < lines.length && NODE_FRAME.test(lines[j]!); j++) {
+      frame = snippetRef(lines[j]!, origin);
+      if (frame) break; // frames are printed innermost first
+    }
+    const ref = frame ?? header;
+    if (ref) return { ref, message: message(line) };
+  }
+  return undefined;
+}

@@ -1,0 +1,36 @@
+import assert from 'node:assert/strict';
+import { snippetOrigin, ProfileSchema } from '../../src/core';
+import { HOLD_MS, SourceRefLines } from '../../src/cli/sourceRefLines';
+
+const profile = ProfileSchema.parse({ image: 'python:3.12-slim', command: ['python3', '${file}'], extensions: ['.py'] });
+const origin = snippetOrigin(profile, { source: '/home/ada/x.py', sourceFileName: '/home/ada/x.py' });
+
+describe('CLI source reference lines (unit)', () => {
+  it('rewrites a reference split across chunks once its line is complete', () => {
+    const out: string[] = [];
+    const lines = new SourceRefLines(origin, (t) => out.push(t));
+    lines.push('Traceback (most recent call last):\n  File "/sand');
+    lines.push('box/main.py", line 3, in <module>\n');
+    lines.end();
+    assert.equal(out.join(''), 'Traceback (most recent call last):\n  File "/home/ada/x.py", line 3, in <module>\n');
+    // the unfinished line was held from where the path could start, not from the line start
+    assert.equal(out[0], 'Traceback (most recent call last):\n  File "');
+  });
+
+  it('writes a prompt at once, and releases a held tail unchanged after HOLD_MS', async () => {
+    const out: string[] = [];
+    const lines = new SourceRefLines(origin, (t) => out.push(t));
+    lines.push('Name? ');
+    assert.deepEqual(out, ['Name? ']);
+    lines.push('/sandbox/main.py');
+    assert.deepEqual(out, ['Name? ']);
+    await new Promise((r) => setTimeout(r, HOLD_MS + 50));
+    assert.deepEqual(out, ['Name? ', '/sandbox/main.py']);
+    lines.end();
+  });
+
+  it('names the snippet path as the profile names it (main + the source extension)', () => {
+    assert.equal(origin.snippetPath, '/sandbox/main.py');
+    assert.equal(snippetOrigin(profile, { source: 'Untitled-1', untitled: true }).snippetPath, '/sandbox/main.py');
+  });
+});
