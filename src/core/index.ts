@@ -38,4 +38,5 @@ export * from './runner';
 export * from './snippet';
 export * from './stop';
 export * from './terminalText';
+export * from './ttyText';
 export * from './warm';

@@ -5,13 +5,14 @@
 import * as vscode from 'vscode';
 import { blockingIssues, chooseProfile, type ResolvedProfile, type RunResult, type WarmPool } from '../core';
 import { ensureConsent, type ConsentStore } from './consent';
+import { headerLines, openRunTerminal } from './interactiveRun';
 import { engine } from './lazy';
 import type { TreeNode } from './profileTree';
 import { reportNoProfile, reportRunFailure } from './failures';
 import { plainText } from './plainText';
-import { channelRunProfile, type ProgramOutput } from './programOutput';
+import { channelRunProfile, footer, type ProgramOutput } from './programOutput';
 import type { RunManager } from './runManager';
-import { currentSettings, dockerOptions, type SettingsSnapshot } from './settings';
+import { currentSettings, dockerOptions, interactiveSetting, type SettingsSnapshot } from './settings';
 
 /** What the extension's commands need. */
 export interface CommandDeps {
@@ -64,9 +65,11 @@ async function fileTarget(uri: vscode.Uri): Promise<Target> {
 /**
  * Runs `target` with the named profile, or the one for its language/extension, or the default
  * profile; frames the output; reports failures. Resolves with the result, or undefined when no
- * run started.
+ * run started. `interactive` (issue 11): the program gets a terminal of its own (a TTY, see
+ * interactiveRun.ts) for input and output; the output channel keeps the run's frame. Every
+ * refusal (profile, malformed settings, trust, consent) comes first, the same for both kinds.
  */
-async function execute(deps: CommandDeps, target: Target, profileName?: string): Promise<RunResult | undefined> {
+async function execute(deps: CommandDeps, target: Target, profileName?: string, interactive = interactiveSetting()): Promise<RunResult | undefined> {
   const settings = currentSettings();
   const query = { name: profileName, languageId: target.languageId, fileName: target.fileName };
   const chosen = chooseProfile(settings, query, settings.defaultProfile);
@@ -114,15 +117,23 @@ async function execute(deps: CommandDeps, target: Target, profileName?: string):
     );
     return undefined;
   }
-  const profile = channelRunProfile(chosen.profile);
+  // The terminal shows colours: no NO_COLOR/TERM=dumb there (see CHANNEL_ENV).
+  const profile = interactive ? chosen.profile : channelRunProfile(chosen.profile);
+  const term = interactive ? await openRunTerminal(target.label, chosen.name, headerLines(target.label, chosen.name, chosen.source, profile)) : undefined;
+  if (interactive && !term) {
+    deps.output.line(`[sandbox-runner] Not run: the terminal for ${target.label} was closed before it opened.`);
+    return undefined;
+  }
+  // Source links in the terminal (srcmap branch) are wired here: linkTerminal(term.terminal, origin).
   const docker = dockerOptions();
   // Which engine runs it: known from the cache, else asked beside the run (never awaited). A run
   // loads the engine bundle anyway (src/vscode/lazy.ts).
   const engineCode = engine();
   const known = engineCode.knownEngineIdentity(docker);
   if (!known) void engineCode.engineIdentity(docker);
-  deps.output.show();
+  if (!term) deps.output.show();
   const frame = deps.output.begin(target.label, chosen.name, chosen.source, profile, known && engineCode.describeEngine(known));
+  if (term) frame.sink('notice', `interactive: input and output are in the terminal "${term.name}"`);
   const { info, done } = deps.runs.start({
     profileName: chosen.name,
     profile,
@@ -131,11 +142,14 @@ async function execute(deps: CommandDeps, target: Target, profileName?: string):
     sourceFileName: target.fileName,
     docker,
     protectedPaths: deps.protectedPaths,
-    warm: deps.warmFor(chosen, settings),
-    onOutput: frame.sink,
+    // A warm container was created without a TTY and with the channel's environment.
+    warm: term ? undefined : deps.warmFor(chosen, settings),
+    onOutput: term ? term.pty.sink : frame.sink,
+    interactive: term?.pty.begin(),
     onArgv: (argv) => deps.log.debug(`docker ${argv.map((a) => JSON.stringify(a)).join(' ')}`),
   });
-  deps.log.info(`run ${info.id} started: ${target.label} with profile ${chosen.name}`);
+  term?.attach(info.id, () => deps.runs.cancel(info.id));
+  deps.log.info(`run ${info.id} started: ${target.label} with profile ${chosen.name}${term ? ' (interactive)' : ''}`);
   void vscode.window.withProgress(
     // The title renders `[label](command:…)` links: the label (a file name) goes through plainText.
     { location: vscode.ProgressLocation.Notification, title: `Sandbox: ${plainText(target.label)}`, cancellable: true },
@@ -147,6 +161,7 @@ async function execute(deps: CommandDeps, target: Target, profileName?: string):
   const result = await done;
   const late = engineCode.knownEngineIdentity(docker);
   frame.end(result, late && engineCode.describeEngine(late));
+  term?.pty.finish(`■ ${footer(result)}`);
   deps.log.info(`run ${info.id} ended: ${result.outcome} (${result.message})${result.cleanupError ? ` cleanup: ${result.cleanupError}` : ''}`);
   if (result.error?.detail) deps.log.warn(`run ${info.id}: ${result.error.detail}`);
   deps.runs.announce({ ...info, result });
@@ -173,6 +188,13 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
       }
       const target = editorTarget(false);
       return target ? execute(deps, target) : noEditor();
+    },
+    'sandboxRunner.runInteractive': async (arg?: unknown) => {
+      if (arg instanceof vscode.Uri && arg.toString() !== vscode.window.activeTextEditor?.document.uri.toString()) {
+        return execute(deps, await fileTarget(arg), undefined, true);
+      }
+      const target = editorTarget(false);
+      return target ? execute(deps, target, undefined, true) : noEditor();
     },
     'sandboxRunner.runSelection': async () => {
       const target = editorTarget(false);

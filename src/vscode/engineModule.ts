@@ -10,3 +10,6 @@
  */
 export { awaitRemovals, describeEngine, engineIdentity, knownEngineIdentity, reapOrphans, removeOwnContainers, runInSandbox, WarmPool } from '../core';
 export { checkEngine } from './engineStatus';
+// The interactive run's pseudoterminal and its TTY filter: only an interactive run needs them,
+// and a run loads this bundle anyway (kept out of the activation bundle for its size).
+export { InteractiveTerminal } from './interactiveTerminal';
