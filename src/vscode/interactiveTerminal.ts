@@ -60,7 +60,7 @@ export class InteractiveTerminal implements vscode.Pseudoterminal {
     if (initialDimensions) this.size = toSize(initialDimensions);
     const held = this.held;
     this.held = undefined;
-    if (held && this.phase !== 'closed') this.writeEmitter.fire(held.join(''));
+    if (held?.length && this.phase !== 'closed') this.writeEmitter.fire(held.join(''));
     this.openedResolve?.();
   }
 
