@@ -44,7 +44,8 @@ export function headerLines(label: string, profileName: string, source: string, 
     `▶ ${label.replace(/\n/g, ' ')}`,
     `  profile ${profileName} (${source}) · image ${profile.image} · network ${profile.network === 'none' ? 'off' : 'ON (bridge)'}`,
     `  limits ${l.memoryMiB} MiB memory, ${l.cpus} CPU, ${l.pids} processes, ${l.timeoutSeconds} s, ${l.outputBytes} bytes of output`,
-    '  interactive (TTY): stdout and stderr are merged here · Ctrl+C interrupts the program · Ctrl+D ends input · closing this terminal cancels the run',
+    '  interactive (TTY): stdout and stderr are merged · Ctrl+C interrupts · Ctrl+D ends input',
+    '  closing this terminal cancels the run',
   ];
 }
 

@@ -99,6 +99,52 @@ describe('interactive runs (host)', function () {
     assert.equal(result.outcome, 'exited', `Ctrl+C is the program's own SIGINT, not a cancel: ${result.message}`);
   });
 
+  it('the terminal keeps colours but drops titles, OSC 52, OSC 8 command links and shell-integration sequences', async function () {
+    const api = await getApi();
+    await openFixture('ttyhostile.py');
+    let runId: string | undefined;
+    const sub = api.onDidStartRun((r) => (runId ??= r.id));
+    let terminal: vscode.Terminal | undefined;
+    const subTerm = vscode.window.onDidOpenTerminal((t) => (terminal ??= t));
+    try {
+      const result = await settlesWithin(startCommand<RunResult>('sandboxRunner.runInteractive'), RUN_MS, 'sandboxRunner.runInteractive');
+      assertRunResult(result, 'sandboxRunner.runInteractive');
+      if (terminal) opened.push(terminal);
+      assert.equal(result.outcome, 'exited', result.message);
+      const raw = api.terminalText(runId!) ?? '';
+      assert.match(raw, /HOST-TTY-DONE/, JSON.stringify(raw));
+      assert.ok(raw.includes('\x1b[31mHOST-TTY-RED\x1b[0m'), `the colour was not kept: ${JSON.stringify(raw)}`);
+      assert.match(raw, /HOST-TTY-CLICK/, 'the link text is shown as text');
+      for (const gone of ['\x1b]', '\x9d', 'HOST-EVIL-TITLE', 'SE9TVC1DTElQQk9BUkQ', 'command:', 'HOST-FAKE-COMMAND', 'file:///etc', '\x1b[21t', 'HOST-C1-TITLE']) {
+        assert.ok(!raw.includes(gone), `the terminal was sent ${JSON.stringify(gone)}: ${JSON.stringify(raw)}`);
+      }
+      assert.equal(terminal?.name, 'Sandbox: ttyhostile.py (python)');
+    } finally {
+      sub.dispose();
+      subTerm.dispose();
+    }
+  });
+
+  it('with sandboxRunner.interactive "always", the plain Run command opens a terminal', async function () {
+    const api = await getApi();
+    const config = vscode.workspace.getConfiguration('sandboxRunner');
+    await config.update('interactive', 'always', vscode.ConfigurationTarget.Global);
+    let terminal: vscode.Terminal | undefined;
+    const subTerm = vscode.window.onDidOpenTerminal((t) => (terminal ??= t));
+    try {
+      await openFixture('hello.py');
+      const result = await settlesWithin(startCommand<RunResult>('sandboxRunner.run'), RUN_MS, 'sandboxRunner.run');
+      assertRunResult(result, 'sandboxRunner.run');
+      assert.equal(result.outcome, 'exited', result.message);
+      assert.equal(terminal?.name, 'Sandbox: hello.py (python)', 'no terminal opened for the run');
+      opened.push(terminal!);
+      assert.match(api.outputText(), /interactive: input and output are in the terminal "Sandbox: hello\.py \(python\)"\n■ exited with code 0/);
+    } finally {
+      subTerm.dispose();
+      await config.update('interactive', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   it('closing the terminal of a running interactive run cancels it and leaves no container', async function () {
     const api = await getApi();
     const run = await startAsk(api);

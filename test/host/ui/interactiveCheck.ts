@@ -1,0 +1,73 @@
+/**
+ * The interactive terminal through the browser (issue 11), a step of uiCheck.ts: opens ask.py,
+ * runs "Sandbox Runner: Run in Sandbox (Interactive)" from the command palette, types two answers
+ * into the terminal with the keyboard, reads the greeting back from the terminal and saves
+ * .artifacts/ui-check-interactive.png.
+ *
+ * Reading the terminal: the check's code-server runs with `terminal.integrated.gpuAcceleration`
+ * "off" ({@link INTERACTIVE_USER_SETTINGS}), so xterm.js draws with its DOM renderer and the
+ * visible rows are text in `.xterm-rows` (the WebGL renderer draws to a canvas).
+ */
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { artifacts, clean, quickPick, type CheckReport } from './harness';
+
+/** The command's palette title. */
+export const INTERACTIVE_TITLE = 'Sandbox Runner: Run in Sandbox (Interactive)';
+/** User settings the check needs: xterm.js's DOM renderer, whose rows can be read as text. */
+export const INTERACTIVE_USER_SETTINGS: Readonly<Record<string, unknown>> = { 'terminal.integrated.gpuAcceleration': 'off' };
+const TERMINAL_NAME = 'Sandbox: ask.py (python)';
+
+/** The visible rows of the active terminal in the panel, as text ('' when none is shown). */
+async function terminalRows(page: Page): Promise<string> {
+  const rows = page.locator('.part.panel .terminal-wrapper.active .xterm-rows, .part.panel .xterm-rows').first();
+  if (!(await rows.count())) return '';
+  return clean(await rows.innerText());
+}
+
+/** Polls the terminal every 200 ms until `pattern` shows or `ms` pass; returns the last text read. */
+async function waitForTerminal(page: Page, pattern: RegExp, ms: number): Promise<string> {
+  let text = '';
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    text = await terminalRows(page);
+    if (pattern.test(text)) break;
+    await page.waitForTimeout(200);
+  }
+  return text;
+}
+
+/** Types `answer` and Enter into the focused terminal, after `prompt` shows; returns whether it showed. */
+async function answer(page: Page, prompt: RegExp, answerText: string): Promise<boolean> {
+  const shown = prompt.test(await waitForTerminal(page, prompt, 30_000));
+  if (shown) {
+    await page.keyboard.type(answerText, { delay: 30 });
+    await page.keyboard.press('Enter');
+  }
+  return shown;
+}
+
+/** Runs the interactive checks on the workbench `page` (the fixture workspace is open). */
+export async function interactiveChecks(page: Page, report: CheckReport): Promise<void> {
+  const { check, step } = report;
+  await quickPick(page, 'Control+P', 'ask.py', 'ask.py', 'Enter');
+  await page.locator('.tabs-container .tab.active', { hasText: 'ask.py' }).waitFor({ state: 'visible', timeout: 15_000 });
+  await quickPick(page, 'F1', INTERACTIVE_TITLE, INTERACTIVE_TITLE, 'Enter');
+  step(`ran "${INTERACTIVE_TITLE}" on ask.py from the command palette`);
+
+  const first = await answer(page, /first\? *$/m, 'Ada');
+  check('the interactive terminal shows the program\'s first prompt', first, JSON.stringify((await terminalRows(page)).slice(-300)));
+  const panel = clean(await page.locator('.part.panel').innerText().catch(() => ''));
+  const named = panel.includes(TERMINAL_NAME) || (await page.locator(`.part.panel [aria-label*="${TERMINAL_NAME}"]`).count()) > 0;
+  check('the terminal is named after the file and profile', named, `looked for "${TERMINAL_NAME}" in the panel`);
+  const second = first && (await answer(page, /second\? *$/m, 'Lovelace'));
+  check('typing the first answer and Enter reaches the program (second prompt)', second, JSON.stringify((await terminalRows(page)).slice(-300)));
+
+  const text = await waitForTerminal(page, /■ exited/, 30_000);
+  await page.screenshot({ path: join(artifacts, 'ui-check-interactive.png') });
+  step('saved .artifacts/ui-check-interactive.png');
+  check('the terminal shows the greeting built from both typed lines', /HOST-ASK got 'Ada' and 'Lovelace'/.test(text), JSON.stringify(text.slice(-400)));
+  check('the program has a TTY (isatty)', /HOST-ASK isatty True/.test(text), JSON.stringify(text.slice(0, 400)));
+  check('the terminal says stdout and stderr are merged', /stdout and stderr are merged/.test(text), JSON.stringify(text.slice(0, 400)));
+  check('the run\'s result is written at the end of the terminal', /■ exited with code 0 · \d+ ms/.test(text), JSON.stringify(text.slice(-200)));
+}
