@@ -5,7 +5,7 @@
  */
 import type { EngineKind } from './engineKind';
 import { SandboxError } from './errors';
-import { LAUNCHER } from './launcher';
+import { LAUNCHER, TTY_LAUNCHER } from './launcher';
 import { ENV_NAME, FILE_PLACEHOLDER, UNSAFE_CONTAINER_PATH_CHARS, type Profile } from './profile';
 
 /** In-container directory of the snippet file: an exec tmpfs the launcher writes it into (a read-only bind of a host directory on the direct fallback). */
@@ -348,6 +348,55 @@ function contentFlags(spec: ContainerSpec): string[] {
  *   catatonit instead of `--init` ({@link podmanInit}).
  */
 export function buildRunArgv(spec: ContainerSpec): readonly string[] {
+  return launcherArgv(spec, ['run', '--interactive', '--sig-proxy=false'], LAUNCHER);
+}
+
+/**
+ * Builds the arguments after `docker` for the `docker create` of an interactive run with a
+ * terminal (issue 11): `create --interactive --tty` with exactly {@link buildRunArgv}'s floor,
+ * snippet tmpfs, content flags and entrypoint, and the TTY launcher (launcher.ts `TTY_LAUNCHER`).
+ * Created, not run: `docker run -i -t` refuses a stdin that is not a terminal ("the input device
+ * is not a TTY"); `docker start --attach --interactive` ({@link buildTtyStartArgv}) takes a pipe.
+ * @throws SandboxError as {@link buildRunArgv}
+ */
+export function buildTtyCreateArgv(spec: ContainerSpec): readonly string[] {
+  return launcherArgv(spec, ['create', '--interactive', '--tty'], TTY_LAUNCHER);
+}
+
+/** Characters the docker CLI accepts after `ctrl-` in `--detach-keys` that are letters (0x01…0x1a). */
+const DETACH_LETTERS = 'abcdefghijklmnopqrstuvwxyz';
+
+/** How many keys a run's detach sequence has (26^12 ≈ 9.5e16 sequences). */
+export const DETACH_KEYS_LENGTH = 12;
+
+/**
+ * A `--detach-keys` value from random bytes: {@link DETACH_KEYS_LENGTH} keys `ctrl-a`…`ctrl-z`.
+ * With a terminal the engine reads the detach sequence out of the attached stdin (Docker:
+ * `copyEscapable`, default Ctrl-P Ctrl-Q, which cannot be switched off), ending the attachment
+ * while the program runs on. A fresh random sequence per run, never seen by the container, keeps
+ * typed input and code from ever matching it.
+ * @param random at least {@link DETACH_KEYS_LENGTH} random bytes (crypto `randomBytes`)
+ */
+export function detachKeys(random: Uint8Array): string {
+  if (random.length < DETACH_KEYS_LENGTH) throw new RangeError(`detachKeys needs ${DETACH_KEYS_LENGTH} random bytes`);
+  return [...random.subarray(0, DETACH_KEYS_LENGTH)].map((b) => `ctrl-${DETACH_LETTERS[b % DETACH_LETTERS.length]}`).join(',');
+}
+
+/**
+ * The arguments after `docker` that start a container of {@link buildTtyCreateArgv} attached to
+ * this process's pipes: `start --attach --interactive --detach-keys KEYS NAME` (Docker and Podman
+ * alike). The CLI sends no resize of its own (its stdout is not a terminal).
+ * @param keys from {@link detachKeys}
+ * @throws SandboxError `invalid-profile` for a malformed name or keys (defence in depth)
+ */
+export function buildTtyStartArgv(name: string, keys: string): readonly string[] {
+  assertValue(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(name), 'the container name');
+  assertValue(/^ctrl-[a-z](,ctrl-[a-z])*$/.test(keys), 'the detach keys');
+  return ['start', '--attach', '--interactive', '--detach-keys', keys, name];
+}
+
+/** The launcher paths' argv: `head` (run or create), the floor, the snippet tmpfs, the content flags and `sh -c launcher`. */
+function launcherArgv(spec: ContainerSpec, head: readonly string[], launcher: string): readonly string[] {
   assertSpec(spec, false);
   refusePodmanMounts(spec);
   const p = spec.profile;
@@ -355,9 +404,9 @@ export function buildRunArgv(spec: ContainerSpec): readonly string[] {
   // Exec like the workdir: a snippet with a shebang may be the command itself (`["${file}"]`).
   const snippetTmpfs = tmpfs(SNIPPET_DIR, p.limits.tmpfsMiB, { exec: true, uid, gid, engine: spec.engine });
   return forEngine(spec, [
-    'run', '--interactive', '--sig-proxy=false',
+    ...head,
     ...floorFlags(spec), '--tmpfs', snippetTmpfs, ...contentFlags(spec),
-    '--entrypoint', 'sh', '--', p.image, '-c', LAUNCHER, snippetPath(spec), ...programArgv(p, snippetPath(spec)),
+    '--entrypoint', 'sh', '--', p.image, '-c', launcher, snippetPath(spec), ...programArgv(p, snippetPath(spec)),
   ]);
 }
 

@@ -122,7 +122,7 @@ function statusUnreadable(e: unknown): SandboxErrorInfo {
 /** The attached CLI ended while the program still ran (engine connection lost, CLI killed): its exit code is not the program's. */
 function connectionLost(lease: ContainerLease, exit: AttachExit, state: ContainerState): SandboxErrorInfo {
   const how = exit.signal ? `was killed by ${exit.signal}` : `ended with status ${exit.exitCode ?? 'unknown'}`;
-  const call = lease.kind === 'direct' ? 'docker start' : 'docker run';
+  const call = lease.kind === 'direct' || lease.kind === 'tty' ? 'docker start' : 'docker run';
   return {
     code: 'engine-error',
     message: `The connection to the program was lost: "${call}" ${how} while the container was ${state.status}.`,

@@ -38,5 +38,6 @@ export * from './runner';
 export * from './snippet';
 export * from './stop';
 export * from './terminalText';
+export * from './ttyResize';
 export * from './ttyText';
 export * from './warm';

@@ -34,8 +34,23 @@ export const PREAMBLE = {
   noCommand: `${RS}sandbox-runner:no-command\n`,
 } as const;
 
+/**
+ * The TTY launcher's markers ({@link TTY_LAUNCHER}): the same words, closed by RS instead of a
+ * newline, so a terminal's output processing (`\n` → `\r\n`, onlcr) can never change them.
+ * `noStty`: the image has no `stty`, so the terminal could not be made raw; nothing was sent.
+ */
+export const TTY_PREAMBLE = {
+  waiting: `${RS}sandbox-runner:waiting${RS}`,
+  ready: `${RS}sandbox-runner:ready${RS}`,
+  noCommand: `${RS}sandbox-runner:no-command${RS}`,
+  noStty: `${RS}sandbox-runner:no-stty${RS}`,
+} as const;
+
+/** A marker set a {@link PreambleReader} looks for: the pipe launcher's or the TTY launcher's. */
+export type PreambleMarkers = typeof PREAMBLE | typeof TTY_PREAMBLE;
+
 /** The longest marker, bytes (all are ASCII). */
-const PREAMBLE_MAX = Math.max(...Object.values(PREAMBLE).map((p) => p.length));
+const PREAMBLE_MAX = Math.max(...[...Object.values(PREAMBLE), ...Object.values(TTY_PREAMBLE)].map((p) => p.length));
 
 /** Most bytes kept of what is not program output (the init process's or engine's words). */
 const HELD_MAX = 16 * 1024;
@@ -58,6 +73,56 @@ export const LAUNCHER = [
 ].join('\n');
 
 /**
+ * The launcher of a TTY run (`docker create -t -i` + `docker start -a -i`, argv.ts
+ * `buildTtyCreateArgv`), run as `sh -c TTY_LAUNCHER SNIPPET_PATH PROGRAM…`. Its stdin and stdout
+ * are the container's terminal, which would mangle a frame sent as typed text (0x03 is SIGINT,
+ * 0x04 end-of-file, 0x7f erase, CR becomes LF, and every byte is echoed back), so it first saves
+ * the terminal's settings (`stty -g`) and makes it raw without echo (`stty raw -echo`: every byte
+ * passes as it is, nothing is echoed, no signal characters), and only then prints `waiting`. The
+ * frame ({@link encodeTtyFrame}) carries the terminal size beside the byte count. Once the code is
+ * written, it restores the saved settings with that size (`stty SAVED rows R cols C`), so the
+ * program starts on an ordinary cooked terminal of the right size, then prints `ready` and execs
+ * it. The runner sends the program's input only after `ready`, so typed bytes get the cooked
+ * terminal's processing (echo, CR → LF, Ctrl-C). Markers are {@link TTY_PREAMBLE}'s (closed by RS:
+ * output processing never touches them); the program does not exist before `ready`. No `stty` in
+ * the image: `no-stty`, exit 125, before anything is read. Exit 125 on any other failure.
+ */
+export const TTY_LAUNCHER = [
+  'command -v stty >/dev/null 2>&1 || { printf \'\\036sandbox-runner:no-stty\\036\'; exit 125; }',
+  's=$(stty -g) || exit 125',
+  'stty raw -echo || exit 125',
+  'printf \'\\036sandbox-runner:waiting\\036\'',
+  'IFS=\' \' read -r n rows cols || exit 125',
+  'case $n in \'\'|*[!0-9]*) exit 125;; esac',
+  'case $rows$cols in \'\'|*[!0-9]*) exit 125;; esac',
+  'if [ "$n" -eq 0 ]; then : > "$0" || exit 125; else dd of="$0" bs="$n" count=1 iflag=fullblock 2>/dev/null || exit 125; fi',
+  'x=$(wc -c < "$0") && [ $x -eq "$n" ] || exit 125',
+  'chmod 755 "$0" || exit 125',
+  'stty "$s" rows "$rows" cols "$cols" || exit 125',
+  'command -v "$1" >/dev/null 2>&1 || { printf \'\\036sandbox-runner:no-command\\036\'; exit 127; }',
+  'printf \'\\036sandbox-runner:ready\\036\' && exec "$@"',
+  'exit 125',
+].join('\n');
+
+/** Largest terminal side the TTY frame carries, in cells (the kernel's `winsize` fields are 16-bit). */
+export const TTY_SIDE_MAX = 65535;
+
+/**
+ * The TTY launcher's frame: `<byte count> <rows> <columns>\n` in decimal ASCII, then the bytes
+ * unchanged (a string as UTF-8). Sides are whole numbers clamped to 1…{@link TTY_SIDE_MAX}.
+ */
+export function encodeTtyFrame(code: string | Uint8Array, size: { readonly rows: number; readonly columns: number }): Buffer {
+  const frame = encodeFrame(code);
+  const newline = frame.indexOf(0x0a);
+  return Buffer.concat([Buffer.from(`${frame.subarray(0, newline).toString('latin1')} ${ttySide(size.rows)} ${ttySide(size.columns)}`, 'latin1'), frame.subarray(newline)]);
+}
+
+/** A terminal side as the frame and the Engine API take it: a whole number in 1…{@link TTY_SIDE_MAX}. */
+export function ttySide(n: number): number {
+  return Number.isFinite(n) ? Math.min(TTY_SIDE_MAX, Math.max(1, Math.floor(n))) : 1;
+}
+
+/**
  * The frame that carries the code over stdin: the byte count in decimal ASCII, a newline, then
  * the bytes unchanged (a string as UTF-8). Whatever follows the frame on stdin is the program's.
  */
@@ -71,7 +136,7 @@ export function encodeFrame(code: string | Uint8Array): Buffer {
  * frame), `ready` (the program starts), `no-command`, or `absent` (the stream ended without
  * `ready`/`no-command`; see {@link PreambleReader.waited} for how far it got).
  */
-export type LauncherVerdict = 'pending' | 'waiting' | 'ready' | 'no-command' | 'absent';
+export type LauncherVerdict = 'pending' | 'waiting' | 'ready' | 'no-command' | 'no-stty' | 'absent';
 
 /** Finds the earliest of `markers` in `buf` (latin1), within the held bound. */
 function findMarker(buf: Buffer, markers: readonly (readonly [LauncherVerdict, string])[]) {
@@ -94,6 +159,11 @@ export class PreambleReader {
   private before = Buffer.alloc(0);
   private state: LauncherVerdict = 'pending';
   private sawWaiting = false;
+  /** The engine CLI's own words from another stream (a TTY run's CLI stderr), bounded. */
+  private notes = Buffer.alloc(0);
+
+  /** @param markers which launcher's markers to read: {@link PREAMBLE} (stderr) or {@link TTY_PREAMBLE} (the terminal) */
+  constructor(private readonly markers: PreambleMarkers = PREAMBLE) {}
 
   /** The verdict so far. */
   get verdict(): LauncherVerdict {
@@ -112,8 +182,9 @@ export class PreambleReader {
   push(chunk: Uint8Array): Buffer {
     if (this.state === 'ready') return Buffer.from(chunk);
     this.held = Buffer.concat([this.held, chunk]);
-    if (this.state === 'pending') this.step([['waiting', PREAMBLE.waiting]]);
-    if (this.state === 'waiting') this.step([['ready', PREAMBLE.ready], ['no-command', PREAMBLE.noCommand]]);
+    const m = this.markers;
+    if (this.state === 'pending') this.step('noStty' in m ? [['waiting', m.waiting], ['no-stty', m.noStty]] : [['waiting', m.waiting]]);
+    if (this.state === 'waiting') this.step([['ready', m.ready], ['no-command', m.noCommand]]);
     if ((this.state as LauncherVerdict) === 'ready') {
       const rest = this.rest;
       this.rest = Buffer.alloc(0);
@@ -148,8 +219,16 @@ export class PreambleReader {
     if (this.state === 'pending' || this.state === 'waiting') this.state = 'absent';
   }
 
+  /**
+   * Keeps the engine CLI's words from a stream that never carries program output (a TTY run's CLI
+   * stderr: the program's output all goes through the terminal), for {@link heldText}; bounded.
+   */
+  note(chunk: Uint8Array): void {
+    if (this.notes.length < HELD_MAX) this.notes = Buffer.concat([this.notes, chunk]).subarray(0, HELD_MAX);
+  }
+
   /** Bytes held back that are not program output (the CLI's, init process's or engine's words), as text. */
   heldText(): string {
-    return Buffer.concat([this.before, this.held]).subarray(0, HELD_MAX).toString('utf8');
+    return Buffer.concat([this.notes, this.before, this.held]).subarray(0, HELD_MAX).toString('utf8');
   }
 }

@@ -5,9 +5,12 @@
  * launcher's markers off stderr (launcher.ts), and sends the code frame. Program bytes are held
  * until the run consumes them, so nothing is lost between preparation and the run.
  */
+import type { Readable } from 'node:stream';
 import { execa, type ResultPromise } from 'execa';
+import { buildTtyStartArgv } from './argv';
 import { dockerBinary, spawnOptions, type DockerOptions } from './docker';
-import { encodeFrame, PreambleReader } from './launcher';
+import type { TtySize } from './interactive';
+import { encodeFrame, encodeTtyFrame, PreambleReader, TTY_PREAMBLE } from './launcher';
 
 /** How the attached CLI process ended. */
 export interface AttachExit {
@@ -24,7 +27,8 @@ export type ProgramSink = (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
 
 /** One started container serving one run. */
 export interface ContainerLease {
-  readonly kind: 'cold' | 'warm' | 'direct';
+  /** `tty`: a terminal run's container (created with `-t -i`, started attached; cold only). */
+  readonly kind: 'cold' | 'warm' | 'direct' | 'tty';
   readonly name: string;
   /** The container's init process on the host when known (after the checks), else 0. */
   pid: number;
@@ -36,8 +40,16 @@ export interface ContainerLease {
   readonly exit: Promise<AttachExit>;
   /** True once `exit` settled. */
   readonly ended: boolean;
-  /** Sends the code frame and closes stdin (the program then sees EOF after the frame). */
-  send(code: string | Uint8Array): void;
+  /**
+   * Sends the code frame. Without `input` stdin is then closed (the program sees EOF after the
+   * frame). With `input` (an interactive run, interactive.ts), its bytes follow as they arrive
+   * (with backpressure) and its end closes stdin; on a terminal lease they follow only once the
+   * launcher said `ready` (the terminal is cooked again), and their end is sent as one 0x04 (the
+   * terminal's end-of-file) while stdin stays open: closing a terminal run's attached stdin would
+   * end the attachment's output too (moby `CopyStreams`), measured. An input error counts as its
+   * end. Input is no longer read once the attached CLI ended.
+   */
+  send(code: string | Uint8Array, input?: Readable): void;
   /** Starts passing program bytes to `sink` (held bytes first). */
   consume(sink: ProgramSink): void;
   /** Kills the attached CLI process (not the container). */
@@ -60,22 +72,32 @@ export class AttachedLease implements ContainerLease {
   ended = false;
   private sink: ProgramSink | undefined;
   private held: [('stdout' | 'stderr'), Buffer][] = [];
+  private readonly whenReady: (() => void)[] = [];
 
   /**
-   * Spawns the engine CLI with `args` (argv after `docker`); stdin is a pipe only when the
-   * launcher is used. Never throws: a spawn failure shows in `exit`.
+   * Wraps the attached engine CLI process `proc`; stdin is a pipe only when the launcher is used.
+   * Never throws: a spawn failure shows in `exit`.
+   * @param tty a terminal run ({@link openTtyLease}): the launcher's markers and the program's
+   *   output come on the CLI's stdout (one terminal stream, delivered as `stdout`), the CLI's
+   *   stderr holds only its own words (kept for diagnostics, never program output), and the frame
+   *   carries the size this returns when it is sent
    */
-  constructor(readonly kind: ContainerLease['kind'], readonly name: string, readonly proc: ResultPromise, withLauncher: boolean) {
-    this.launcher = withLauncher ? new PreambleReader() : undefined;
+  constructor(readonly kind: ContainerLease['kind'], readonly name: string, readonly proc: ResultPromise, withLauncher: boolean, private readonly tty?: () => TtySize) {
+    this.launcher = withLauncher ? new PreambleReader(tty ? TTY_PREAMBLE : undefined) : undefined;
     let settleWaiting: (v: boolean) => void = () => undefined;
     this.waiting = withLauncher ? new Promise((r) => (settleWaiting = r)) : Promise.resolve(true);
     proc.stdin?.on('error', () => undefined); // EPIPE when the container is gone meanwhile
-    proc.stdout?.on('data', (chunk: Buffer) => this.emit('stdout', chunk));
+    const preamble = (stream: 'stdout' | 'stderr', chunk: Buffer) => {
+      const program = this.launcher!.push(chunk);
+      if (this.launcher!.waited) settleWaiting(true);
+      if (this.launcher!.verdict === 'ready') for (const f of this.whenReady.splice(0)) f();
+      if (program.length > 0) this.emit(stream, program);
+    };
+    proc.stdout?.on('data', (chunk: Buffer) => (tty && this.launcher ? preamble('stdout', chunk) : this.emit('stdout', chunk)));
     proc.stderr?.on('data', (chunk: Buffer) => {
       if (!this.launcher) return this.emit('stderr', chunk);
-      const program = this.launcher.push(chunk);
-      if (this.launcher.waited) settleWaiting(true);
-      if (program.length > 0) this.emit('stderr', program);
+      if (tty) return this.launcher.note(chunk);
+      preamble('stderr', chunk);
     });
     this.exit = Promise.resolve(proc as PromiseLike<AttachExit>).then((r) => r, (e: AttachExit) => e).then((r) => {
       this.ended = true;
@@ -85,9 +107,55 @@ export class AttachedLease implements ContainerLease {
     });
   }
 
-  send(code: string | Uint8Array): void {
+  send(code: string | Uint8Array, input?: Readable): void {
+    const stdin = this.proc.stdin;
+    if (!stdin) return;
+    if (this.tty) {
+      stdin.write(encodeTtyFrame(code, this.tty()));
+      if (input) this.afterReady(() => this.pipeInput(input));
+      return;
+    }
     const after = leaseTestHooks.stdinAfterFrame;
-    this.proc.stdin?.end(after ? Buffer.concat([encodeFrame(code), after]) : encodeFrame(code));
+    const frame = after ? Buffer.concat([encodeFrame(code), after]) : encodeFrame(code);
+    if (!input) return void stdin.end(frame);
+    stdin.write(frame);
+    this.pipeInput(input);
+  }
+
+  /** Calls `f` once the launcher said `ready` (at once if it did already; never if it does not). */
+  afterReady(f: () => void): void {
+    if (this.launcher?.verdict === 'ready') f();
+    else this.whenReady.push(f);
+  }
+
+  /** Passes `input` on to the CLI's stdin (see {@link ContainerLease.send}) until it or the CLI ends. */
+  private pipeInput(input: Readable): void {
+    const stdin = this.proc.stdin!;
+    if (this.ended) return;
+    const onData = (chunk: Buffer | string) => {
+      if (!stdin.write(chunk)) {
+        input.pause();
+        stdin.once('drain', () => input.resume());
+      }
+    };
+    const detach = () => {
+      input.off('data', onData);
+      input.off('end', onEnd);
+      input.off('error', onEnd);
+    };
+    const onEnd = () => {
+      detach();
+      if (this.ended) return;
+      if (this.tty) stdin.write(Buffer.from([0x04]));
+      else stdin.end();
+    };
+    input.on('data', onData);
+    input.once('end', onEnd);
+    input.once('error', onEnd);
+    void this.exit.then(() => {
+      detach();
+      input.pause();
+    });
   }
 
   consume(sink: ProgramSink): void {
@@ -118,4 +186,19 @@ export function openRunLease(opts: DockerOptions, kind: 'cold' | 'warm', name: s
 export function openDirectLease(opts: DockerOptions, name: string): AttachedLease {
   const proc = execa(dockerBinary(opts), ['start', '--attach', name], { ...spawnOptions(opts), stdin: 'ignore', buffer: false });
   return new AttachedLease('direct', name, proc, false);
+}
+
+/**
+ * Starts a created terminal container (argv.ts `buildTtyCreateArgv`) attached: `docker start
+ * --attach --interactive --detach-keys KEYS NAME` (`buildTtyStartArgv`) with stdin a pipe, and
+ * returns its lease at once. The launcher's markers are read off the terminal stream.
+ * @param keys the run's random detach sequence (argv.ts `detachKeys`)
+ * @param size the terminal size to send in the frame, asked when the frame is sent (the launcher
+ *   sets it before the program starts)
+ * @throws SandboxError `invalid-profile` for a malformed name or keys (argv.ts)
+ */
+export function openTtyLease(opts: DockerOptions, name: string, keys: string, size: () => TtySize): AttachedLease {
+  const argv = buildTtyStartArgv(name, keys);
+  const proc = execa(dockerBinary(opts), argv, { ...spawnOptions(opts, argv), stdin: 'pipe', buffer: false });
+  return new AttachedLease('tty', name, proc, true, size);
 }

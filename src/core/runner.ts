@@ -9,11 +9,11 @@
  * local engine only. Stops (cancel, timeout, output bound, forced cancel) go through one
  * controller (stop.ts). No `vscode` import here.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { admitContainer, checkCreated } from './admit';
-import { buildCreateArgv, buildRunArgv, SNIPPET_DIR, type ResolvedMount } from './argv';
+import { buildCreateArgv, buildRunArgv, buildTtyCreateArgv, DETACH_KEYS_LENGTH, detachKeys, SNIPPET_DIR, type ResolvedMount } from './argv';
 import { createContainer } from './create';
 import { engineSpec } from './engineKind';
 import { diagnoseExit, diagnoseNoLauncher, launcherStopped, type Diagnosis } from './diagnose';
@@ -21,7 +21,7 @@ import { prepareControl, type DockerOptions } from './docker';
 import { resolveEndpoint } from './endpoint';
 import { isSandboxError, SandboxError, type SandboxErrorInfo } from './errors';
 import { ownerLabels } from './labels';
-import { openDirectLease, openRunLease, type ContainerLease } from './lease';
+import { openDirectLease, openRunLease, openTtyLease, type ContainerLease } from './lease';
 import { directoryAccess, resolveMounts, type PinnedMounts } from './mounts';
 import { BoundedStream, type OutputSink } from './output';
 import type { MountAccess } from './mountProbe';
@@ -34,7 +34,8 @@ import { sandboxRule, signalFromExitCode, type RuleNote } from './rules';
 import { snippetCode, snippetFileName, writeSnippet } from './snippet';
 import { StopController } from './stop';
 import type { WarmPool } from './warm';
-import type { InteractiveIo } from './interactive';
+import type { InteractiveIo, TtySize } from './interactive';
+import { ResizeForwarder } from './ttyResize';
 
 /** One run's input. */
 export interface RunRequest {
@@ -220,9 +221,11 @@ class Run {
     }
   }
 
-  /** Warm lease first; "warm failed before the program started → cold once"; no `sh` → direct. */
+  /** Warm lease first; "warm failed before the program started → cold once"; no `sh` → direct. A terminal run: its own cold path only. */
   private async attempts(): Promise<RunResult> {
     prepareControl(this.opts); // the first control call's one-time work overlaps `docker run`
+    const io = this.req.interactive;
+    if (io?.tty) return this.ttyRun(io, io.tty);
     const key = JSON.stringify(this.profile);
     if (!profilesWithoutShell.has(key)) {
       const warm = this.req.warm?.take(this.req.profileName, this.profile, this.req.sourceFileName);
@@ -247,6 +250,54 @@ class Run {
     });
     this.req.onArgv?.(argv);
     return this.onLease(openRunLease(this.opts, 'cold', this.name, argv), pins.mounts);
+  }
+
+  /**
+   * A terminal run (issue 11), cold only (warm containers have no terminal): `docker create -t -i`
+   * with the floor (argv.ts `buildTtyCreateArgv`; the create's warnings and the image's VOLUMEs
+   * checked as on the direct path, create.ts), then `docker start -a -i` (lease.ts `openTtyLease`)
+   * and the same admission, frame and exit handling as a cold run (`onLease`). Sizes the caller
+   * reports before the program started go into the frame; later ones to the engine (ttyResize.ts),
+   * the newest first-size difference at `ready`.
+   * @throws SandboxError when the image has no `sh` or no `stty` (refused, nothing ran)
+   */
+  private async ttyRun(io: InteractiveIo, size: TtySize): Promise<RunResult> {
+    const pins = await this.pin();
+    if (this.stopper.reason) return this.finish(this.stopper.reason, null);
+    this.name = `sandbox-runner-${randomUUID()}`;
+    const argv = buildTtyCreateArgv({
+      name: this.name, profile: this.profile, snippetFileName: snippetFileName(this.profile, this.req.sourceFileName),
+      mounts: pins.mounts, labels: ownerLabels(this.name.slice('sandbox-runner-'.length), this.req.profileName),
+      ...(await engineSpec(this.opts)),
+    });
+    this.req.onArgv?.(argv);
+    let exists = false;
+    try {
+      await createContainer(this.opts, argv, this.profile.image, (e) => (exists = e));
+    } catch (e) {
+      if (exists) void scheduleRemoval(this.opts, this.name).catch(() => undefined);
+      throw e;
+    }
+    let latest = size;
+    let sent: TtySize | undefined;
+    let live = false;
+    const resizer = new ResizeForwarder(this.opts, this.name);
+    const lease = openTtyLease(this.opts, this.name, detachKeys(randomBytes(DETACH_KEYS_LENGTH)), () => (sent = latest));
+    lease.afterReady(() => {
+      live = true;
+      if (sent !== latest) resizer.push(latest);
+    });
+    const unsubscribe = io.onResize?.((s) => {
+      latest = s;
+      if (live) resizer.push(s);
+    });
+    this.disposers.push(() => {
+      unsubscribe?.();
+      resizer.close();
+    });
+    const done = await this.onLease(lease, pins.mounts);
+    if (typeof done === 'string') throw ttyNeedsShell(this.profile.image);
+    return done;
   }
 
   /** Resolves and pins the profile's mounts; released when the run ends (see mounts.ts). */
@@ -274,7 +325,7 @@ class Run {
     if (!admitted) return this.notWaiting(lease);
     await this.pids.start(this.opts, lease.name, lease.pid);
     lease.consume((stream, chunk) => this.onChunk(stream, chunk));
-    lease.send(this.code);
+    lease.send(this.code, this.req.interactive?.input);
     this.stopper.running = true;
     return this.afterExit(lease, await lease.exit);
   }
@@ -283,6 +334,7 @@ class Run {
   private async notWaiting(lease: ContainerLease): Promise<Attempt> {
     const exit = await lease.exit;
     try {
+      if (lease.launcher?.verdict === 'no-stty') throw noStty(this.profile.image);
       return lease.kind === 'warm' ? 'retry-cold' : await diagnoseNoLauncher(this.opts, lease, exit, this.profile.image);
     } finally {
       this.release(lease); // after the diagnosis: it reads the container's state
@@ -359,6 +411,7 @@ class Run {
    * the snippet root); any other engine is refused, saying why, before anything is written.
    */
   private async direct(): Promise<RunResult> {
+    if (this.req.interactive) throw noShellInteractive(this.profile.image);
     if ((await engineSpec(this.opts)).engine === 'podman') throw noShellOnPodman(this.profile.image);
     const root = this.req.tempRoot ?? tmpdir();
     const access = await directoryAccess(root, this.profile.image, this.req.profileName, { docker: this.opts });
@@ -430,6 +483,33 @@ class Run {
       ...(this.cleanupError ? { cleanupError: this.cleanupError } : {}),
     };
   }
+}
+
+/** A terminal run refused: the image has no `stty`, so its terminal could not carry the code unchanged. */
+function noStty(image: string): SandboxError {
+  return new SandboxError(
+    'start-failed',
+    `The image "${image}" has no "stty", which an interactive run with a terminal needs to receive the code unchanged (the terminal would otherwise echo it and act on control bytes), so nothing ran.`,
+    'Use an image with stty (coreutils or busybox) for this profile, or run it without a terminal (interactive input over a pipe).',
+  );
+}
+
+/** A terminal run refused: the image has no `sh` for the launcher. */
+function ttyNeedsShell(image: string): SandboxError {
+  return new SandboxError(
+    'start-failed',
+    `The image "${image}" has no "sh", which an interactive run with a terminal needs to receive the code, so nothing ran.`,
+    'Use an image with a shell (sh) and stty for this profile, or run it without interactive input.',
+  );
+}
+
+/** An interactive run refused on the direct path (images without `sh`): no launcher, no stdin. */
+function noShellInteractive(image: string): SandboxError {
+  return new SandboxError(
+    'start-failed',
+    `The image "${image}" has no "sh" to receive the code over stdin, and its code runs directly without one, with no live input, so the interactive run was refused and nothing ran.`,
+    'Use an image with a shell (sh) for this profile, or run it without interactive input.',
+  );
 }
 
 /** The direct path refused: the image has no `sh`, and the engine is not one that sees this process and its files. */
