@@ -133,7 +133,9 @@ export class InteractiveTerminal implements vscode.Pseudoterminal {
     if (this.phase !== 'closed') this.phase = 'finished';
     this.input.end();
     this.resizeListeners.clear();
-    this.write(this.filter.push(this.decoder.end()) + this.filter.end() + '\x1b[0m\r\n');
+    this.write(this.filter.push(this.decoder.end()) + this.filter.end());
+    // Colours reset; a new line unless the program's last output ended one.
+    this.write(this.transcript.endsWith('\n') ? '\x1b[0m' : '\x1b[0m\r\n');
     this.write(`\x1b[1m${terminalLine(summary)}\x1b[0m\r\n`);
   }
 

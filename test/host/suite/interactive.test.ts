@@ -69,7 +69,7 @@ describe('interactive runs (host)', function () {
       const text = shown(api, run.runId);
       assert.equal(result.outcome, 'exited', `${result.message}\n${text}`);
       assert.equal(result.exitCode, 0, `${result.message}\n${text}`);
-      assert.match(text, /HOST-ASK isatty True/, text);
+      assert.match(text, /HOST-ASK isatty True size [1-9]\d*x[1-9]\d*/, text);
       assert.match(text, /HOST-ASK got 'Ada' and 'Lovelace'/, text);
       assert.match(text, /stdout and stderr are merged/, 'the header does not say the streams are merged');
       assert.match(text, /■ exited with code 0 · \d+ ms\n$/, `the result line is not the last line:\n${text}`);

@@ -1,7 +1,8 @@
 /**
  * The interactive terminal through the browser (issue 11), a step of uiCheck.ts: opens ask.py,
  * runs "Sandbox Runner: Run in Sandbox (Interactive)" from the command palette, types two answers
- * into the terminal with the keyboard, reads the greeting back from the terminal and saves
+ * into the terminal with the keyboard (after a resize of the window), reads the greeting and the
+ * program's terminal sizes back from the terminal and saves
  * .artifacts/ui-check-interactive.png.
  *
  * Reading the terminal: the check's code-server runs with `terminal.integrated.gpuAcceleration`
@@ -55,6 +56,14 @@ export async function interactiveChecks(page: Page, report: CheckReport): Promis
   await quickPick(page, 'F1', INTERACTIVE_TITLE, INTERACTIVE_TITLE, 'Enter');
   step(`ran "${INTERACTIVE_TITLE}" on ask.py from the command palette`);
 
+  // A resize while the program waits: the workbench relays out the terminal (setDimensions), and
+  // the program's TTY follows (ask.py prints its size at the start and at the end).
+  const prompted = await waitForTerminal(page, /first\? *$/m, 30_000);
+  if (/first\? *$/m.test(prompted)) {
+    await page.setViewportSize({ width: 1100, height: 760 });
+    await page.waitForTimeout(1_500);
+    await page.locator('.part.panel .xterm-screen').first().click().catch(() => {});
+  }
   const first = await answer(page, /first\? *$/m, 'Ada');
   check('the interactive terminal shows the program\'s first prompt', first, JSON.stringify((await terminalRows(page)).slice(-300)));
   const panel = clean(await page.locator('.part.panel').innerText().catch(() => ''));
@@ -69,5 +78,7 @@ export async function interactiveChecks(page: Page, report: CheckReport): Promis
   check('the terminal shows the greeting built from both typed lines', /HOST-ASK got 'Ada' and 'Lovelace'/.test(text), JSON.stringify(text.slice(-400)));
   check('the program has a TTY (isatty)', /HOST-ASK isatty True/.test(text), JSON.stringify(text.slice(0, 400)));
   check('the terminal says stdout and stderr are merged', /stdout and stderr are merged/.test(text), JSON.stringify(text.slice(0, 400)));
+  const sizes = [/size (\d+x\d+)/.exec(text)?.[1], /size now (\d+x\d+)/.exec(text)?.[1]];
+  check('a resize of the terminal reaches the program\'s TTY (its size before and after differ)', !!sizes[0] && !!sizes[1] && sizes[0] !== sizes[1], JSON.stringify(sizes));
   check('the run\'s result is written at the end of the terminal', /■ exited with code 0 · \d+ ms/.test(text), JSON.stringify(text.slice(-200)));
 }
