@@ -63,13 +63,12 @@ async function fileTarget(uri: vscode.Uri): Promise<Target> {
 }
 
 /**
- * Runs `target` with the named profile, or the one for its language/extension, or the default
- * profile; frames the output; reports failures. Resolves with the result, or undefined when no
- * run started. `interactive` (issue 11): the program gets a terminal of its own (a TTY, see
- * interactiveRun.ts) for input and output; the output channel keeps the run's frame. Every
- * refusal (profile, malformed settings, trust, consent) comes first, the same for both kinds.
+ * The one gate every run passes, plain or interactive: the named profile, or the one for the
+ * target's language/extension, or the default profile (workspace profiles only in a trusted
+ * workspace); no malformed settings for it; consent to a workspace loosening. Says why when it
+ * refuses. Resolves with the profile and the settings it was chosen from, or undefined (refused).
  */
-async function execute(deps: CommandDeps, target: Target, profileName?: string, interactive = interactiveSetting()): Promise<RunResult | undefined> {
+async function admit(deps: CommandDeps, target: Target, profileName?: string): Promise<{ chosen: ResolvedProfile; settings: SettingsSnapshot } | undefined> {
   const settings = currentSettings();
   const query = { name: profileName, languageId: target.languageId, fileName: target.fileName };
   const chosen = chooseProfile(settings, query, settings.defaultProfile);
@@ -117,6 +116,20 @@ async function execute(deps: CommandDeps, target: Target, profileName?: string, 
     );
     return undefined;
   }
+  return { chosen, settings };
+}
+
+/**
+ * Runs `target` with the named profile, or the one for its language/extension, or the default
+ * profile; frames the output; reports failures. Resolves with the result, or undefined when no
+ * run started. `interactive` (issue 11): the program gets a terminal of its own (a TTY, see
+ * interactiveRun.ts) for input and output; the output channel keeps the run's frame. Every
+ * refusal ({@link admit}) comes first, the same for both kinds.
+ */
+async function execute(deps: CommandDeps, target: Target, profileName?: string, interactive = interactiveSetting()): Promise<RunResult | undefined> {
+  const admitted = await admit(deps, target, profileName);
+  if (!admitted) return undefined;
+  const { chosen, settings } = admitted;
   // The terminal shows colours: no NO_COLOR/TERM=dumb there (see CHANNEL_ENV).
   const profile = interactive ? chosen.profile : channelRunProfile(chosen.profile);
   const term = interactive ? await openRunTerminal(target.label, chosen.name, headerLines(target.label, chosen.name, chosen.source, profile)) : undefined;
