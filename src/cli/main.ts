@@ -29,6 +29,11 @@ Options:
   -p, --profile NAME     profile to use (default: chosen by FILE's extension)
   -w, --workspace DIR    workspace whose .vscode/settings.json defines profiles (default: .)
   -t, --timeout SECONDS  wall-clock limit, overriding the profile's limits.timeoutSeconds
+  -i, --interactive      pass this command's standard input to the program, after the code, as
+                         it arrives (its end is the program's end of input); without it the
+                         program's standard input is empty, so a script never waits for input.
+                         Always a pipe, also from a terminal (the program sees no terminal);
+                         not with - (the code would come from the same standard input)
       --context NAME     run on the engine of this docker context (docker context ls);
                          default: DOCKER_HOST, DOCKER_CONTEXT or the current context, as for docker
       --docker-path PATH the docker CLI to use (default: docker on PATH)
@@ -102,6 +107,7 @@ async function main(): Promise<number> {
         profile: { type: 'string', short: 'p' },
         workspace: { type: 'string', short: 'w' },
         timeout: { type: 'string', short: 't' },
+        interactive: { type: 'boolean', short: 'i' },
         'list-profiles': { type: 'boolean' },
         reap: { type: 'boolean' },
         'allow-loosening': { type: 'boolean' },
@@ -153,6 +159,7 @@ async function main(): Promise<number> {
   const file = positionals[0]!;
   const fromStdin = file === '-';
   if (fromStdin && !values.profile) fail('reading code from standard input needs --profile NAME.');
+  if (fromStdin && values.interactive) fail('-i passes standard input to the program, so the code cannot come from standard input too; give a FILE.');
 
   const query = { name: values.profile, fileName: fromStdin ? undefined : file };
   const chosen = pickProfile(set, query);
@@ -235,7 +242,11 @@ async function main(): Promise<number> {
     signal: controller.signal,
     forceSignal: force.signal,
     onOutput: terminal.program,
+    // -i: this process's stdin after the code (a pipe, never a terminal run: see usage()).
+    ...(values.interactive ? { interactive: { input: process.stdin } } : {}),
   });
+  // Nothing more is read: a stdin left open (a terminal, `yes |`) must not keep this process alive.
+  if (values.interactive) process.stdin.destroy();
   terminal.end();
   if (!values.quiet) {
     const network = profile.network === 'none' ? 'off' : 'on';

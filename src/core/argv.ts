@@ -366,20 +366,29 @@ export function buildTtyCreateArgv(spec: ContainerSpec): readonly string[] {
 /** Characters the docker CLI accepts after `ctrl-` in `--detach-keys` that are letters (0x01…0x1a). */
 const DETACH_LETTERS = 'abcdefghijklmnopqrstuvwxyz';
 
-/** How many keys a run's detach sequence has (26^12 ≈ 9.5e16 sequences). */
+/** How many keys a run's detach sequence has (the first fixed, then 11 random letters: 25^11 ≈ 2.4e15 sequences). */
 export const DETACH_KEYS_LENGTH = 12;
 
 /**
- * A `--detach-keys` value from random bytes: {@link DETACH_KEYS_LENGTH} keys `ctrl-a`…`ctrl-z`.
- * With a terminal the engine reads the detach sequence out of the attached stdin (Docker:
- * `copyEscapable`, default Ctrl-P Ctrl-Q, which cannot be switched off), ending the attachment
- * while the program runs on. A fresh random sequence per run, never seen by the container, keeps
- * typed input and code from ever matching it.
- * @param random at least {@link DETACH_KEYS_LENGTH} random bytes (crypto `randomBytes`)
+ * A `--detach-keys` value for one terminal run. With a terminal the engine reads a detach
+ * sequence out of the attached stdin (Docker: `copyEscapable`, default Ctrl-P Ctrl-Q, which cannot
+ * be switched off; Podman the same), which would end the attachment while the program runs on.
+ * Measured (Docker 20.10 engine, CLI 28, and Podman 4.3): a stdin chunk whose END matches the start
+ * of the sequence is held back until the next chunk arrives, so a frame ending in it never
+ * completes (the launcher waits for its last byte) and a typed key ending a chunk is delayed until
+ * the next key. Hence: the first key is Ctrl-^ (0x1e), which a terminal sends only for Ctrl-^ or
+ * Ctrl-6 (Ctrl-] 0x1d when the frame ends with 0x1e); the others are random `ctrl-a`…`ctrl-z`,
+ * never the frame's last byte, so the frame can never end in a prefix of the sequence; the whole
+ * sequence is new per run and never seen by the container.
+ * @param random at least {@link DETACH_KEYS_LENGTH} - 1 random bytes (crypto `randomBytes`)
+ * @param lastByte the code frame's last byte (0…255)
+ * @throws RangeError for too few random bytes
  */
-export function detachKeys(random: Uint8Array): string {
-  if (random.length < DETACH_KEYS_LENGTH) throw new RangeError(`detachKeys needs ${DETACH_KEYS_LENGTH} random bytes`);
-  return [...random.subarray(0, DETACH_KEYS_LENGTH)].map((b) => `ctrl-${DETACH_LETTERS[b % DETACH_LETTERS.length]}`).join(',');
+export function detachKeys(random: Uint8Array, lastByte: number): string {
+  if (random.length < DETACH_KEYS_LENGTH - 1) throw new RangeError(`detachKeys needs ${DETACH_KEYS_LENGTH - 1} random bytes`);
+  const letters = [...DETACH_LETTERS].filter((l) => l.charCodeAt(0) - 0x60 !== lastByte);
+  const rest = [...random.subarray(0, DETACH_KEYS_LENGTH - 1)].map((b) => `ctrl-${letters[b % letters.length]}`);
+  return [lastByte === 0x1e ? 'ctrl-]' : 'ctrl-^', ...rest].join(',');
 }
 
 /**
@@ -391,7 +400,7 @@ export function detachKeys(random: Uint8Array): string {
  */
 export function buildTtyStartArgv(name: string, keys: string): readonly string[] {
   assertValue(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(name), 'the container name');
-  assertValue(/^ctrl-[a-z](,ctrl-[a-z])*$/.test(keys), 'the detach keys');
+  assertValue(/^ctrl-[a-z@^_\]\\](,ctrl-[a-z@^_\]\\])*$/.test(keys), 'the detach keys');
   return ['start', '--attach', '--interactive', '--detach-keys', keys, name];
 }
 

@@ -282,7 +282,7 @@ class Run {
     let sent: TtySize | undefined;
     let live = false;
     const resizer = new ResizeForwarder(this.opts, this.name);
-    const lease = openTtyLease(this.opts, this.name, detachKeys(randomBytes(DETACH_KEYS_LENGTH)), () => (sent = latest));
+    const lease = openTtyLease(this.opts, this.name, detachKeys(randomBytes(DETACH_KEYS_LENGTH), lastFrameByte(this.code)), () => (sent = latest));
     lease.afterReady(() => {
       live = true;
       if (sent !== latest) resizer.push(latest);
@@ -483,6 +483,12 @@ class Run {
       ...(this.cleanupError ? { cleanupError: this.cleanupError } : {}),
     };
   }
+}
+
+/** The last byte of the code frame for `code` (its header's newline when the code is empty). */
+function lastFrameByte(code: string | Uint8Array): number {
+  const bytes = typeof code === 'string' ? Buffer.from(code, 'utf8') : code;
+  return bytes.length > 0 ? bytes[bytes.length - 1]! : 0x0a;
 }
 
 /** A terminal run refused: the image has no `stty`, so its terminal could not carry the code unchanged. */

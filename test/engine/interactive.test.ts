@@ -5,9 +5,15 @@
  * (`DOCKER_HOST`) or Podman (`SANDBOX_RUNNER_TEST_DOCKER_PATH=podman`).
  */
 import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
+import { execa } from 'execa';
 import type { Profile, RunResult, TtySize } from '../../src/core';
-import { containerExists, productContainers, pythonProfile, requireEngine, run, shellProfile, waitFor } from './helpers';
+import { cliEnv, containerExists, IMAGES, productContainers, pythonProfile, requireEngine, run, shellProfile, waitFor } from './helpers';
+
+const CLI = resolve(__dirname, '../../../dist/cli.js');
 
 /** One interactive run, driven from the test: what it printed so far, typing, ending input, resizing. */
 class Session {
@@ -198,5 +204,48 @@ describe('interactive runs (engine)', function () {
     assert.equal(r.exitCode, 0, 'the program handled SIGINT and exited within the grace');
     assert.match(s.text, /interrupted/);
     assert.equal(await containerExists(r.containerName), false);
+  });
+});
+
+describe('sandbox-run -i (engine)', function () {
+  this.timeout(60_000);
+  let ws: string;
+  before(async () => {
+    await requireEngine();
+    ws = await mkdtemp(join(tmpdir(), 'sr-cli-i-'));
+    await mkdir(join(ws, '.vscode'));
+    await writeFile(join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'sandboxRunner.profiles': { python: { image: IMAGES.python } } }));
+    await writeFile(join(ws, 'ask.py'), 'name = input("Name? "); print(f"Hello, {name}")\n');
+  });
+  after(() => rm(ws, { recursive: true, force: true }));
+
+  /** Runs the CLI in the workspace with `input` as its stdin; checks it left no container behind. */
+  const cli = async (args: string[], input: string) => {
+    const env = cliEnv();
+    const child = execa('node', [CLI, '--workspace', ws, ...args], { reject: false, stripFinalNewline: false, cwd: ws, input, ...(env ? { env } : {}) });
+    const r = await child;
+    assert.deepEqual(await productContainers(child.pid!), [], 'the CLI left a container behind');
+    return r;
+  };
+
+  it('printf \'Ada\\n\' | sandbox-run -i ask.py prints the greeting (engine)', async () => {
+    const r = await cli(['-q', '-i', 'ask.py'], 'Ada\n');
+    assert.equal(r.stderr, '');
+    assert.equal(r.stdout, 'Name? Hello, Ada\n');
+    assert.equal(r.exitCode, 0);
+  });
+
+  it('without -i the program\'s stdin stays empty, even when the CLI\'s is not (engine)', async () => {
+    const r = await cli(['-q', 'ask.py'], 'Ada\n');
+    assert.equal(r.stdout, 'Name? ');
+    assert.match(r.stderr, /EOFError/);
+    assert.equal(r.exitCode, 1);
+  });
+
+  it('-i with code from standard input (-) is a usage error, and nothing runs (engine)', async () => {
+    const r = await cli(['-i', '--profile', 'python', '-'], 'print("ran")\n');
+    assert.equal(r.exitCode, 2);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /-i passes standard input to the program/);
   });
 });
