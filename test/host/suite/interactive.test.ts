@@ -99,6 +99,31 @@ describe('interactive runs (host)', function () {
     assert.equal(result.outcome, 'exited', `Ctrl+C is the program's own SIGINT, not a cancel: ${result.message}`);
   });
 
+  it('Ctrl+D typed at the start of a line ends the program\'s input (EOF on its TTY)', async function () {
+    const api = await getApi();
+    await openFixture('readall.py');
+    let runId: string | undefined;
+    let terminal: vscode.Terminal | undefined;
+    const sub = api.onDidStartRun((r) => (runId ??= r.id));
+    const subTerm = vscode.window.onDidOpenTerminal((t) => (terminal ??= t));
+    try {
+      const pending = startCommand<RunResult>('sandboxRunner.runInteractive');
+      await waitFor(() => runId !== undefined && /HOST-READALL ready/.test(shown(api, runId)) && terminal !== undefined, RUN_MS, 'readall.py to be ready');
+      opened.push(terminal!);
+      terminal!.sendText('one');
+      await waitFor(() => /ready\r?\none\r?\n/.test(shown(api, runId!)), 10_000, 'the echo of "one"');
+      terminal!.sendText('\x04', false);
+      const result = await settlesWithin(pending, RUN_MS, 'sandboxRunner.runInteractive after Ctrl+D');
+      assertRunResult(result, 'sandboxRunner.runInteractive');
+      const text = shown(api, runId!);
+      assert.equal(result.outcome, 'exited', `${result.message}\n${text}`);
+      assert.match(text, /HOST-READALL got 'one\\n'/, text);
+    } finally {
+      sub.dispose();
+      subTerm.dispose();
+    }
+  });
+
   it('the terminal keeps colours but drops titles, OSC 52, OSC 8 command links and shell-integration sequences', async function () {
     const api = await getApi();
     await openFixture('ttyhostile.py');
