@@ -30,11 +30,13 @@ export interface RunTerminal {
 }
 
 /**
- * The terminal's name: "Sandbox: <what> (<profile>)". Tab labels render `$(icon)` codicons, so
- * both untrusted parts pass `plainText` (no controls, no codicons, cut short).
+ * The terminal's name: "Sandbox: <what> (<profile>)". The terminal tab's label renders `$(icon)`
+ * codicons and its hover renders the name as markdown (VS Code 1.139 `getInstanceHoverInfo`:
+ * `new MarkdownString(instance.title …)`), so both untrusted parts pass `plainText`: no controls,
+ * no codicons, no `](` link joint, cut short.
  */
 export function terminalName(label: string, profileName: string): string {
-  return `Sandbox: ${plainText(label, 60)} (${plainText(profileName, 40)})`;
+  return `Sandbox: ${plainText(label, 100)} (${plainText(profileName, 40)})`;
 }
 
 /** The header lines of an interactive run's terminal (our own text; the terminal filters it). */

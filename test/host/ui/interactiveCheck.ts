@@ -21,9 +21,12 @@ const TERMINAL_NAME = 'Sandbox: ask.py (python)';
 
 /** The visible rows of the active terminal in the panel, as text ('' when none is shown). */
 async function terminalRows(page: Page): Promise<string> {
-  const rows = page.locator('.part.panel .terminal-wrapper.active .xterm-rows, .part.panel .xterm-rows').first();
-  if (!(await rows.count())) return '';
-  return clean(await rows.innerText());
+  // Every terminal of the panel has its rows in the DOM; only the shown one is visible.
+  const texts = await page
+    .locator('.part.panel .xterm-rows')
+    .evaluateAll((els) => els.filter((e) => (e as unknown as { offsetParent: unknown }).offsetParent !== null).map((e) => (e as unknown as { innerText: string }).innerText))
+    .catch(() => [] as string[]);
+  return clean(texts.join('\n'));
 }
 
 /** Polls the terminal every 200 ms until `pattern` shows or `ms` pass; returns the last text read. */
@@ -48,8 +51,12 @@ async function answer(page: Page, prompt: RegExp, answerText: string): Promise<b
   return shown;
 }
 
-/** Runs the interactive checks on the workbench `page` (the fixture workspace is open). */
-export async function interactiveChecks(page: Page, report: CheckReport): Promise<void> {
+/**
+ * Runs the interactive checks on the workbench `page` (the fixture workspace is open); then, when
+ * `linkFile` is given (a workspace file whose name is a markdown command link, see uiCheck.ts),
+ * {@link linkNameChecks}.
+ */
+export async function interactiveChecks(page: Page, report: CheckReport, linkFile?: { query: string; name: string }): Promise<void> {
   const { check, step } = report;
   await quickPick(page, 'Control+P', 'ask.py', 'ask.py', 'Enter');
   await page.locator('.tabs-container .tab.active', { hasText: 'ask.py' }).waitFor({ state: 'visible', timeout: 15_000 });
@@ -81,4 +88,42 @@ export async function interactiveChecks(page: Page, report: CheckReport): Promis
   const sizes = [/size (\d+x\d+)/.exec(text)?.[1], /size now (\d+x\d+)/.exec(text)?.[1]];
   check('a resize of the terminal reaches the program\'s TTY (its size before and after differ)', !!sizes[0] && !!sizes[1] && sizes[0] !== sizes[1], JSON.stringify(sizes));
   check('the run\'s result is written at the end of the terminal', /■ exited with code 0 · \d+ ms/.test(text), JSON.stringify(text.slice(-200)));
+  if (linkFile) await linkNameChecks(page, report, linkFile);
+}
+
+/**
+ * A terminal named after a file whose name is a markdown command link: the tab label renders
+ * codicons and the tab's hover renders the name as markdown (VS Code's `getInstanceHoverInfo`:
+ * `new MarkdownString(instance.title …)`), so the name must reach neither as a link.
+ */
+async function linkNameChecks(page: Page, report: CheckReport, linkFile: { query: string; name: string }): Promise<void> {
+  const { check, step } = report;
+  await quickPick(page, 'Control+P', linkFile.query, linkFile.query, 'Enter');
+  await page.locator('.tabs-container .tab.active', { hasText: linkFile.query }).waitFor({ state: 'visible', timeout: 15_000 });
+  await quickPick(page, 'F1', INTERACTIVE_TITLE, INTERACTIVE_TITLE, 'Enter');
+  const text = await waitForTerminal(page, /HOST-LINKNAME-START/, 30_000);
+  check('the link-named file runs in an interactive terminal', /HOST-LINKNAME-START/.test(text), JSON.stringify(text.slice(-300)));
+  const entry = page.locator('.part.panel .terminal-tabs-entry', { hasText: 'Repair the Docker runtime' }).first();
+  let label = '';
+  let anchors: { href: string; text: string }[] = [];
+  let hoverText = '';
+  try {
+    await entry.waitFor({ state: 'visible', timeout: 10_000 });
+    label = clean(await entry.innerText()).trim();
+    await entry.hover({ timeout: 5_000 });
+    const hover = page.locator('.workbench-hover, .monaco-hover').filter({ hasText: /Repair the Docker runtime/ }).first();
+    await hover.waitFor({ state: 'visible', timeout: 5_000 });
+    hoverText = clean(await hover.innerText()).trim();
+    anchors = await hover.locator('a').evaluateAll((els) => els.map((e) => ({ href: e.getAttribute('href') ?? e.getAttribute('data-href') ?? '', text: (e.textContent ?? '').trim() })));
+  } catch (err) {
+    step(`terminal tab hover: ${(err as Error).message.split('\n')[0]}`);
+  }
+  await page.screenshot({ path: join(artifacts, 'ui-check-interactive-linkname.png') });
+  step(`terminal tab "${label}", hover ${JSON.stringify(hoverText)}`);
+  check('the terminal tab shows the link-named file\'s name as text', /Repair the Docker runtime\] \(command:/.test(label), JSON.stringify(label));
+  // Without plainText the hover shows "Repair the Docker runtime linkname.py": markdown rendered (measured).
+  check('the terminal tab\'s hover shows the name as written, not rendered as markdown', /Repair the Docker runtime\] \(command:/.test(hoverText), JSON.stringify(hoverText));
+  const links = anchors.filter((a) => /^\s*(command|file|https?):/i.test(a.href) || /Repair the Docker runtime/.test(a.text));
+  check('the terminal tab\'s hover renders no link from the file name', links.length === 0, JSON.stringify(links));
+  await page.mouse.move(700, 300);
 }

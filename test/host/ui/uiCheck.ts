@@ -122,7 +122,7 @@ async function drive(page: Page, server: CodeServer, workspace: string): Promise
   step('saved .artifacts/ui-check.png');
 
   await linkChecks(page);
-  await interactiveChecks(page, report);
+  await interactiveChecks(page, report, { query: 'linkname.py', name: LINK_PY });
 }
 
 // --- 5. Untrusted text never becomes a link ------------------------------------------------------
