@@ -1,9 +1,11 @@
 /**
  * Container leases: one started container for one run, behind one interface whatever made it
  * (cold: `docker run -i` spawned by the run; warm: the same, spawned ahead of time by the pool;
- * later other engines). A lease holds the attached engine CLI process and its streams, reads the
- * launcher's markers off stderr (launcher.ts), and sends the code frame. Program bytes are held
- * until the run consumes them, so nothing is lost between preparation and the run.
+ * later other engines; tty: `docker start -a -i` of a container created with a terminal). A lease
+ * holds the attached engine CLI process and its streams, reads the launcher's markers off stderr
+ * (off the one terminal stream for tty, launcher.ts), and sends the code frame, then an
+ * interactive run's input. Program bytes are held until the run consumes them, so nothing is
+ * lost between preparation and the run.
  */
 import type { Readable } from 'node:stream';
 import { execa, type ResultPromise } from 'execa';

@@ -7,7 +7,9 @@
  * One retry rule: a warm lease that failed before the program started → cold, once. Images
  * without `sh` run on the direct path (create + start, the snippet bind-mounted read-only), on a
  * local engine only. Stops (cancel, timeout, output bound, forced cancel) go through one
- * controller (stop.ts). No `vscode` import here.
+ * controller (stop.ts). Interactive runs (interactive.ts) pass live input after the frame; with a
+ * terminal they take their own cold path (`docker create -t -i` + `docker start -a -i`, same
+ * floor and checks). No `vscode` import here.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -81,7 +83,9 @@ export interface RunRequest {
   readonly warm?: WarmPool;
   /**
    * Live input (issue 11; see interactive.ts): the program reads `input` after the code, with a
-   * real terminal when `tty` is set. Without it the program's stdin is empty.
+   * real terminal when `tty` is set (cold path only). Without it the program's stdin is empty.
+   * Refused (`failed-to-start`, nothing ran) for images without `sh`, and with `tty` for images
+   * without `stty`.
    */
   readonly interactive?: InteractiveIo;
 }

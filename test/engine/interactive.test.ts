@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { execa } from 'execa';
 import type { Profile, RunResult, TtySize } from '../../src/core';
-import { cliEnv, containerExists, IMAGES, productContainers, pythonProfile, requireEngine, run, shellProfile, waitFor } from './helpers';
+import { cliEnv, containerExists, engineCli, IMAGES, productContainers, pythonProfile, requireEngine, run, shellProfile, waitFor } from './helpers';
 
 const CLI = resolve(__dirname, '../../../dist/cli.js');
 
@@ -176,12 +176,12 @@ describe('interactive runs (engine)', function () {
   });
 
   it('tty: the end of input is the terminal\'s end-of-file: EOFError (engine)', async () => {
-    const s = new Session(pythonProfile(), 'try:\n    input("name? ")\nexcept EOFError:\n    print("EOF")\n', TTY);
+    const s = new Session(pythonProfile(), 'import sys\nprint("tty", sys.stdin.isatty())\ntry:\n    input("name? ")\nexcept EOFError:\n    print("EOF")\n', TTY);
     await s.sees('name? ');
     s.end();
     const r = await s.done;
     assert.equal(r.outcome, 'exited', r.message);
-    assert.equal(lf(s.text), 'name? EOF\n');
+    assert.equal(lf(s.text), 'tty True\nname? EOF\n');
   });
 
   it('tty: code with 0x03, 0x04, other control bytes and CRLF arrives byte for byte, never echoed (engine)', async () => {
@@ -194,10 +194,47 @@ describe('interactive runs (engine)', function () {
     assert.equal(s.text, `${code.toString('hex')}\r\n`, 'the whole file, nothing echoed before it');
   });
 
+  it('tty: the program runs inside the same floor (no capabilities, no new privileges, read-only root, no network, its user) (engine)', async () => {
+    const code = 'grep -E "^(CapEff|NoNewPrivs)" /proc/self/status; id -u; touch /x 2>/dev/null || echo read-only; ls /sys/class/net; [ -t 0 ] && echo tty\n';
+    const s = new Session(shellProfile(), code, TTY);
+    s.end();
+    const r = await s.done;
+    assert.equal(r.outcome, 'exited', r.message);
+    assert.equal(lf(s.text).replace(/\t+/g, ' '), 'CapEff: 0000000000000000\nNoNewPrivs: 1\n65534\nread-only\nlo\ntty\n');
+  });
+
+  it('tty: the timeout and the output bound end a terminal run as any other (engine)', async () => {
+    const slow = new Session(pythonProfile({ limits: { timeoutSeconds: 1.5 } }), 'print("loop", flush=True)\nwhile True:\n    pass\n', TTY);
+    const t = await slow.done;
+    assert.equal(t.outcome, 'timed-out', t.message);
+    assert.equal(t.exitCode, 143);
+    const loud = new Session(pythonProfile({ limits: { outputBytes: 1024 } }), 'while True:\n    print("x" * 100)\n', TTY);
+    const o = await loud.done;
+    assert.equal(o.outcome, 'output-limit', o.message);
+    assert.equal(o.stdout.bytesKept, 1024);
+    assert.equal(await containerExists(o.containerName), false);
+  });
+
+  // Images without sh run on the direct path (no launcher, no stdin there): an interactive run is refused, saying why.
+  it('an image without sh: an interactive run is refused with a clear error, over a pipe and with a terminal, and nothing runs (engine)', async function () {
+    this.timeout(120_000);
+    const image = 'sandbox-runner-test/no-shell-runner:1';
+    // RUN in exec form needs no shell; the applets stay, only the shell goes (as runner.test.ts builds it).
+    await engineCli(['build', '--network', 'none', '-q', '-t', image, '-'], { input: `FROM ${IMAGES.busybox}\nRUN ["/bin/busybox", "rm", "-f", "/bin/sh"]\n`, env: { DOCKER_BUILDKIT: '0' } });
+    for (const tty of [undefined, TTY]) {
+      const s = new Session(shellProfile({ image, command: ['cat', '${file}'] }), 'printed by cat\n', tty);
+      s.end();
+      const r = await s.done;
+      assert.equal(r.outcome, 'failed-to-start', r.message);
+      assert.match(r.message, /has no "sh".*nothing ran/);
+      assert.equal(s.text, '');
+    }
+  });
+
   it('tty: cancel interrupts the program and removes the container (engine)', async () => {
     const controller = new AbortController();
-    const s = new Session(pythonProfile({ limits: { interruptGraceSeconds: 5 } }), 'import time\ntry:\n    print("up", flush=True)\n    time.sleep(30)\nexcept KeyboardInterrupt:\n    print("interrupted", flush=True)\n', TTY, controller.signal);
-    await s.sees('up');
+    const s = new Session(pythonProfile({ limits: { interruptGraceSeconds: 5 } }), 'import sys, time\ntry:\n    print("up", sys.stdin.isatty(), flush=True)\n    time.sleep(30)\nexcept KeyboardInterrupt:\n    print("interrupted", flush=True)\n', TTY, controller.signal);
+    await s.sees('up True');
     controller.abort();
     const r = await s.done;
     assert.equal(r.outcome, 'cancelled', r.message);
