@@ -23,6 +23,12 @@ import { TerminalTextFilter, TtyTextFilter, Utf8Decoder, type InteractiveIo, typ
 /** The TTY size used when VS Code gives none at `open` (the terminal is not laid out yet). */
 export const DEFAULT_TTY_SIZE: TtySize = { columns: 80, rows: 24 };
 
+/**
+ * Written after the program's output, before the result line: SGR reset, cursor shown, the main
+ * screen back (DECSET 1049 off), bracketed paste and mouse reporting off (xterm control sequences).
+ */
+const TERMINAL_RESET = '\x1b[0m\x1b[?25h\x1b[?1049l\x1b[?2004l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l';
+
 /** Characters of terminal text kept for {@link InteractiveTerminal.text} (tests, the exported API). */
 const TRANSCRIPT_CHARS = 1024 * 1024;
 
@@ -68,11 +74,12 @@ export class InteractiveTerminal implements vscode.Pseudoterminal {
   close(): void {
     const wasRunning = this.phase === 'running';
     this.phase = 'closed';
+    // The cancel first: ending the input (a 0x04 on the TTY) could let the program exit by itself.
+    if (wasRunning) this.onUserClose?.();
     this.input.end();
     this.openedResolve?.();
     this.writeEmitter.dispose();
     for (const listener of this.closeListeners) listener();
-    if (wasRunning) this.onUserClose?.();
   }
 
   /** Keys typed, pasted text and `Terminal.sendText`: to the program while its run is active. */
@@ -134,8 +141,9 @@ export class InteractiveTerminal implements vscode.Pseudoterminal {
     this.input.end();
     this.resizeListeners.clear();
     this.write(this.filter.push(this.decoder.end()) + this.filter.end());
-    // Colours reset; a new line unless the program's last output ended one.
-    this.write(this.transcript.endsWith('\n') ? '\x1b[0m' : '\x1b[0m\r\n');
+    // The terminal back to plain (a program stopped mid-way may have left modes on); a new line
+    // unless the program's last output ended one.
+    this.write(this.transcript.endsWith('\n') ? TERMINAL_RESET : `${TERMINAL_RESET}\r\n`);
     this.write(`\x1b[1m${terminalLine(summary)}\x1b[0m\r\n`);
   }
 
@@ -146,7 +154,6 @@ export class InteractiveTerminal implements vscode.Pseudoterminal {
     if (this.held) this.held.push(text);
     else this.writeEmitter.fire(text);
   }
-
 }
 
 /** A VS Code size as a TTY size; undefined when VS Code has no layout yet (0 or missing). */
