@@ -25,9 +25,11 @@ export const DEFAULT_TTY_SIZE: TtySize = { columns: 80, rows: 24 };
 
 /**
  * Written after the program's output, before the result line: SGR reset, cursor shown, the main
- * screen back (DECSET 1049 off), bracketed paste and mouse reporting off (xterm control sequences).
+ * screen back, bracketed paste and mouse reporting off (xterm control sequences). The main screen
+ * through mode 1047, never 1049: leaving 1049 also restores the saved cursor, which outside the
+ * alternate screen moved the result line to the top of the terminal (seen in the UI check).
  */
-const TERMINAL_RESET = '\x1b[0m\x1b[?25h\x1b[?1049l\x1b[?2004l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l';
+const TERMINAL_RESET = '\x1b[0m\x1b[?25h\x1b[?1047l\x1b[?2004l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l';
 
 /** Characters of terminal text kept for {@link InteractiveTerminal.text} (tests, the exported API). */
 const TRANSCRIPT_CHARS = 1024 * 1024;

@@ -87,7 +87,8 @@ export async function interactiveChecks(page: Page, report: CheckReport, linkFil
   check('the terminal says stdout and stderr are merged', /stdout and stderr are merged/.test(text), JSON.stringify(text.slice(0, 400)));
   const sizes = [/size (\d+x\d+)/.exec(text)?.[1], /size now (\d+x\d+)/.exec(text)?.[1]];
   check('a resize of the terminal reaches the program\'s TTY (its size before and after differ)', !!sizes[0] && !!sizes[1] && sizes[0] !== sizes[1], JSON.stringify(sizes));
-  check('the run\'s result is written at the end of the terminal', /■ exited with code 0 · \d+ ms/.test(text), JSON.stringify(text.slice(-200)));
+  const lastLine = text.split('\n').map((l) => l.trim()).filter(Boolean).pop() ?? '';
+  check('the run\'s result is the last line of the terminal', /^■ exited with code 0 · \d+ ms$/.test(lastLine), JSON.stringify(text.slice(-300)));
   if (linkFile) await linkNameChecks(page, report, linkFile);
 }
 
