@@ -14,6 +14,7 @@ import * as vscode from 'vscode';
 import { pickProfile, type ResolvedProfile, type WarmPool } from './core';
 import type { SandboxRunnerApi } from './vscode/api';
 import { registerCommands } from './vscode/commands';
+import { terminalText } from './vscode/interactiveRun';
 import { ConsentStore } from './vscode/consent';
 import { engine, engineLoaded } from './vscode/lazy';
 import { ProfileTree } from './vscode/profileTree';
@@ -156,6 +157,7 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
     onDidFinishRun: runs.onDidFinish,
     activeRuns: () => runs?.active() ?? [],
     outputText: () => output.text(),
+    terminalText: (runId) => terminalText(runId),
     statusBarText: () => statusBar.text,
     profiles: () => tree.summaries(),
     treeNotes: () => tree.notes(),

@@ -48,4 +48,5 @@ export * from './sourceRefs';
 export * from './stop';
 export * from './terminalText';
 export * from './ttyResize';
+export * from './ttyText';
 export * from './warm';

@@ -50,6 +50,18 @@ export function settingsContribution(): JsonSchema {
         markdownDescription: 'Default bytes kept per stream for profiles that do not set `limits.outputBytes`; the first byte past it ends the run.',
         scope: 'resource',
       },
+      'sandboxRunner.interactive': {
+        type: 'string',
+        enum: ['never', 'always'],
+        enumDescriptions: [
+          'Run commands show output in the Sandbox Runner output channel; the program\'s stdin is empty.',
+          'Run commands open a terminal for each run, as "Run in Sandbox (Interactive)" does: what you type goes to the program (a TTY).',
+        ],
+        default: 'never',
+        markdownDescription:
+          'Whether the Run in Sandbox commands (Run, Run File, Run Selection, Run with Profile) are interactive: `always` gives each run a terminal of its own where the program reads what you type (`input()`, `scanf`) and shows its output, with stdout and stderr merged. The sandbox is the same either way. "Run in Sandbox (Interactive)" is always interactive.',
+        scope: 'resource',
+      },
       'sandboxRunner.warmStart': {
         type: 'string',
         enum: ['built-in', 'all', 'off'],

@@ -42,6 +42,13 @@ export interface SandboxRunnerApi {
   activeRuns(): readonly ActiveRunInfo[];
   /** Text written to the "Sandbox Runner" output channel so far (the last 1 MiB). */
   outputText(): string;
+  /**
+   * What the terminal of interactive run `runId` was sent so far (the last 1 MiB): our header,
+   * the program's output after the terminal filter (colours and cursor moves kept, as the terminal
+   * shows them) and the result line. Undefined when the run had no terminal or the user closed it.
+   * VS Code has no stable API to read a terminal's contents, so the host tests read it here.
+   */
+  terminalText(runId: string): string | undefined;
   /** The status-bar item's text while visible, else undefined. */
   statusBarText(): string | undefined;
   /** The profiles the tree shows, in tree order. */

@@ -5,13 +5,14 @@
 import * as vscode from 'vscode';
 import { blockingIssues, chooseProfile, dedent, type Profile, type ResolvedProfile, type RunResult, type WarmPool } from '../core';
 import { ensureConsent, type ConsentStore } from './consent';
+import { headerLines, openRunTerminal, type RunTerminal } from './interactiveRun';
 import { engine } from './lazy';
 import type { TreeNode } from './profileTree';
 import { reportNoProfile, reportRunFailure } from './failures';
 import { plainText } from './plainText';
-import { channelRunProfile, type ProgramOutput } from './programOutput';
+import { channelRunProfile, footer, type ProgramOutput } from './programOutput';
 import type { RunManager } from './runManager';
-import { currentSettings, dockerOptions, type SettingsSnapshot } from './settings';
+import { currentSettings, dockerOptions, interactiveSetting, type SettingsSnapshot } from './settings';
 import type { SourceLinks } from './sourceLinks';
 
 /** What the extension's commands need. */
@@ -82,12 +83,14 @@ async function fileTarget(uri: vscode.Uri): Promise<Target> {
 }
 
 /**
- * Source links and the diagnostic of one run (issue 11): the run's channel lines are linked to
- * `target`'s document from its header on, its document's diagnostic is cleared now, and the
- * returned function, called after the footer, sets one at the innermost snippet frame of a failed
- * run's traceback. Loads the engine bundle (the origin and the error site are computed there).
+ * Source links and the diagnostic of one run (issue 11): the run's channel lines, or the lines of
+ * its terminal when it is interactive, are linked to `target`'s document; its document's
+ * diagnostic is cleared now, and the returned function, called after the footer, sets one at the
+ * innermost snippet frame of a failed run's traceback (from the channel's stderr lines, or from
+ * the terminal's text, where the TTY merged both streams). Loads the engine bundle (the origin and
+ * the error site are computed there).
  */
-function trackSource(deps: CommandDeps, target: Target, frame: ReturnType<ProgramOutput['begin']>, profile: Profile): (result: RunResult) => void {
+function trackSource(deps: CommandDeps, target: Target, frame: ReturnType<ProgramOutput['begin']>, profile: Profile, term?: RunTerminal): (result: RunResult) => void {
   const links = deps.sources?.();
   if (!links) return () => undefined;
   const code = engine();
@@ -95,21 +98,24 @@ function trackSource(deps: CommandDeps, target: Target, frame: ReturnType<Progra
     documentUri: target.documentUri,
     origin: code.snippetOrigin(profile, { source: target.fileName, untitled: target.untitled, sourceFileName: target.fileName, ...target.where }),
   };
-  links.track(frame, source);
+  if (term) links.linkTerminal(term.terminal, source);
+  else links.track(frame, source);
   links.clear(target.documentUri);
   return (result) => {
     if (result.outcome !== 'exited' || result.exitCode === 0) return;
-    const site = code.findErrorSite(links.runLines(frame.text()), source.origin);
+    const lines = term ? links.terminalLines(term.pty.text()) : links.runLines(frame.text());
+    const site = code.findErrorSite(lines, source.origin);
     if (site) links.report(source, site, target.version);
   };
 }
 
 /**
- * Runs `target` with the named profile, or the one for its language/extension, or the default
- * profile; frames the output; reports failures. Resolves with the result, or undefined when no
- * run started.
+ * The one gate every run passes, plain or interactive: the named profile, or the one for the
+ * target's language/extension, or the default profile (workspace profiles only in a trusted
+ * workspace); no malformed settings for it; consent to a workspace loosening. Says why when it
+ * refuses. Resolves with the profile and the settings it was chosen from, or undefined (refused).
  */
-async function execute(deps: CommandDeps, target: Target, profileName?: string): Promise<RunResult | undefined> {
+async function admit(deps: CommandDeps, target: Target, profileName?: string): Promise<{ chosen: ResolvedProfile; settings: SettingsSnapshot } | undefined> {
   const settings = currentSettings();
   const query = { name: profileName, languageId: target.languageId, fileName: target.fileName };
   const chosen = chooseProfile(settings, query, settings.defaultProfile);
@@ -157,16 +163,37 @@ async function execute(deps: CommandDeps, target: Target, profileName?: string):
     );
     return undefined;
   }
-  const profile = channelRunProfile(chosen.profile);
+  return { chosen, settings };
+}
+
+/**
+ * Runs `target` with the named profile, or the one for its language/extension, or the default
+ * profile; frames the output; reports failures. Resolves with the result, or undefined when no
+ * run started. `interactive` (issue 11): the program gets a terminal of its own (a TTY, see
+ * interactiveRun.ts) for input and output; the output channel keeps the run's frame. Every
+ * refusal ({@link admit}) comes first, the same for both kinds.
+ */
+async function execute(deps: CommandDeps, target: Target, profileName?: string, interactive = interactiveSetting()): Promise<RunResult | undefined> {
+  const admitted = await admit(deps, target, profileName);
+  if (!admitted) return undefined;
+  const { chosen, settings } = admitted;
+  // The terminal shows colours: no NO_COLOR/TERM=dumb there (see CHANNEL_ENV).
+  const profile = interactive ? chosen.profile : channelRunProfile(chosen.profile);
+  const term = interactive ? await openRunTerminal(target.label, chosen.name, headerLines(target.label, chosen.name, chosen.source, profile)) : undefined;
+  if (interactive && !term) {
+    deps.output.line(`[sandbox-runner] Not run: the terminal for ${target.label} was closed before it opened.`);
+    return undefined;
+  }
   const docker = dockerOptions();
   // Which engine runs it: known from the cache, else asked beside the run (never awaited). A run
   // loads the engine bundle anyway (src/vscode/lazy.ts).
   const engineCode = engine();
   const known = engineCode.knownEngineIdentity(docker);
   if (!known) void engineCode.engineIdentity(docker);
-  deps.output.show();
+  if (!term) deps.output.show();
   const frame = deps.output.begin(target.label, chosen.name, chosen.source, profile, known && engineCode.describeEngine(known));
-  const afterRun = trackSource(deps, target, frame, profile);
+  if (term) frame.sink('notice', `interactive: input and output are in the terminal "${term.name}"`);
+  const afterRun = trackSource(deps, target, frame, profile, term);
   const { info, done } = deps.runs.start({
     profileName: chosen.name,
     profile,
@@ -175,11 +202,14 @@ async function execute(deps: CommandDeps, target: Target, profileName?: string):
     sourceFileName: target.fileName,
     docker,
     protectedPaths: deps.protectedPaths,
-    warm: deps.warmFor(chosen, settings),
-    onOutput: frame.sink,
+    // A warm container was created without a TTY and with the channel's environment.
+    warm: term ? undefined : deps.warmFor(chosen, settings),
+    onOutput: term ? term.pty.sink : frame.sink,
+    interactive: term?.pty.begin(),
     onArgv: (argv) => deps.log.debug(`docker ${argv.map((a) => JSON.stringify(a)).join(' ')}`),
   });
-  deps.log.info(`run ${info.id} started: ${target.label} with profile ${chosen.name}`);
+  term?.attach(info.id, () => deps.runs.cancel(info.id));
+  deps.log.info(`run ${info.id} started: ${target.label} with profile ${chosen.name}${term ? ' (interactive)' : ''}`);
   void vscode.window.withProgress(
     // The title renders `[label](command:…)` links: the label (a file name) goes through plainText.
     { location: vscode.ProgressLocation.Notification, title: `Sandbox: ${plainText(target.label)}`, cancellable: true },
@@ -192,6 +222,7 @@ async function execute(deps: CommandDeps, target: Target, profileName?: string):
   const late = engineCode.knownEngineIdentity(docker);
   frame.end(result, late && engineCode.describeEngine(late));
   afterRun(result);
+  term?.pty.finish(`■ ${footer(result)}`);
   deps.log.info(`run ${info.id} ended: ${result.outcome} (${result.message})${result.cleanupError ? ` cleanup: ${result.cleanupError}` : ''}`);
   if (result.error?.detail) deps.log.warn(`run ${info.id}: ${result.error.detail}`);
   deps.runs.announce({ ...info, result });
@@ -218,6 +249,13 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
       }
       const target = editorTarget(false);
       return target ? execute(deps, target) : noEditor();
+    },
+    'sandboxRunner.runInteractive': async (arg?: unknown) => {
+      if (arg instanceof vscode.Uri && arg.toString() !== vscode.window.activeTextEditor?.document.uri.toString()) {
+        return execute(deps, await fileTarget(arg), undefined, true);
+      }
+      const target = editorTarget(false);
+      return target ? execute(deps, target, undefined, true) : noEditor();
     },
     'sandboxRunner.runSelection': async () => {
       const target = editorTarget(false);

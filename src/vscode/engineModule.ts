@@ -13,3 +13,6 @@ export { awaitRemovals, closeProcessLease, describeEngine, engineIdentity, known
 export { findErrorSite, snippetOrigin } from '../core';
 export { SourceLinks } from './sourceLinks';
 export { checkEngine } from './engineStatus';
+// The interactive run's pseudoterminal and its TTY filter: only an interactive run needs them,
+// and a run loads this bundle anyway (kept out of the activation bundle for its size).
+export { InteractiveTerminal } from './interactiveTerminal';

@@ -8,6 +8,7 @@
  * (`documentUri`, set by the extension) or a file inside one of the run's local mount sources.
  */
 import { realpath } from 'node:fs/promises';
+import stripAnsi from 'strip-ansi';
 import { findSourceRefs, isPathInside, type SnippetOrigin } from '../core';
 import { STDERR_PREFIX } from './programOutput';
 
@@ -66,6 +67,15 @@ export async function insideMount(path: string, mountSource: string): Promise<bo
 /** The stderr lines of a run's channel text (lines marked {@link STDERR_PREFIX}), the marker removed. */
 export function stderrLines(text: string): string[] {
   return text.split('\n').filter((l) => l.startsWith(STDERR_PREFIX)).map((l) => l.slice(STDERR_PREFIX.length));
+}
+
+/**
+ * The lines of a terminal's text (what an interactive run's pseudoterminal was sent): escape
+ * sequences removed (strip-ansi), split at LF with CRs dropped (a TTY ends lines with CR LF). On a
+ * TTY stdout and stderr are one stream, so every line counts.
+ */
+export function terminalTextLines(text: string): string[] {
+  return stripAnsi(text).replace(/\r/g, '').split('\n');
 }
 
 /** One run's lines in the shared output channel. */

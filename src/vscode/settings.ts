@@ -162,3 +162,13 @@ export class SettingsCache implements vscode.Disposable {
     this.emitter.dispose();
   }
 }
+
+/**
+ * `sandboxRunner.interactive` (issue 11): true when it is `always`, i.e. the Run commands give the
+ * program a terminal for input (as "Run in Sandbox (Interactive)" does). Read like
+ * `defaultProfile`: the workspace value when the workspace is trusted, else the user value. A
+ * workspace may set it: it only changes where input and output go, not what the sandbox allows.
+ */
+export function interactiveSetting(): boolean {
+  return effective<string>('interactive') === 'always';
+}

@@ -9,7 +9,8 @@
  */
 import * as vscode from 'vscode';
 import type { ErrorSite } from '../core';
-import { insideMount, lineLinks, RunLineIndex, stderrLines, type LinkTarget, type RunLines, type RunSource } from './linkTargets';
+import { insideMount, lineLinks, RunLineIndex, stderrLines, terminalTextLines, type LinkTarget, type RunLines, type RunSource } from './linkTargets';
+import { linkTerminal } from './terminalLinks';
 
 /** The `source` of the extension's diagnostics. */
 export const DIAGNOSTIC_SOURCE = 'Sandbox Runner';
@@ -45,6 +46,16 @@ export class SourceLinks implements vscode.DocumentLinkProvider, vscode.Disposab
   /** Remembers that the run whose header is at `frame.headerLine` (and whose lines are `frame.lines()`) came from `source`. */
   track(frame: Pick<RunLines, 'headerLine' | 'headerText' | 'lines'>, source: RunSource): void {
     this.index.add({ headerLine: frame.headerLine, headerText: frame.headerText, lines: frame.lines, source });
+  }
+
+  /** Links an interactive run's terminal to `source` (terminalLinks.ts); the provider goes with this object. */
+  linkTerminal(terminal: vscode.Terminal, source: RunSource): void {
+    linkTerminal(terminal, source, this.subscriptions);
+  }
+
+  /** The lines of an interactive run's terminal text (InteractiveTerminal `text()`), for core `findErrorSite`. */
+  terminalLines(text: string): string[] {
+    return terminalTextLines(text);
   }
 
   provideDocumentLinks(doc: vscode.TextDocument, token: vscode.CancellationToken): SourceLink[] {

@@ -7,6 +7,7 @@ const COMMANDS = [
   'sandboxRunner.run',
   'sandboxRunner.runFile',
   'sandboxRunner.runWithProfile',
+  'sandboxRunner.runInteractive',
   'sandboxRunner.cancel',
   'sandboxRunner.cancelAll',
   'sandboxRunner.showOutput',

@@ -31,7 +31,7 @@ import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { containersOwnedBy, groupPids, workbenchUrl, type CodeServer, type OwnedContainer, type RunDirs } from '../lib/codeServer';
 import { HostSession } from '../lib/session';
-import { CheckReport, RUN_TITLE, artifacts, clean, installVsix, outputPanelText, packageExtension, quickPick, repo, startWorkbench } from './harness';
+import { CheckReport, RUN_ROW, RUN_TITLE, artifacts, clean, installVsix, outputPanelText, packageExtension, quickPick, repo, startWorkbench } from './harness';
 
 const workspace = join(repo, 'test', 'host', 'fixtures', 'loosened');
 const REVOKE_TITLE = 'Sandbox Runner: Revoke Loosening Consents for This Workspace';
@@ -174,7 +174,7 @@ function inspect(name: string, format: string): Promise<string> {
 async function runInSandbox(page: Page): Promise<void> {
   // Focus the editor first so the palette command targets it.
   await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
-  await quickPick(page, 'F1', RUN_TITLE, RUN_TITLE, 'click');
+  await quickPick(page, 'F1', RUN_TITLE, RUN_ROW, 'click');
 }
 
 async function drive(page: Page, server: CodeServer, dirs: RunDirs): Promise<void> {

@@ -15,6 +15,8 @@ export const repo = resolve(__dirname, '..', '..', '..', '..');
 export const artifacts = join(repo, '.artifacts');
 const VSCE = process.env.SANDBOX_RUNNER_VSCE || '@vscode/vsce@3.9.2';
 export const RUN_TITLE = 'Sandbox Runner: Run in Sandbox';
+/** The palette row of {@link RUN_TITLE} itself, not of "Run in Sandbox (Interactive)", which also contains it. */
+export const RUN_ROW = /Sandbox Runner: Run in Sandbox(?! \(Interactive\))/;
 
 /** Every check reported as a `PREFIX: PASS|FAIL name — detail` line, steps with the time since the start. */
 export class CheckReport {

@@ -12,7 +12,10 @@
  *      genuine error notification), and a snippet prints a line shaped like tini's exec failure
  *      with a command link to stderr and exits 127 (output, not an error pop-up); no notification
  *      may render an anchor to `command:`, `file:` or `http(s):`; screenshots
- *      .artifacts/ui-check-link-*.png.
+ *      .artifacts/ui-check-link-*.png;
+ *   6. the interactive terminal (issue 11, ./interactiveCheck.ts): "Run in Sandbox (Interactive)" on
+ *      ask.py, two answers typed into the terminal, the greeting read back from it; screenshot
+ *      .artifacts/ui-check-interactive.png.
  * The fixture workspace is copied into the run's folder, where the hostile file names are made.
  * Every check is reported (PASS/FAIL) and the screenshots are taken even when a check fails;
  * the exit status is non-zero when any check failed or the workbench could not be driven.
@@ -26,7 +29,8 @@ import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { workbenchUrl, type CodeServer } from '../lib/codeServer';
 import { HostSession } from '../lib/session';
-import { CheckReport, RUN_TITLE, artifacts, clean, codeServerCli, installVsix, outputPanelText, packageExtension, quickPick, repo, startWorkbench } from './harness';
+import { INTERACTIVE_USER_SETTINGS, interactiveChecks } from './interactiveCheck';
+import { CheckReport, RUN_ROW, RUN_TITLE, artifacts, clean, codeServerCli, installVsix, outputPanelText, packageExtension, quickPick, repo, startWorkbench } from './harness';
 
 const fixtureWorkspace = join(repo, 'test', 'host', 'fixtures', 'workspace');
 const EXTENSION_ID = 'sandbox-runner.sandbox-runner';
@@ -65,7 +69,7 @@ async function drive(page: Page, server: CodeServer, workspace: string): Promise
   check('Quick Open opens sleepy.py in an editor', true);
 
   const started = Date.now();
-  await quickPick(page, 'F1', RUN_TITLE, RUN_TITLE, 'Enter');
+  await quickPick(page, 'F1', RUN_TITLE, RUN_ROW, 'Enter');
   step(`ran "${RUN_TITLE}" from the command palette`);
 
   // While it runs (sleepy.py sleeps 4 s): the status-bar item, its text, label and tooltip.
@@ -118,6 +122,7 @@ async function drive(page: Page, server: CodeServer, workspace: string): Promise
   step('saved .artifacts/ui-check.png');
 
   await linkChecks(page);
+  await interactiveChecks(page, report, { query: 'linkname.py', name: LINK_PY });
 }
 
 // --- 5. Untrusted text never becomes a link ------------------------------------------------------
@@ -190,7 +195,7 @@ async function runFile(page: Page, query: string, name: string, center = true): 
   await quickPick(page, 'Control+P', query, query, 'Enter');
   await page.locator('.tabs-container .tab.active', { hasText: query }).waitFor({ state: 'visible', timeout: 15_000 });
   step(`opened ${JSON.stringify(name)}`);
-  await quickPick(page, 'F1', RUN_TITLE, RUN_TITLE, 'Enter');
+  await quickPick(page, 'F1', RUN_TITLE, RUN_ROW, 'Enter');
   if (center) await showCenter(page);
 }
 
@@ -298,7 +303,7 @@ async function main(): Promise<number> {
   const vsix = packageExtension(artifacts);
   step(`packaged ${vsix} (${(statSync(vsix).size / 1024).toFixed(1)} KiB)`);
 
-  const session = new HostSession('sandbox-runner-ui', false);
+  const session = new HostSession('sandbox-runner-ui', false, INTERACTIVE_USER_SETTINGS);
   const setupFailed = (err: unknown) => check('set up code-server with the .vsix', false, (err as Error).message);
   return report.runSession(session, 'the UI check', setupFailed, async (hard) => {
     installVsix(report, session, vsix);

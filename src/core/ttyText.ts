@@ -1,0 +1,164 @@
+/**
+ * Program text made safe for a terminal emulator that shows an interactive run (issue 11: VS
+ * Code's pseudoterminal, xterm.js), as a stream. Unlike {@link TerminalTextFilter} (output channel,
+ * CLI), which strips every escape sequence, this keeps what a program needs to draw inside its
+ * own terminal, and drops what reaches outside it:
+ * - kept: text; BEL, BS, HT, LF, VT, FF, CR; complete CSI sequences (`ESC [` params intermediates
+ *   final: SGR colours, cursor moves, erase, modes, reports that answer the program's own stdin);
+ *   two-character and intermediate ESC sequences (`ESC 7`, `ESC M`, `ESC ( B`...);
+ * - dropped: every string sequence with its content, whatever its number: OSC (`ESC ]`: window
+ *   title OSC 0/1/2, clipboard OSC 52, hyperlinks OSC 8, VS Code shell integration OSC 633/133,
+ *   cwd OSC 7, iTerm OSC 1337, ConEmu OSC 9), DCS (`ESC P`), SOS, PM, APC; CSI `t` (XTWINOPS:
+ *   window moves, resizes, title stack and reports); every 8-bit C1 control (U+0080–U+009F, also
+ *   8-bit CSI/OSC: their content is dropped as for the 7-bit forms); other C0 controls (NUL, SO/SI
+ *   charset shifts, ENQ...) and DEL.
+ * Every sequence passed on is complete, so the emulator is back in its ground state after each:
+ * the program can never open a string sequence that our own text (header, footer) would end.
+ * A sequence split across chunks is held until it completes (bounded: an over-long CSI is dropped).
+ * The parser states follow the DEC VT500 parser (vt100.net/emu/dec_ansi_parser) that xterm.js uses:
+ * ESC, CAN or SUB abort a sequence; a string ends at BEL, ST (`ESC \` or U+009C), CAN or SUB.
+ */
+
+/** Longest CSI sequence passed on, in characters; a longer one is dropped whole. */
+export const MAX_CSI_CHARS = 256;
+
+/** CSI final characters never passed on: `t` is XTWINOPS (window manipulation and title reports). */
+const DENIED_CSI_FINALS = new Set(['t']);
+
+/** C0 controls passed on: BEL, BS, HT, LF, VT, FF, CR. */
+const KEPT_C0 = new Set([0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d]);
+
+/** Introducers (after ESC) of string sequences: OSC, DCS, SOS, PM, APC. */
+const STRING_INTRODUCERS = new Set([']', 'P', 'X', '^', '_']);
+
+/** 8-bit forms of the string introducers: DCS, SOS, OSC, PM, APC. */
+const C1_STRINGS = new Set([0x90, 0x98, 0x9d, 0x9e, 0x9f]);
+
+/** A run of characters that are neither C0, DEL nor C1 (passed on as they are from the ground state). */
+const PLAIN = /[^\x00-\x1f\x7f-\x9f]+/y;
+
+type State = 'ground' | 'esc' | 'escInter' | 'csi' | 'str' | 'strEsc';
+
+export class TtyTextFilter {
+  private state: State = 'ground';
+  /** The sequence being collected (esc, escInter, csi), passed on once complete. */
+  private seq = '';
+
+  /** Filters one chunk of the stream; holds back an unfinished sequence (see the module comment). */
+  push(text: string): string {
+    let out = '';
+    let i = 0;
+    while (i < text.length) {
+      if (this.state === 'ground') {
+        PLAIN.lastIndex = i;
+        const run = PLAIN.exec(text);
+        if (run) {
+          out += run[0];
+          i += run[0].length;
+          continue;
+        }
+      }
+      const ch = String.fromCodePoint(text.codePointAt(i)!);
+      out += this.step(ch);
+      i += ch.length;
+    }
+    return out;
+  }
+
+  /** Ends the stream: an unfinished sequence is dropped. The filter can be used again. */
+  end(): string {
+    this.state = 'ground';
+    this.seq = '';
+    return '';
+  }
+
+  /** One character through the state machine; returns what to pass on (often ''). */
+  private step(ch: string): string {
+    const c = ch.codePointAt(0)!;
+    switch (this.state) {
+      case 'ground':
+        return this.ground(ch, c);
+      case 'esc':
+        return this.escape(ch, c);
+      case 'escInter':
+        if (c >= 0x20 && c <= 0x2f) return this.collect(ch);
+        if (c >= 0x30 && c <= 0x7e) return this.complete(ch);
+        return this.abort(ch, c);
+      case 'csi':
+        if (c >= 0x20 && c <= 0x3f) return this.collect(ch);
+        if (c >= 0x40 && c <= 0x7e) return DENIED_CSI_FINALS.has(ch) || this.seq.length >= MAX_CSI_CHARS ? this.drop() : this.complete(ch);
+        return this.abort(ch, c);
+      case 'str':
+        if (c === 0x1b) this.state = 'strEsc';
+        else if (c === 0x07 || c === 0x9c || c === 0x18 || c === 0x1a) this.state = 'ground';
+        return '';
+      case 'strEsc':
+        // `ESC \` is ST; any other ESC ends the string and starts a new sequence.
+        if (ch === '\\') return this.drop();
+        this.state = 'esc';
+        this.seq = '\x1b';
+        return this.escape(ch, c);
+    }
+  }
+
+  private ground(ch: string, c: number): string {
+    if (c === 0x1b) {
+      this.state = 'esc';
+      this.seq = ch;
+      return '';
+    }
+    if (c === 0x9b) {
+      this.state = 'csi';
+      this.seq = '\x1b[';
+      return '';
+    }
+    if (C1_STRINGS.has(c)) {
+      this.state = 'str';
+      return '';
+    }
+    if (c < 0x20) return KEPT_C0.has(c) ? ch : '';
+    if (c >= 0x7f && c <= 0x9f) return '';
+    return ch;
+  }
+
+  private escape(ch: string, c: number): string {
+    if (ch === '[') {
+      this.state = 'csi';
+      return this.collect(ch);
+    }
+    if (STRING_INTRODUCERS.has(ch)) {
+      this.seq = '';
+      this.state = 'str';
+      return '';
+    }
+    if (c >= 0x20 && c <= 0x2f) {
+      this.state = 'escInter';
+      return this.collect(ch);
+    }
+    if (c >= 0x30 && c <= 0x7e) return this.complete(ch);
+    return this.abort(ch, c);
+  }
+
+  private collect(ch: string): string {
+    if (this.seq.length <= MAX_CSI_CHARS) this.seq += ch;
+    return '';
+  }
+
+  private complete(ch: string): string {
+    const out = this.seq + ch;
+    this.drop();
+    return out;
+  }
+
+  private drop(): string {
+    this.state = 'ground';
+    this.seq = '';
+    return '';
+  }
+
+  /** A character that cannot continue the sequence: the sequence is dropped, the character handled anew (ESC starts another). */
+  private abort(ch: string, c: number): string {
+    this.drop();
+    return c === 0x18 || c === 0x1a ? '' : this.ground(ch, c);
+  }
+}

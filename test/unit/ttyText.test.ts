@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict';
+import { MAX_CSI_CHARS, TtyTextFilter } from '../../src/core';
+
+function run(chunks: string[]): string {
+  const f = new TtyTextFilter();
+  return chunks.map((c) => f.push(c)).join('') + f.end();
+}
+
+/** Every way to split `text` in two: the filter must give the same result. */
+function allSplits(text: string): string[] {
+  return Array.from({ length: text.length + 1 }, (_, i) => run([text.slice(0, i), text.slice(i)]));
+}
+
+describe('tty text filter for the interactive terminal (unit)', () => {
+  it('keeps colours, cursor moves, erase and line editing (CR, BS), also when split across chunks', () => {
+    const text = '\x1b[1;31mred\x1b[0m\r\n\x1b[2K\rName: Ad\b \ba\x1b[3D\x1b[?2004h\x1b7\x1b8\x1b(B\x1b[38;2;1;2;3mrgb\x07\t.';
+    for (const out of allSplits(text)) assert.equal(out, text);
+  });
+
+  it('drops window titles, OSC 52 clipboard writes, OSC 8 hyperlinks and shell-integration sequences with their content', () => {
+    assert.equal(run(['a\x1b]0;evil title\x07b']), 'ab');
+    assert.equal(run(['a\x1b]2;t\x1b\\b']), 'ab');
+    assert.equal(run(['x\x1b]52;c;ZXZpbA==', '\x1b\\y']), 'xy');
+    assert.equal(run(['\x1b]8;;command:workbench.action.terminal.sendSequence?%7B%7D\x1b\\click\x1b]8;;\x1b\\']), 'click');
+    assert.equal(run(['\x1b]8;;https://example.com\x07site\x1b]8;;\x07']), 'site');
+    assert.equal(run(['\x1b]633;E;rm -rf ~\x07\x1b]133;A\x07\x1b]7;file:///etc\x07\x1b]1337;CurrentDir=/\x07\x1b]9;9;/x\x07ok']), 'ok');
+    for (const out of allSplits('p\x1b]0;title\x1b\\q')) assert.equal(out, 'pq');
+  });
+
+  it('drops DCS, SOS, PM and APC strings, and the 8-bit C1 forms of every sequence', () => {
+    assert.equal(run(['a\x1bP$qm\x1b\\b\x1bXsos\x1b\\c\x1b^pm\x1b\\d\x1b_apc\x1b\\e']), 'abcde');
+    assert.equal(run(['a\u009d0;title\u009cb\u0090dcs\u009cc\u009b31md\u0085e']), 'ab' + 'c\x1b[31md' + 'e');
+  });
+
+  it('drops CSI t (window manipulation, title reports) but keeps other CSI sequences whole', () => {
+    assert.equal(run(['a\x1b[21tb\x1b[8;100;100tc\x1b[22;0td']), 'abcd');
+    assert.equal(run(['\x1b[6n\x1b[>c\x1b[?1049h']), '\x1b[6n\x1b[>c\x1b[?1049h');
+  });
+
+  it('a string ends at BEL, ST, CAN or SUB, and an ESC inside it starts a new sequence', () => {
+    assert.equal(run(['a\x1b]0;x\x18b\x1b]0;y\x1ac']), 'abc');
+    assert.equal(run(['a\x1b]0;x\x1b[31mb']), 'a\x1b[31mb');
+  });
+
+  it('drops other controls (NUL, SO/SI, ENQ, DEL) and aborted or over-long sequences, keeping the text', () => {
+    assert.equal(run(['a\x00\x0e\x0f\x05\x7fb']), 'ab');
+    assert.equal(run(['a\x1b[31\x18mb']), 'amb');
+    assert.equal(run([`a\x1b[${'1;'.repeat(MAX_CSI_CHARS)}mb`]), 'ab');
+    assert.equal(run(['ok\x1b]0;never ends']), 'ok');
+    assert.equal(run(['ok\x1b[3']), 'ok');
+  });
+
+  it('passes text through unchanged, including non-ASCII and astral characters', () => {
+    assert.equal(run(['héllo 世界 😀\r\n']), 'héllo 世界 😀\r\n');
+  });
+});
