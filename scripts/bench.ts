@@ -25,7 +25,7 @@
  * Method. Everything runs in this one Node process (the flood in a forked child, see below),
  * against the local engine (and the second engine for `remote`) and the test images
  * `sandbox-runner-test/busybox:1` (the `shell` profile's command `sh ${file}`) and
- * `sandbox-runner-test/python:1` (the built-in `python` profile's command and env). A/B series are
+ * `sandbox-runner-test/python:2` (the built-in `python` profile's command and env). A/B series are
  * interleaved: each iteration runs every side once, alternating which goes first; the first
  * --warmup iterations are not counted; each figure is the median of the counted runs, with min
  * and max. Ratios are ours / raw of the medians. The machine may be shared: a row's min..max says

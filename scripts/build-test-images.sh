@@ -2,7 +2,8 @@
 # Build the local test images used by Sandbox Runner's tests, without any registry.
 #
 #   sandbox-runner-test/busybox:1  static busybox (Debian busybox-static) + applet symlinks
-#   sandbox-runner-test/python:1   debootstrap minbase bookworm + python3-minimal
+#   sandbox-runner-test/python:2   debootstrap minbase bookworm + python3-minimal and its standard
+#                                  library (libpython3.11-stdlib: getpass, termios, json, …)
 #   sandbox-runner-test/volume:1   the busybox rootfs with `VOLUME /data`
 #
 # Images that already exist are kept unless --force is given. Every image is then
@@ -21,7 +22,7 @@
 set -euo pipefail
 
 BUSYBOX_IMAGE=sandbox-runner-test/busybox:1
-PYTHON_IMAGE=sandbox-runner-test/python:1
+PYTHON_IMAGE=sandbox-runner-test/python:2
 VOLUME_IMAGE=sandbox-runner-test/volume:1
 SUITE=bookworm
 
@@ -143,7 +144,7 @@ build_python() {
   local root=$WORK/python-root mirror log=$WORK/debootstrap.log
   mirror=$(debian_mirror)
   say "debootstrap $SUITE from $mirror"
-  if ! debootstrap --variant=minbase --include=python3-minimal "$SUITE" "$root" "$mirror" >"$log" 2>&1 </dev/null; then
+  if ! debootstrap --variant=minbase --include=python3-minimal,libpython3.11-stdlib "$SUITE" "$root" "$mirror" >"$log" 2>&1 </dev/null; then
     tail -n 30 "$log" >&2
     [ -f "$root/debootstrap/debootstrap.log" ] && tail -n 30 "$root/debootstrap/debootstrap.log" >&2
     die "debootstrap failed"
@@ -188,4 +189,4 @@ ensure_image "$PYTHON_IMAGE" build_python
 
 verify "$BUSYBOX_IMAGE" sh -c 'echo ok'
 verify "$VOLUME_IMAGE" sh -c 'echo ok'
-verify "$PYTHON_IMAGE" python3 -c 'print(1)'
+verify "$PYTHON_IMAGE" python3 -c 'import getpass, termios; print(1)'

@@ -20,7 +20,7 @@
 # working directory.
 set -euo pipefail
 
-IMAGES=(sandbox-runner-test/busybox:1 sandbox-runner-test/volume:1 sandbox-runner-test/python:1)
+IMAGES=(sandbox-runner-test/busybox:1 sandbox-runner-test/volume:1 sandbox-runner-test/python:2)
 PODMAN=${SANDBOX_RUNNER_PODMAN:-podman}
 
 say() { echo "podman-up: $*"; }
@@ -86,4 +86,4 @@ verify() { # IMAGE CMD...
 
 verify sandbox-runner-test/busybox:1 sh -c 'echo ok'
 verify sandbox-runner-test/volume:1 sh -c 'echo ok'
-verify sandbox-runner-test/python:1 python3 -c 'print(1)'
+verify sandbox-runner-test/python:2 python3 -c 'print(1)'

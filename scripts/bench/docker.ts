@@ -13,7 +13,7 @@ import {
 
 export const IMAGES = {
   busybox: 'sandbox-runner-test/busybox:1',
-  python: 'sandbox-runner-test/python:1',
+  python: 'sandbox-runner-test/python:2',
 } as const;
 
 /** The busybox test image with the `shell` profile's command, `overrides` merged in. */

@@ -60,7 +60,7 @@ describe('sandbox-run CLI (engine)', function () {
     const r = await cli([join(ws, 'hello.py')]);
     assert.equal(r.stdout, 'hi from /sandbox/main.py');
     assert.equal(r.exitCode, 5);
-    assert.match(String(r.stderr), /sandbox-run: Exited with code 5 in \d+ ms\. \[profile python, image sandbox-runner-test\/python:1, network off, engine (context "default"|host "[^"]+") · (Docker Engine|Podman) \S+ · runtime \S+\]/);
+    assert.match(String(r.stderr), /sandbox-run: Exited with code 5 in \d+ ms\. \[profile python, image sandbox-runner-test\/python:2, network off, engine (context "default"|host "[^"]+") · (Docker Engine|Podman) \S+ · runtime \S+\]/);
   });
 
   it('reads code from standard input with --profile', async () => {
@@ -237,7 +237,7 @@ describe('sandbox-run CLI (engine)', function () {
         'sys.exit(127)\n',
     );
     const run = await onTerminal([join(ws, 'tini.py')]);
-    assert.match(run.text, /sandbox-run: .*\[profile python, image sandbox-runner-test\/python:1, network off, engine [^\]]+\]/, run.text);
+    assert.match(run.text, /sandbox-run: .*\[profile python, image sandbox-runner-test\/python:2, network off, engine [^\]]+\]/, run.text);
     assert.doesNotMatch(run.text, /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/, `a control character reached the terminal: ${JSON.stringify(run.text)}`);
     assert.match(run.text, /exec python3 failed/, 'the program\'s stderr is shown, filtered');
 

@@ -14,7 +14,7 @@ import {
 /** Images built by scripts/build-test-images.sh (never pulled). */
 export const IMAGES = {
   busybox: 'sandbox-runner-test/busybox:1',
-  python: 'sandbox-runner-test/python:1',
+  python: 'sandbox-runner-test/python:2',
   volume: 'sandbox-runner-test/volume:1',
 } as const;
 

@@ -132,9 +132,19 @@ describe('interactive runs (engine)', function () {
     assert.equal(r.stderr.bytesKept, 0, 'a terminal merges stderr into the one stream');
   });
 
-  // getpass's mechanism (echo off on the terminal, read a line, echo on). The test image's
-  // python3-minimal has neither the getpass nor the termios module, so the shell does it with stty.
-  it('tty: a getpass-style prompt reads a secret that is never echoed (engine)', async () => {
+  it('tty: getpass reads a secret that is never echoed (engine)', async () => {
+    const code = 'import getpass\ns = getpass.getpass("Secret: ")\nprint("length", len(s), s == "hunter2")\n';
+    const s = new Session(pythonProfile(), code, TTY);
+    await s.sees('Secret: ');
+    s.type('hunter2\r');
+    const r = await s.done;
+    assert.equal(r.outcome, 'exited', r.message);
+    assert.equal(lf(s.text), 'Secret: \nlength 7 True\n');
+    assert.ok(!s.text.includes('hunter2'));
+  });
+
+  // The same mechanism in sh (echo off on the terminal, read a line, echo on), for busybox.
+  it('tty: a shell prompt with stty -echo reads a secret that is never echoed (engine)', async () => {
     const code = 'printf "Secret: "; stty -echo; IFS= read -r s; stty echo; echo; [ "$s" = hunter2 ] && echo "length ${#s} True"\n';
     const s = new Session(shellProfile(), code, TTY);
     await s.sees('Secret: ');

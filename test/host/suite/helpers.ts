@@ -13,7 +13,7 @@ import type { SandboxRunnerApi } from '../../../src/vscode/api';
 export const EXTENSION_ID = 'sandbox-runner.sandbox-runner';
 
 /** Test images built by scripts/build-test-images.sh; the fixture's settings use them. */
-export const IMAGES = { python: 'sandbox-runner-test/python:1', busybox: 'sandbox-runner-test/busybox:1' } as const;
+export const IMAGES = { python: 'sandbox-runner-test/python:2', busybox: 'sandbox-runner-test/busybox:1' } as const;
 
 /** The fixture workspace folder (opened by the runner). */
 export function workspaceFolder(): vscode.WorkspaceFolder {

@@ -222,7 +222,7 @@ async function drive(page: Page, server: CodeServer, dirs: RunDirs): Promise<voi
   check('trusted: the untrusted note is gone', !rows.some((r) => r.includes(UNTRUSTED_NOTE)), JSON.stringify(rows));
   check(
     'trusted: the workspace python profile shows network on and "loosened (needs consent)"',
-    rows.some((r) => /^python — workspace · sandbox-runner-test\/python:1 · network on · loosened \(needs consent\)/.test(r)),
+    rows.some((r) => /^python — workspace · sandbox-runner-test\/python:2 · network on · loosened \(needs consent\)/.test(r)),
     JSON.stringify(rows),
   );
 
@@ -261,7 +261,7 @@ async function drive(page: Page, server: CodeServer, dirs: RunDirs): Promise<voi
   let log = await waitForFooters(dirs, 1);
   await page.waitForTimeout(300);
   let panel = await outputPanelText(page);
-  check('after Allow, the run\'s output shows with the workspace profile and its network', /profile python \(workspace\) · image sandbox-runner-test\/python:1 · network ON \(bridge\)/.test(log), JSON.stringify(log.slice(-500)));
+  check('after Allow, the run\'s output shows with the workspace profile and its network', /profile python \(workspace\) · image sandbox-runner-test\/python:2 · network ON \(bridge\)/.test(log), JSON.stringify(log.slice(-500)));
   check('the program ran with a network interface besides lo', /HOST-LOOSENED-NET (\S+,)?eth0/.test(log) || /HOST-LOOSENED-NET .*eth/.test(log), JSON.stringify(log.slice(-300)));
   check('the run exited with code 0 (Output panel)', /HOST-LOOSENED-DONE 42/.test(panel) && /exited with code 0/.test(panel), JSON.stringify(panel.slice(-300)));
   rows = await waitForRows(page, (r) => r.some((x) => CONSENTS_NOTE.test(x)) && r.some((x) => /loosened \(allowed\)/.test(x)));
@@ -277,7 +277,7 @@ async function drive(page: Page, server: CodeServer, dirs: RunDirs): Promise<voi
   step(`warm python container after Allow (${allowed.tookMs} ms): ${ready ? `${ready.name}: ${warmConfig}` : 'none'}`);
   check(
     `after Allow and the run, a warm container for python appears within ${WARM_WAIT_MS / 1000} s, with the allowed loosening (network bridge)`,
-    ready !== undefined && warmConfig === 'bridge sandbox-runner-test/python:1',
+    ready !== undefined && warmConfig === 'bridge sandbox-runner-test/python:2',
     ready ? `${ready.name}: ${warmConfig} after ${allowed.tookMs} ms` : `none after ${allowed.tookMs} ms; seen ${JSON.stringify(allowed.seen)}`,
   );
 

@@ -106,7 +106,7 @@ async function drive(page: Page, server: CodeServer, workspace: string): Promise
   }
   step(`run finished after ~${((Date.now() - started) / 1000).toFixed(1)} s`);
   check('the Output panel shows the program output', /HOST-SLEEPY-START/.test(output) && /HOST-SLEEPY-DONE 42/.test(output), JSON.stringify(output.slice(-400)));
-  check('the Output panel shows the run header with profile and image', /profile python/.test(output) && output.includes('sandbox-runner-test/python:1'), JSON.stringify(output.slice(0, 200)));
+  check('the Output panel shows the run header with profile and image', /profile python/.test(output) && output.includes('sandbox-runner-test/python:2'), JSON.stringify(output.slice(0, 200)));
   check('the Output panel shows the outcome', /exited with code 0/i.test(output), JSON.stringify(output.slice(-200)));
   const channel = await page.locator('.part.panel .monaco-select-box, .part.panel select').first().evaluate((el) => (el as unknown as { value?: string }).value ?? el.textContent ?? '').catch(() => '');
   check('the Output panel shows the "Sandbox Runner" channel', /Sandbox Runner/.test(channel) || /sandbox-runner/i.test(channel) || /profile python/.test(output), JSON.stringify(channel));
