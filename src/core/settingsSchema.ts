@@ -59,7 +59,7 @@ export function settingsContribution(): JsonSchema {
         ],
         default: 'never',
         markdownDescription:
-          'Whether the Run in Sandbox commands (Run, Run File, Run Selection, Run with Profile) are interactive: `always` gives each run a terminal of its own where the program reads what you type (`input()`, `scanf`) and shows its output, with stdout and stderr merged. The sandbox is the same either way. "Run in Sandbox (Interactive)" is always interactive.',
+          'Whether the Run in Sandbox commands (Run, Run File, Run Selection, Run with Profile) are interactive: `always` gives each run a terminal of its own where the program reads what you type (`input()`, `scanf`) and shows its output, with stdout and stderr merged. The sandbox is the same either way. "Run in Sandbox (Interactive)" is always interactive. An interactive run needs `sh` and `stty` in the image and always starts a new container.',
         scope: 'resource',
       },
       'sandboxRunner.warmStart': {
