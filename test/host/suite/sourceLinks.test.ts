@@ -80,6 +80,26 @@ describe('source links (host)', function () {
     await vscode.commands.executeCommand('workbench.action.files.revert');
   });
 
+  it('an interactive selection run of lines 10–14 puts the diagnostic at line 12, read from its terminal', async function () {
+    await getApi();
+    const editor = await openFixture('raises.py', [10, 14]);
+    const terminals: vscode.Terminal[] = [];
+    const sub = vscode.window.onDidOpenTerminal((t) => terminals.push(t));
+    try {
+      const result = await settlesWithin(startCommand('sandboxRunner.runInteractive'), RUN_MS, 'sandboxRunner.runInteractive');
+      assertRunResult(result, 'sandboxRunner.runInteractive');
+      assert.equal(result.exitCode, 1, result.message);
+      // The TTY merged stderr into the terminal: the traceback is only there, not in the channel.
+      const [diagnostic, ...more] = await diagnosticsOf(editor.document.uri);
+      assert.equal(more.length, 0);
+      assert.equal(diagnostic!.range.start.line, 11);
+      assert.equal(diagnostic!.message, 'IndexError: list index out of range');
+    } finally {
+      sub.dispose();
+      for (const t of terminals) t.dispose();
+    }
+  });
+
   it('an untitled document run maps its link and diagnostic to the untitled document', async function () {
     await getApi();
     const doc = await vscode.workspace.openTextDocument({ language: 'python', content: 'print("SRCMAP-UNTITLED")\n\nraise ValueError("untitled three")\n' });
