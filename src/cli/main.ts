@@ -178,11 +178,11 @@ async function main(): Promise<number> {
 
   // A malformed setting for the chosen profile (or for all profiles) may have meant to tighten it:
   // never fall back to the built-in silently. Other problems are warnings.
-  const blocking = blockingIssues(set, chosen.name);
+  const blocking = blockingIssues(set, chosen.name, query);
   for (const i of set.issues) {
     say(`${blocking.includes(i) ? '' : 'warning: '}${i.key}: ${i.message}`);
   }
-  if (blocking.length > 0) fail(`the settings for profile "${chosen.name}" are malformed (above); fix ${settings.path} and run again.`);
+  if (blocking.length > 0) fail(`the settings for profile "${chosen.name}", or of a profile meant for this file, are malformed (above); fix ${settings.path} and run again.`);
 
   // A workspace's settings file may come with a cloned repository: it may tighten anything, but a
   // loosening needs the user's explicit --allow-loosening (the editor asks in a modal instead).

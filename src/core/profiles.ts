@@ -39,6 +39,12 @@ export interface InvalidProfile {
   readonly name: string;
   readonly source: ProfileSource;
   readonly issues: readonly ProfileIssue[];
+  /**
+   * The language ids and file extensions (lower case) its raw entry lists, as far as they are
+   * strings: the runs it was meant for, which must not fall back to another profile
+   * ({@link blockingIssues}).
+   */
+  readonly claims: { readonly languages: readonly string[]; readonly extensions: readonly string[] };
 }
 
 /** The outcome of {@link resolveProfiles}. */
@@ -139,7 +145,7 @@ export function resolveProfiles(
       profiles.push({ name, source, profile: parsed.data });
     } else {
       const profileIssues = toProfileIssues(`${PROFILES_SETTING}.${name}`, parsed.error);
-      invalid.push({ name, source, issues: profileIssues });
+      invalid.push({ name, source, issues: profileIssues, claims: rawClaims(value) });
       issues.push(...profileIssues);
     }
   }
@@ -148,6 +154,13 @@ export function resolveProfiles(
   profiles.sort(order);
   invalid.sort(order);
   return { profiles, invalid, issues };
+}
+
+/** The string entries of a raw profile's `languages` and `extensions` (extensions lower-cased). */
+function rawClaims(value: unknown): InvalidProfile['claims'] {
+  const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+  if (!isPlainObject(value)) return { languages: [], extensions: [] };
+  return { languages: strings(value.languages), extensions: strings(value.extensions).map((e) => e.toLowerCase()) };
 }
 
 /** What a run is for: an explicit profile name, or a document's language id and/or file name. */
@@ -174,9 +187,18 @@ export function pickProfile(set: ProfileSet, query: ProfileQuery): ResolvedProfi
 
 /**
  * Issues that must stop a run with profile `name`: the whole `sandboxRunner.profiles` setting is
- * malformed, or the entry for `name` is (e.g. not an object). Such a setting may have meant to
- * tighten the profile, so falling back to the built-in of the same name would be wrong.
+ * malformed, or the entry for `name` is (e.g. not an object), or, for a run routed by language or
+ * file extension (`query` without a name), an invalid entry of the same or a higher layer lists
+ * that language or extension. Such a setting may have meant to tighten the run, so falling back to
+ * the built-in (or another profile) would be wrong.
  */
-export function blockingIssues(set: ProfileSet, name: string): ProfileIssue[] {
-  return set.issues.filter((i) => i.key === PROFILES_SETTING || i.key === `${PROFILES_SETTING}.${name}`);
+export function blockingIssues(set: ProfileSet, name: string, query: ProfileQuery = { name }): ProfileIssue[] {
+  const chosen = set.profiles.find((p) => p.name === name);
+  const ext = query.fileName ? extname(query.fileName).toLowerCase() : '';
+  const meantForRun = (p: InvalidProfile) =>
+    query.name === undefined &&
+    (!chosen || RANK[p.source] <= RANK[chosen.source]) &&
+    ((query.languageId !== undefined && p.claims.languages.includes(query.languageId)) || (ext !== '' && p.claims.extensions.includes(ext)));
+  const claimed = new Set(set.invalid.filter(meantForRun).flatMap((p) => p.issues));
+  return set.issues.filter((i) => i.key === PROFILES_SETTING || i.key === `${PROFILES_SETTING}.${name}` || claimed.has(i));
 }

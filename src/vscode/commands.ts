@@ -134,13 +134,13 @@ async function admit(deps: CommandDeps, target: Target, profileName?: string): P
     return undefined;
   }
   // A malformed entry for this profile may have meant to tighten it: never fall back silently.
-  const blocking = blockingIssues(settings, chosen.name);
+  const blocking = blockingIssues(settings, chosen.name, query);
   if (blocking.length > 0) {
     for (const i of blocking) deps.output.line(`[sandbox-runner] ${i.key}: ${i.message}`);
     // The setting keys and messages quote workspace values: they are in the output, not the pop-up.
     void vscode.window
       .showErrorMessage(
-        `Not run: the settings for sandbox profile "${plainText(chosen.name)}" are malformed (${blocking.length} problem${blocking.length === 1 ? '' : 's'}, listed in the Sandbox Runner output).`,
+        `Not run: the settings for sandbox profile "${plainText(chosen.name)}", or of a profile meant for this file, are malformed (${blocking.length} problem${blocking.length === 1 ? '' : 's'}, listed in the Sandbox Runner output).`,
         'Open Settings',
         'Show Output',
       )

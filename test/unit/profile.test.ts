@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { BUILTIN_PROFILES, DEFAULT_LIMITS, pickProfile, ProfileSchema, resolveProfiles } from '../../src/core';
+import { blockingIssues, BUILTIN_PROFILES, DEFAULT_LIMITS, pickProfile, ProfileSchema, resolveProfiles } from '../../src/core';
 
 describe('profiles (unit)', () => {
   it('resolves the built-in python, node and shell profiles with default limits', () => {
@@ -81,6 +81,27 @@ describe('profiles (unit)', () => {
       set.issues.map((i) => i.key),
       ['sandboxRunner.profiles', 'sandboxRunner.profiles.bad name!', 'sandboxRunner.profiles.notObject'],
     );
+  });
+
+  it('an invalid profile that lists the file\'s extension or language blocks the run it was meant for, not others', () => {
+    // Meant to tighten .py runs (memoryMiB below the minimum): falling back to the built-in would run looser.
+    const set = resolveProfiles([
+      { source: 'workspace', value: { py3: { image: 'x', command: ['python3', '${file}'], extensions: ['.PY'], languages: ['python'], limits: { memoryMiB: 1 } } } },
+    ]);
+    const byFile = pickProfile(set, { fileName: '/w/a.py' })!;
+    assert.equal(byFile.name, 'python');
+    assert.deepEqual(blockingIssues(set, byFile.name, { fileName: '/w/a.py' }).map((i) => i.key), ['sandboxRunner.profiles.py3.limits.memoryMiB']);
+    assert.equal(blockingIssues(set, 'python', { languageId: 'python', fileName: 'untitled' }).length, 1);
+    // Another file, or an explicit profile choice, is not what it was meant for.
+    assert.deepEqual(blockingIssues(set, 'shell', { fileName: '/w/a.sh' }), []);
+    assert.deepEqual(blockingIssues(set, 'python', { name: 'python', fileName: '/w/a.py' }), []);
+    // A user-level invalid profile does not block a run a valid workspace profile was chosen for.
+    const layered = resolveProfiles([
+      { source: 'user', value: { mine: { image: 'x', command: ['sh'], extensions: ['.py'], limits: { memoryMiB: 1 } } } },
+      { source: 'workspace', value: { ws: { image: 'x', command: ['python3', '${file}'], extensions: ['.py'] } } },
+    ]);
+    assert.equal(pickProfile(layered, { fileName: 'a.py' })?.name, 'ws');
+    assert.deepEqual(blockingIssues(layered, 'ws', { fileName: 'a.py' }), []);
   });
 
   it('refuses root in every spelling the user field allows', () => {
