@@ -192,11 +192,19 @@ describe('sandbox-run CLI (engine)', function () {
     assert.equal(String(r.stdout), '/tmp\n 63 61 66 e9');
   });
 
+  it('refuses to fall back to the built-in when an invalid workspace profile lists the file\'s extension (it may have meant to tighten it)', async () => {
+    const r = await runInOtherWorkspace('{"sandboxRunner.profiles": {"py3": {"image": "x", "command": ["python3", "${file}"], "extensions": [".py"], "limits": {"memoryMiB": 1}}}}');
+    assert.equal(r.exitCode, 2);
+    assert.match(String(r.stderr), /sandboxRunner\.profiles\.py3\.limits\.memoryMiB/);
+    assert.match(String(r.stderr), /or of a profile meant for this file, are malformed/);
+    assert.doesNotMatch(String(r.stdout), /\S/);
+  });
+
   it('refuses to fall back to the built-in when the workspace entry for the chosen profile is malformed', async () => {
     const r = await runInOtherWorkspace('{"sandboxRunner.profiles": {"python": "x"}}');
     assert.equal(r.exitCode, 2);
     assert.match(String(r.stderr), /sandboxRunner\.profiles\.python: must be an object/);
-    assert.match(String(r.stderr), /settings for profile "python" are malformed/);
+    assert.match(String(r.stderr), /settings for profile "python", or of a profile meant for this file, are malformed/);
   });
 
   it('refuses a missing workspace folder and stray FILE arguments with exit 2', async () => {
