@@ -156,11 +156,15 @@ async function main(): Promise<number> {
     return set.issues.length > 0 ? EXIT.usage : 0;
   }
 
+  // `-it` (docker's habit) reads as -i plus -t (--timeout) taking the next word: say so first.
+  if (values.timeout !== undefined && !/^\s*\d+(\.\d+)?\s*$/.test(values.timeout)) {
+    fail(`-t (--timeout) takes a number of seconds, not ${JSON.stringify(values.timeout)}; for input, -i alone passes yours to the program (there is no -t for a terminal).`);
+  }
   if (positionals.length !== 1) fail('give exactly one FILE (or - for standard input). Run "sandbox-run --help" for usage.');
   const file = positionals[0]!;
   const fromStdin = file === '-';
-  if (fromStdin && !values.profile) fail('reading code from standard input needs --profile NAME.');
   if (fromStdin && values.interactive) fail('-i passes standard input to the program, so the code cannot come from standard input too; give a FILE.');
+  if (fromStdin && !values.profile) fail('reading code from standard input needs --profile NAME.');
 
   const query = { name: values.profile, fileName: fromStdin ? undefined : file };
   const chosen = pickProfile(set, query);

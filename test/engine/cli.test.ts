@@ -192,6 +192,12 @@ describe('sandbox-run CLI (engine)', function () {
     assert.equal(String(r.stdout), '/tmp\n 63 61 66 e9');
   });
 
+  it('-it (docker\'s habit) says -t is the timeout and -i alone passes input, and nothing runs', async () => {
+    const r = await cli(['-it', 'ask.py'], '');
+    assert.equal(r.exitCode, 2);
+    assert.match(String(r.stderr), /-t \(--timeout\) takes a number of seconds, not "ask\.py"; for input, -i alone/);
+  });
+
   it('refuses to fall back to the built-in when an invalid workspace profile lists the file\'s extension (it may have meant to tighten it)', async () => {
     const r = await runInOtherWorkspace('{"sandboxRunner.profiles": {"py3": {"image": "x", "command": ["python3", "${file}"], "extensions": [".py"], "limits": {"memoryMiB": 1}}}}');
     assert.equal(r.exitCode, 2);
