@@ -239,6 +239,9 @@ async function main(): Promise<number> {
   // Which engine ran the code, for the summary: asked beside the run, never before it.
   let identity: EngineIdentity | undefined;
   const identityKnown = values.quiet ? undefined : engineIdentity(engine).then((id) => (identity = id));
+  if (values.interactive && process.stdin.isTTY && !values.quiet) {
+    terminal.line('-i: your terminal echoes and edits what you type and the program reads it from a pipe (no terminal: a password prompt shows what you type); Ctrl-D ends its input.');
+  }
   const result: RunResult = await runInSandbox({
     profileName: chosen.name,
     profile,
