@@ -154,6 +154,13 @@ const commands = withFallback({
   getCommands: async () => [],
 }, 'commands');
 
+// Classes the engine bundle extends at load time (sourceLinks.ts: class SourceLink extends DocumentLink).
+class DocumentLink { constructor(range, target) { this.range = range; this.target = target; } }
+
+const languages = withFallback({
+  registerDocumentLinkProvider: () => new Disposable(() => undefined),
+}, 'languages');
+
 const enumLike = (name, values) => withFallback(Object.fromEntries(values.map((v, i) => [v, i + 1])), name);
 
 const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sandbox-runner-bench-ext-'));
@@ -177,7 +184,7 @@ function makeContext(extensionPath) {
 }
 
 module.exports = withFallback({
-  Uri, Disposable, EventEmitter, window, workspace, commands,
+  Uri, Disposable, EventEmitter, window, workspace, commands, languages, DocumentLink,
   env: withFallback({ language: 'en', appName: 'fake', machineId: 'bench', sessionId: 'bench', uiKind: 1, remoteName: undefined }, 'env'),
   l10n: withFallback({ t: (m, ...a) => String(typeof m === 'string' ? m : m.message).replace(/\{(\d+)\}/g, (_, i) => String(a[i])) }, 'l10n'),
   version: '1.90.0',
