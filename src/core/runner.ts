@@ -15,7 +15,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { admitContainer, checkCreated } from './admit';
-import { buildCreateArgv, buildRunArgv, buildTtyCreateArgv, DETACH_KEYS_LENGTH, detachKeys, SNIPPET_DIR, type ResolvedMount } from './argv';
+import { buildCreateArgv, buildRunArgv, buildTtyCreateArgv, DETACH_KEYS_LENGTH, detachKeys, SNIPPET_DIR, type ContainerSpec, type ResolvedMount } from './argv';
 import { createContainer } from './create';
 import { engineSpec } from './engineKind';
 import { diagnoseExit, diagnoseNoLauncher, launcherStopped, type Diagnosis } from './diagnose';
@@ -242,16 +242,21 @@ class Run {
     return this.direct();
   }
 
+  /** Names this attempt's container (a new run id) and returns what the argv builders take for it. */
+  private async containerSpec(mounts: readonly ResolvedMount[]): Promise<ContainerSpec> {
+    this.name = `sandbox-runner-${randomUUID()}`;
+    return {
+      name: this.name, profile: this.profile, snippetFileName: snippetFileName(this.profile, this.req.sourceFileName),
+      mounts, labels: ownerLabels(this.name.slice('sandbox-runner-'.length), this.req.profileName),
+      ...(await engineSpec(this.opts)),
+    };
+  }
+
   /** Pins the mounts and starts `docker run -i` with the launcher waiting on stdin. */
   private async cold(): Promise<Attempt> {
     const pins = await this.pin();
     if (this.stopper.reason) return this.finish(this.stopper.reason, null);
-    this.name = `sandbox-runner-${randomUUID()}`;
-    const argv = buildRunArgv({
-      name: this.name, profile: this.profile, snippetFileName: snippetFileName(this.profile, this.req.sourceFileName),
-      mounts: pins.mounts, labels: ownerLabels(this.name.slice('sandbox-runner-'.length), this.req.profileName),
-      ...(await engineSpec(this.opts)),
-    });
+    const argv = buildRunArgv(await this.containerSpec(pins.mounts));
     this.req.onArgv?.(argv);
     return this.onLease(openRunLease(this.opts, 'cold', this.name, argv), pins.mounts);
   }
@@ -268,12 +273,7 @@ class Run {
   private async ttyRun(io: InteractiveIo, size: TtySize): Promise<RunResult> {
     const pins = await this.pin();
     if (this.stopper.reason) return this.finish(this.stopper.reason, null);
-    this.name = `sandbox-runner-${randomUUID()}`;
-    const argv = buildTtyCreateArgv({
-      name: this.name, profile: this.profile, snippetFileName: snippetFileName(this.profile, this.req.sourceFileName),
-      mounts: pins.mounts, labels: ownerLabels(this.name.slice('sandbox-runner-'.length), this.req.profileName),
-      ...(await engineSpec(this.opts)),
-    });
+    const argv = buildTtyCreateArgv(await this.containerSpec(pins.mounts));
     this.req.onArgv?.(argv);
     let exists = false;
     try {
@@ -424,12 +424,7 @@ class Run {
     const snippet = await writeSnippet(this.code, snippetFileName(this.profile, this.req.sourceFileName), root);
     this.disposers.push(() => snippet.dispose().catch(() => undefined));
     if (this.stopper.reason) return this.finish(this.stopper.reason, null);
-    this.name = `sandbox-runner-${randomUUID()}`;
-    const argv = buildCreateArgv({
-      name: this.name, profile: this.profile, snippetHostDir: snippet.dir, snippetFileName: snippet.fileName,
-      mounts: pins.mounts, labels: ownerLabels(this.name.slice('sandbox-runner-'.length), this.req.profileName),
-      ...(await engineSpec(this.opts)),
-    });
+    const argv = buildCreateArgv({ ...(await this.containerSpec(pins.mounts)), snippetHostDir: snippet.dir, snippetFileName: snippet.fileName });
     this.req.onArgv?.(argv);
     let exists = false;
     try {
