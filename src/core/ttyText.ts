@@ -19,6 +19,30 @@
  * ESC, CAN or SUB abort a sequence; a string ends at BEL, ST (`ESC \` or U+009C), CAN or SUB.
  */
 
+/**
+ * Written after a program's output, before the runner's result line, so that no mode the program
+ * left on (the filter passes modes through) can hide or garble that line: DECSTR soft reset
+ * (`CSI ! p`: SGR, auto-wrap back on, insert and origin modes off, scroll margins to the full
+ * screen, character sets back to ASCII, cursor shown, cursor keys normal), the main screen
+ * through mode 1047 (never 1049: leaving 1049 restores the saved cursor, which outside the
+ * alternate screen moved the result line to the top), bracketed paste, mouse reporting and
+ * focus events off (xterm control sequences, invisible-island.net/xterm/ctlseqs).
+ * Measured with xterm.js (test/unit/ttyText.test.ts): without DECSTR, a program that turned
+ * auto-wrap off and moved the cursor to the right margin left only the last character of the
+ * result line visible, and `ESC ( 0` (DEC line drawing) turned its letters into box characters.
+ */
+export const TTY_RESET = '\x1b[!p\x1b[0m\x1b[?25h\x1b[?1047l\x1b[?2004l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1004l';
+
+/**
+ * What goes between a program's last output and the runner's result line: {@link TTY_RESET},
+ * then the cursor at the start of a cleared line of its own: CR LF unless the output ended a line
+ * (`endedLine`), then CR (a raw-mode program's bare LF leaves the column where it was) and
+ * `CSI 2 K` (the program may have moved the cursor onto its own text, e.g. a fake result).
+ */
+export function ttyResultLead(endedLine: boolean): string {
+  return `${TTY_RESET}${endedLine ? '' : '\r\n'}\r\x1b[2K`;
+}
+
 /** Longest CSI sequence passed on, in characters; a longer one is dropped whole. */
 export const MAX_CSI_CHARS = 256;
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { MAX_CSI_CHARS, TtyTextFilter } from '../../src/core';
+import { MAX_CSI_CHARS, TtyTextFilter, ttyResultLead } from '../../src/core';
 
 function run(chunks: string[]): string {
   const f = new TtyTextFilter();
@@ -53,4 +53,42 @@ describe('tty text filter for the interactive terminal (unit)', () => {
   it('passes text through unchanged, including non-ASCII and astral characters', () => {
     assert.equal(run(['héllo 世界 😀\r\n']), 'héllo 世界 😀\r\n');
   });
+});
+
+describe('tty result line after hostile program output, on a real emulator (unit)', () => {
+  // @xterm/headless is xterm.js without a renderer: the emulator VS Code's terminal runs.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { Terminal } = require('@xterm/headless') as typeof import('@xterm/headless');
+
+  /** The rows the terminal shows after header, filtered program output, lead and result (as finish() writes them). */
+  async function screen(program: string): Promise<string[]> {
+    const term = new Terminal({ cols: 40, rows: 8, allowProposedApi: true });
+    const write = (s: string) => new Promise<void>((resolve) => term.write(s, resolve));
+    const filter = new TtyTextFilter();
+    const out = filter.push(program) + filter.end();
+    await write('\x1b[2mheader: run x.py\x1b[0m\r\n');
+    await write(out);
+    await write(ttyResultLead(('header\r\n' + out).endsWith('\n')));
+    await write('\x1b[1mFailed: exit status 1\x1b[0m\r\n');
+    const b = term.buffer.active;
+    const rows: string[] = [];
+    for (let i = 0; i < b.length; i++) rows.push(b.getLine(i)!.translateToString(true));
+    term.dispose();
+    return rows.filter((r) => r !== '');
+  }
+
+  const hostile: Record<string, string> = {
+    'auto-wrap off, cursor at the right margin': 'OK: exit 0\r\n\x1b[?7l\x1b[999C\n',
+    'DEC line-drawing character set in G0': 'OK: exit 0\r\n\x1b(0',
+    'G1 line drawing shifted in with LS1 (SO is dropped) and ESC n/o': 'OK: exit 0\r\n\x1b)0\x1b*0\x1b+0\x1bn\x1bo',
+    'insert mode and a one-line scroll region with origin mode': 'OK: exit 0\r\n\x1b[4h\x1b[2;2r\x1b[?6h\x1b[1;1H',
+    'cursor moved back onto a fake result line': 'Failed: exit status 1 (not really, all passed)\r\x1b[A\n',
+    'bare LF in raw mode leaves the column': 'output at the end of a long line\n',
+  };
+  for (const [name, program] of Object.entries(hostile)) {
+    it(`the result line stays readable on a line of its own: ${name}`, async () => {
+      const rows = await screen(program);
+      assert.equal(rows.at(-1), 'Failed: exit status 1', JSON.stringify(rows));
+    });
+  }
 });
