@@ -113,6 +113,10 @@ export function findSourceRefs(text: string, origin: SnippetOrigin): SourceRef[]
 function candidates(text: string, origin: SnippetOrigin): Candidate[] {
   const roots = [origin.snippetPath, ...(origin.mounts ?? []).map((m) => m.target.replace(/\/+$/, '') + '/')];
   const out: Candidate[] = [];
+  // Where the path through the last slash looked at ends: every slash before it ends there too
+  // (no path-ending character in between), so each character is scanned once (a line of
+  // `=/=/=/…` took 2 s per 40 KB, quadratic, when each slash searched to the end anew).
+  let pathEnd = -1;
   for (let at = text.indexOf('/'); at >= 0; at = text.indexOf('/', at + 1)) {
     const before = at === 0 ? '' : text[at - 1]!;
     const urlPrefix = text.slice(Math.max(0, at - 7), at) === 'file://' ? 7 : 0;
@@ -120,8 +124,11 @@ function candidates(text: string, origin: SnippetOrigin): Candidate[] {
     const lead = start === 0 ? '' : text[start - 1]!;
     if (urlPrefix === 0 && before !== '' && !/["'(\s=[<]/.test(before)) continue;
     if (urlPrefix > 0 && lead !== '' && !/["'(\s=[<]/.test(lead)) continue;
-    const endRel = text.slice(at).search(PATH_END);
-    const path = endRel < 0 ? text.slice(at) : text.slice(at, at + endRel);
+    if (at >= pathEnd) {
+      const endRel = text.slice(at).search(PATH_END);
+      pathEnd = endRel < 0 ? text.length : at + endRel;
+    }
+    const path = text.slice(at, pathEnd);
     if (urlPrefix > 0 && path.includes('%')) continue;
     if (roots.some((r) => path === r || (r.endsWith('/') && path.startsWith(r)))) {
       out.push({ at, path, urlPrefix });

@@ -91,6 +91,32 @@ describe('source references (unit)', () => {
   });
 });
 
+describe('source reference matcher on hostile long lines (unit)', () => {
+  const mounted: SnippetOrigin = { ...file, mounts: [{ target: '/data', source: '/home/ada/data' }] };
+  // Each 1 MB line must take well under a second (measured after the fix: under 300 ms each
+  // on this 2-core machine). Before it, `=/` repeated took 2 s per 40 KB, growing with the square.
+  const lines: Record<string, string> = {
+    '`=/` repeated (every slash may start a path, none ends)': '=/'.repeat(500_000),
+    'slashes only': '/'.repeat(1_000_000),
+    '` /data/a` repeated': ' /data/a'.repeat(125_000),
+    '`file://` repeated': 'file://'.repeat(140_000),
+    'a traceback frame with a 1 MB path': `  File "=${'=/'.repeat(500_000)}", line 1`,
+  };
+  for (const [name, text] of Object.entries(lines)) {
+    it(`finds, rewrites and reads the error site of a 1 MB line in under 1.5 s: ${name}`, () => {
+      const t0 = performance.now();
+      findSourceRefs(text, mounted);
+      rewriteSourceRefs(text, mounted);
+      findErrorSite(['Traceback (most recent call last):', text, 'Error: x'], mounted);
+      const ms = performance.now() - t0;
+      assert.ok(ms < 1500, `${ms.toFixed(0)} ms`);
+    });
+  }
+  it('still finds a reference after a long run of slashes', () => {
+    assert.deepEqual(shown(`${'=/'.repeat(1000)} /sandbox/main.py:4`, file).map((r) => r.line), [4]);
+  });
+});
+
 describe('dedent (unit)', () => {
   it('removes the common leading whitespace, ignoring blank lines, and returns its width', () => {
     assert.deepEqual(dedent('    x = 1\n\n      y = 2\n    z()'), { text: 'x = 1\n\n  y = 2\nz()', width: 4 });
