@@ -143,7 +143,8 @@ function candidates(text: string, origin: SnippetOrigin): Candidate[] {
  * the source: for the snippet, the origin's first line and column, plus the dedent width for
  * columns (a blank line had nothing removed, so a column on one may sit `dedent` too far right;
  * runtimes give no column on blank lines). For a mount file, the host path, same line and column.
- * @returns undefined for line 0, or a mount path with a `.`, `..` or empty segment
+ * @returns undefined for line 0, or a mount path with a `.`, `..` or empty segment (under a
+ *   Windows mount source also one with a `\\` or a trailing dot or space)
  */
 export function mapPosition(
   path: string, line: number, column: number | undefined, origin: SnippetOrigin,
@@ -162,7 +163,12 @@ export function mapPosition(
     if (!path.startsWith(root)) continue;
     const segments = path.slice(root.length).split('/');
     if (segments.some((s) => s === '' || s === '.' || s === '..')) return undefined;
-    const host = m.source.replace(/\/+$/, '') + '/' + segments.join('/');
+    // A Windows mount source (`C:\…`, `\\srv\share\…`): Windows also splits at `\` and drops a
+    // name's trailing dots and spaces, so `a\..\..\x` or `..` + `.` would leave the mount there.
+    const windows = /^(?:[A-Za-z]:[\\/]|[\\/]{2})/.test(m.source);
+    if (windows && segments.some((s) => /[\\]|[. ]$/.test(s))) return undefined;
+    const sep = windows ? '\\' : '/';
+    const host = m.source.replace(/[\\/]+$/, '') + sep + segments.join(sep);
     return { kind: 'mount', path: host, line: line - 1, mountSource: m.source, ...(col0 === undefined ? {} : { column: col0 }) };
   }
   return undefined;

@@ -78,6 +78,19 @@ describe('source references (unit)', () => {
     assert.deepEqual(shown('file:///data/a%2e%2e/x.py:1:1', mounted), []);
   });
 
+  it('under a Windows mount source, refuses backslash segments and trailing dots (Windows splits and trims them)', () => {
+    const win: SnippetOrigin = { ...file, mounts: [{ target: '/data', source: 'C:\\Users\\ada\\data' }] };
+    assert.deepEqual(shown('  File "/data/lib/util.py", line 5', win).map((r) => r.path), ['C:\\Users\\ada\\data\\lib\\util.py']);
+    assert.deepEqual(shown('  File "/data/..\\..\\secret.txt", line 1', win), []);
+    assert.deepEqual(shown('  File "/data/x\\..\\..\\..\\y", line 1', win), []);
+    assert.deepEqual(shown('  File "/data/.../x", line 1', win), []);
+    assert.deepEqual(shown('  File "/data/sub./x", line 1', win), []);
+    assert.equal(rewriteSourceRefs('  File "/data/..\\..\\secret.txt", line 1', win), '  File "/data/..\\..\\secret.txt", line 1');
+    // on a POSIX mount source a backslash is an ordinary file name character
+    const posixMounted: SnippetOrigin = { ...file, mounts: [{ target: '/data', source: '/home/ada/data' }] };
+    assert.deepEqual(shown('  File "/data/a\\b.py", line 1', posixMounted).map((r) => r.path), ['/home/ada/data/a\\b.py']);
+  });
+
   it('rewrites references for a terminal as the host path and real line, keeping the rest', () => {
     const sel: SnippetOrigin = { ...file, line: 9, dedent: 4 };
     assert.equal(rewriteSourceRefs('  File "/sandbox/main.py", line 3, in <module>', sel), '  File "/home/ada/proj/x.py", line 12, in <module>');
