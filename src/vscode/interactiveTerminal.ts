@@ -41,7 +41,8 @@ export class InteractiveTerminal implements vscode.Pseudoterminal {
   private readonly input = new PassThrough();
   private readonly resizeListeners = new Set<(size: TtySize) => void>();
   private readonly decoder = new Utf8Decoder();
-  private readonly filter = new TtyTextFilter();
+  /** Counts in the program's sequences are clamped to the terminal's size (see TtyTextFilter). */
+  private readonly filter = new TtyTextFilter(() => this.size ?? DEFAULT_TTY_SIZE);
   private phase: Phase = 'waiting';
   private transcript = '';
   /** Text written before VS Code opened the terminal (it would drop it), sent at `open`. */

@@ -92,3 +92,36 @@ describe('tty result line after hostile program output, on a real emulator (unit
     });
   }
 });
+
+describe('tty counts clamped to the screen (unit)', () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { Terminal } = require('@xterm/headless') as typeof import('@xterm/headless');
+  const size = { rows: 30, columns: 100 };
+
+  it('clamps the counts xterm.js carries out step by step to the screen side, and leaves other sequences alone', () => {
+    const f = new TtyTextFilter(() => size);
+    const big = '2147483647';
+    assert.equal(f.push(`\x1b[${big}S\x1b[${big}T\x1b[${big}L\x1b[${big}M`), '\x1b[30S\x1b[30T\x1b[30L\x1b[30M');
+    assert.equal(f.push(`\x1b[${big}@\x1b[${big}P\x1b[${big}X\x1b[${big}I\x1b[${big}Z`), '\x1b[100@\x1b[100P\x1b[100X\x1b[100I\x1b[100Z');
+    assert.equal(f.push(`a\x1b[${big}b`), 'a\x1b[100b');
+    // counts within the screen, cursor moves, modes and colours are passed as they are
+    assert.equal(f.push(`\x1b[5S\x1b[${big}C\x1b[?2004h\x1b[38;5;200m\x1b[1;${big}H`), `\x1b[5S\x1b[${big}C\x1b[?2004h\x1b[38;5;200m\x1b[1;${big}H`);
+    // split across chunks
+    assert.equal(f.push('\x1b[99') + f.push('999S'), '\x1b[30S');
+    // without a size: 65535
+    assert.equal(new TtyTextFilter().push(`\x1b[${big}S`), '\x1b[65535S');
+  });
+
+  for (const final of ['S', 'T', 'L', 'M']) {
+    it(`xterm.js takes under 500 ms for filtered CSI 2000000 ${final} (it took about 7 s unfiltered)`, async () => {
+      const term = new Terminal({ cols: size.columns, rows: size.rows, allowProposedApi: true });
+      const f = new TtyTextFilter(() => size);
+      const text = f.push(`x\r\n\x1b[2000000${final}`);
+      const t0 = performance.now();
+      await new Promise<void>((resolve) => term.write(text, resolve));
+      const ms = performance.now() - t0;
+      term.dispose();
+      assert.ok(ms < 500, `${ms.toFixed(0)} ms`);
+    });
+  }
+});
