@@ -36,11 +36,11 @@ export const TTY_RESET = '\x1b[!p\x1b[0m\x1b[?25h\x1b[?1047l\x1b[?2004l\x1b[?100
 /**
  * What goes between a program's last output and the runner's result line: {@link TTY_RESET},
  * then the cursor at the start of a cleared line of its own: CR LF unless the output ended a line
- * (`endedLine`), then CR (a raw-mode program's bare LF leaves the column where it was) and
+ * (`endedLine`), else CR (a raw-mode program's bare LF leaves the column where it was), and
  * `CSI 2 K` (the program may have moved the cursor onto its own text, e.g. a fake result).
  */
 export function ttyResultLead(endedLine: boolean): string {
-  return `${TTY_RESET}${endedLine ? '' : '\r\n'}\r\x1b[2K`;
+  return `${TTY_RESET}${endedLine ? '\r' : '\r\n'}\x1b[2K`;
 }
 
 /** Longest CSI sequence passed on, in characters; a longer one is dropped whole. */
