@@ -3,7 +3,8 @@
  * for a terminal, every reference to the in-container snippet path (core sourceRefs.ts) becomes
  * the host file's absolute path and real line. References are found per line, so a line is
  * rewritten once it is complete; an unfinished line is written at once unless its end could
- * still become a reference, and then at most {@link HOLD_MS} later as it is (a prompt such as
+ * still become a reference, and then at most {@link HOLD_MS} after holding began, as it is
+ * (more text on the same line does not extend the hold) (a prompt such as
  * `input("/data> ")` is never held for good). Only for a terminal: piped output is never
  * rewritten (the run-fidelity rule: bytes as `docker run` passes them).
  */
@@ -31,7 +32,6 @@ export class SourceRefLines {
   /** Takes the next piece of filtered text of one stream. */
   push(text: string): void {
     if (!text) return;
-    this.clearTimer();
     const all = this.held + text;
     const nl = all.lastIndexOf('\n');
     const done = nl < 0 ? '' : all.slice(0, nl + 1);
@@ -40,7 +40,11 @@ export class SourceRefLines {
     this.held = tail.slice(keep);
     const out = this.rewrite(done) + tail.slice(0, keep);
     if (out) this.write(out);
-    if (this.held) this.timer = setTimeout(() => this.release(), HOLD_MS).unref();
+    // The timer runs from when holding began and is not restarted by more text: a program
+    // that keeps writing one unfinished line (a path under a mount, then more) in chunks
+    // less than HOLD_MS apart would otherwise be held, unseen, until it stopped or ended.
+    if (!this.held) this.clearTimer();
+    else if (!this.timer) this.timer = setTimeout(() => this.release(), HOLD_MS).unref();
   }
 
   /** Ends the stream: `text` (the last filtered piece) and anything held, rewritten. */

@@ -86,8 +86,12 @@ export class TerminalOutput {
    */
   readonly program: OutputSink = (stream, data) => {
     if (stream === 'notice') {
-      const display = this.displays.stderr;
-      this.write(this.err, display ? display.filter.push(data) : data);
+      // A fresh filter, never the program's stderr filter: a program that left a string
+      // sequence open there (`ESC ] 8 ;;` with no end) would have the notice swallowed as its
+      // content. What the program's filter holds back never reached the terminal, so the
+      // terminal is in its ground state here.
+      const filter = this.displays.stderr && new TerminalTextFilter();
+      this.write(this.err, filter ? filter.push(data) + filter.end() : data);
       return;
     }
     const display = this.displays[stream];

@@ -611,10 +611,12 @@ export async function listContainers(opts: DockerOptions, labelFilters: readonly
       });
     },
     async () => {
-      // `{{.Label "k"}}` prints one label's value exactly ("" when absent); tabs never occur in them.
-      // Podman's `ps` has no `.Label`: its `.Labels` is a map there, read with `index`.
+      // `{{.Label "k"}}` gives one label's value ("" when absent), printed as a JSON string: a
+      // value may hold line breaks and tabs (the engine stores any string), which printed raw
+      // forged whole extra lines, i.e. containers with labels of their choosing (measured on
+      // Docker 20.10 and Podman 4.3). Podman's `ps` has no `.Label`: its `.Labels` is a map, read with `index`.
       const podman = (await cliFlavor(opts)) === 'podman';
-      const format = ['{{.Names}}', ...labelKeys.map((k) => (podman ? `{{index .Labels "${k}"}}` : `{{.Label "${k}"}}`))].join('\t');
+      const format = ['{{.Names}}', ...labelKeys.map((k) => (podman ? `{{json (index .Labels "${k}")}}` : `{{json (.Label "${k}")}}`))].join('\t');
       const args = ['ps', '-a', '--no-trunc', ...labelFilters.flatMap((f) => ['--filter', `label=${f}`]), '--format', format];
       const r = await docker(opts, args);
       if (r.exitCode !== 0) throw classifyEngineFailure(r.stderr, 'list sandbox containers');
@@ -623,12 +625,22 @@ export async function listContainers(opts: DockerOptions, labelFilters: readonly
         if (!line.trim()) continue;
         const [name = '', ...values] = line.split('\t');
         const labels: Record<string, string> = {};
-        labelKeys.forEach((k, i) => (labels[k] = values[i] ?? ''));
+        labelKeys.forEach((k, i) => (labels[k] = jsonString(values[i])));
         out.push({ name: name.trim(), labels });
       }
       return out;
     },
   );
+}
+
+/** A JSON string as the CLI's `{{json …}}` prints it, decoded; "" for anything else (never throws). */
+function jsonString(text: string | undefined): string {
+  try {
+    const v: unknown = JSON.parse(text ?? '');
+    return typeof v === 'string' ? v : '';
+  } catch {
+    return '';
+  }
 }
 
 /** Which engine ran the code, for headers and summaries. Engine text: show it as plain text only. */

@@ -113,6 +113,10 @@ export function findSourceRefs(text: string, origin: SnippetOrigin): SourceRef[]
 function candidates(text: string, origin: SnippetOrigin): Candidate[] {
   const roots = [origin.snippetPath, ...(origin.mounts ?? []).map((m) => m.target.replace(/\/+$/, '') + '/')];
   const out: Candidate[] = [];
+  // Where the path through the last slash looked at ends: every slash before it ends there too
+  // (no path-ending character in between), so each character is scanned once (a line of
+  // `=/=/=/…` took 2 s per 40 KB, quadratic, when each slash searched to the end anew).
+  let pathEnd = -1;
   for (let at = text.indexOf('/'); at >= 0; at = text.indexOf('/', at + 1)) {
     const before = at === 0 ? '' : text[at - 1]!;
     const urlPrefix = text.slice(Math.max(0, at - 7), at) === 'file://' ? 7 : 0;
@@ -120,8 +124,11 @@ function candidates(text: string, origin: SnippetOrigin): Candidate[] {
     const lead = start === 0 ? '' : text[start - 1]!;
     if (urlPrefix === 0 && before !== '' && !/["'(\s=[<]/.test(before)) continue;
     if (urlPrefix > 0 && lead !== '' && !/["'(\s=[<]/.test(lead)) continue;
-    const endRel = text.slice(at).search(PATH_END);
-    const path = endRel < 0 ? text.slice(at) : text.slice(at, at + endRel);
+    if (at >= pathEnd) {
+      const endRel = text.slice(at).search(PATH_END);
+      pathEnd = endRel < 0 ? text.length : at + endRel;
+    }
+    const path = text.slice(at, pathEnd);
     if (urlPrefix > 0 && path.includes('%')) continue;
     if (roots.some((r) => path === r || (r.endsWith('/') && path.startsWith(r)))) {
       out.push({ at, path, urlPrefix });
@@ -136,7 +143,8 @@ function candidates(text: string, origin: SnippetOrigin): Candidate[] {
  * the source: for the snippet, the origin's first line and column, plus the dedent width for
  * columns (a blank line had nothing removed, so a column on one may sit `dedent` too far right;
  * runtimes give no column on blank lines). For a mount file, the host path, same line and column.
- * @returns undefined for line 0, or a mount path with a `.`, `..` or empty segment
+ * @returns undefined for line 0, or a mount path with a `.`, `..` or empty segment (under a
+ *   Windows mount source also one with a `\\` or a trailing dot or space)
  */
 export function mapPosition(
   path: string, line: number, column: number | undefined, origin: SnippetOrigin,
@@ -155,7 +163,12 @@ export function mapPosition(
     if (!path.startsWith(root)) continue;
     const segments = path.slice(root.length).split('/');
     if (segments.some((s) => s === '' || s === '.' || s === '..')) return undefined;
-    const host = m.source.replace(/\/+$/, '') + '/' + segments.join('/');
+    // A Windows mount source (`C:\…`, `\\srv\share\…`): Windows also splits at `\` and drops a
+    // name's trailing dots and spaces, so `a\..\..\x` or `..` + `.` would leave the mount there.
+    const windows = /^(?:[A-Za-z]:[\\/]|[\\/]{2})/.test(m.source);
+    if (windows && segments.some((s) => /[\\]|[. ]$/.test(s))) return undefined;
+    const sep = windows ? '\\' : '/';
+    const host = m.source.replace(/[\\/]+$/, '') + sep + segments.join(sep);
     return { kind: 'mount', path: host, line: line - 1, mountSource: m.source, ...(col0 === undefined ? {} : { column: col0 }) };
   }
   return undefined;

@@ -19,8 +19,47 @@
  * ESC, CAN or SUB abort a sequence; a string ends at BEL, ST (`ESC \` or U+009C), CAN or SUB.
  */
 
+/**
+ * Written after a program's output, before the runner's result line, so that no mode the program
+ * left on (the filter passes modes through) can hide or garble that line: DECSTR soft reset
+ * (`CSI ! p`: SGR, auto-wrap back on, insert and origin modes off, scroll margins to the full
+ * screen, character sets back to ASCII, cursor shown, cursor keys normal), the main screen
+ * through mode 1047 (never 1049: leaving 1049 restores the saved cursor, which outside the
+ * alternate screen moved the result line to the top), bracketed paste, mouse reporting and
+ * focus events off (xterm control sequences, invisible-island.net/xterm/ctlseqs).
+ * Measured with xterm.js (test/unit/ttyText.test.ts): without DECSTR, a program that turned
+ * auto-wrap off and moved the cursor to the right margin left only the last character of the
+ * result line visible, and `ESC ( 0` (DEC line drawing) turned its letters into box characters.
+ */
+export const TTY_RESET = '\x1b[!p\x1b[0m\x1b[?25h\x1b[?1047l\x1b[?2004l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1004l';
+
+/**
+ * What goes between a program's last output and the runner's result line: {@link TTY_RESET},
+ * then the cursor at the start of a cleared line of its own: CR LF unless the output ended a line
+ * (`endedLine`), else CR (a raw-mode program's bare LF leaves the column where it was), and
+ * `CSI 2 K` (the program may have moved the cursor onto its own text, e.g. a fake result).
+ */
+export function ttyResultLead(endedLine: boolean): string {
+  return `${TTY_RESET}${endedLine ? '\r' : '\r\n'}\x1b[2K`;
+}
+
 /** Longest CSI sequence passed on, in characters; a longer one is dropped whole. */
 export const MAX_CSI_CHARS = 256;
+
+/**
+ * CSI finals whose count parameter xterm.js carries out one step at a time, with the count it
+ * is given (up to 2^31 - 1), synchronously on the window's UI thread. Measured with VS Code
+ * 1.139's xterm.js (6.1 beta, headless): `CSI 1000000 S` took 3.4 s, `CSI 2147483647 S` (14
+ * bytes) ran past 30 s (about two hours by the same rate), and likewise L, M, T (lines), Z, I
+ * (tab stops) and b (REP). A count beyond the screen changes nothing more on it, so each is
+ * clamped to the screen's side: rows for lines, columns for characters and tab stops.
+ */
+const COUNT_FINALS: Readonly<Record<string, 'rows' | 'columns'>> = {
+  L: 'rows', M: 'rows', S: 'rows', T: 'rows', '@': 'columns', P: 'columns', X: 'columns', I: 'columns', Z: 'columns', b: 'columns',
+};
+
+/** The screen size counts are clamped to when the filter is given none (the largest side a TTY frame carries). */
+const NO_SIZE = { rows: 65535, columns: 65535 };
 
 /** CSI final characters never passed on: `t` is XTWINOPS (window manipulation and title reports). */
 const DENIED_CSI_FINALS = new Set(['t']);
@@ -43,6 +82,12 @@ export class TtyTextFilter {
   private state: State = 'ground';
   /** The sequence being collected (esc, escInter, csi), passed on once complete. */
   private seq = '';
+
+  /**
+   * @param size the terminal's current size in cells (read at each sequence), for clamping counts
+   *   (see COUNT_FINALS); without it counts are clamped to 65535
+   */
+  constructor(private readonly size: () => { readonly rows: number; readonly columns: number } = () => NO_SIZE) {}
 
   /** Filters one chunk of the stream; holds back an unfinished sequence (see the module comment). */
   push(text: string): string {
@@ -86,7 +131,15 @@ export class TtyTextFilter {
         return this.abort(ch, c);
       case 'csi':
         if (c >= 0x20 && c <= 0x3f) return this.collect(ch);
-        if (c >= 0x40 && c <= 0x7e) return DENIED_CSI_FINALS.has(ch) || this.seq.length >= MAX_CSI_CHARS ? this.drop() : this.complete(ch);
+        if (c >= 0x40 && c <= 0x7e) {
+          if (DENIED_CSI_FINALS.has(ch) || this.seq.length >= MAX_CSI_CHARS) return this.drop();
+          const side = COUNT_FINALS[ch];
+          if (side && /^\x1b\[[\d;]*$/.test(this.seq)) {
+            const max = Math.max(1, Math.min(65535, Math.floor(this.size()[side]) || 1));
+            this.seq = this.seq.replace(/\d+/g, (n) => (Number(n) > max ? String(max) : n));
+          }
+          return this.complete(ch);
+        }
         return this.abort(ch, c);
       case 'str':
         if (c === 0x1b) this.state = 'strEsc';

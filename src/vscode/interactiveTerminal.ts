@@ -18,18 +18,10 @@
  */
 import { PassThrough } from 'node:stream';
 import * as vscode from 'vscode';
-import { TerminalTextFilter, TtyTextFilter, Utf8Decoder, type InteractiveIo, type OutputSink, type TtySize } from '../core';
+import { TerminalTextFilter, TtyTextFilter, ttyResultLead, Utf8Decoder, type InteractiveIo, type OutputSink, type TtySize } from '../core';
 
 /** The TTY size used when VS Code gives none at `open` (the terminal is not laid out yet). */
 export const DEFAULT_TTY_SIZE: TtySize = { columns: 80, rows: 24 };
-
-/**
- * Written after the program's output, before the result line: SGR reset, cursor shown, the main
- * screen back, bracketed paste and mouse reporting off (xterm control sequences). The main screen
- * through mode 1047, never 1049: leaving 1049 also restores the saved cursor, which outside the
- * alternate screen moved the result line to the top of the terminal (seen in the UI check).
- */
-const TERMINAL_RESET = '\x1b[0m\x1b[?25h\x1b[?1047l\x1b[?2004l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l';
 
 /** Characters of terminal text kept for {@link InteractiveTerminal.text} (tests, the exported API). */
 const TRANSCRIPT_CHARS = 1024 * 1024;
@@ -49,7 +41,8 @@ export class InteractiveTerminal implements vscode.Pseudoterminal {
   private readonly input = new PassThrough();
   private readonly resizeListeners = new Set<(size: TtySize) => void>();
   private readonly decoder = new Utf8Decoder();
-  private readonly filter = new TtyTextFilter();
+  /** Counts in the program's sequences are clamped to the terminal's size (see TtyTextFilter). */
+  private readonly filter = new TtyTextFilter(() => this.size ?? DEFAULT_TTY_SIZE);
   private phase: Phase = 'waiting';
   private transcript = '';
   /** Text written before VS Code opened the terminal (it would drop it), sent at `open`. */
@@ -143,9 +136,9 @@ export class InteractiveTerminal implements vscode.Pseudoterminal {
     this.input.end();
     this.resizeListeners.clear();
     this.write(this.filter.push(this.decoder.end()) + this.filter.end());
-    // The terminal back to plain (a program stopped mid-way may have left modes on); a new line
-    // unless the program's last output ended one.
-    this.write(this.transcript.endsWith('\n') ? TERMINAL_RESET : `${TERMINAL_RESET}\r\n`);
+    // The terminal back to plain (a program stopped mid-way, or a hostile one, may have left modes
+    // on that hide or garble the result line) and the result on a cleared line of its own.
+    this.write(ttyResultLead(this.transcript.endsWith('\n')));
     this.write(`\x1b[1m${terminalLine(summary)}\x1b[0m\r\n`);
   }
 

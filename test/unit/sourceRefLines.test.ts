@@ -29,6 +29,19 @@ describe('CLI source reference lines (unit)', () => {
     lines.end();
   });
 
+  it('releases a held line within HOLD_MS even while the program keeps writing to it', async () => {
+    const out: string[] = [];
+    const lines = new SourceRefLines(origin, (t) => out.push(t));
+    lines.push('/sandbox/main.py');
+    // more of the same unfinished line every HOLD_MS / 2, for 4 x HOLD_MS
+    for (let i = 0; i < 8; i++) {
+      await new Promise((r) => setTimeout(r, HOLD_MS / 2));
+      lines.push(`/sandbox/main.py:${i} `);
+    }
+    assert.ok(out.join('').startsWith('/sandbox/main.py'), `shown so far: ${JSON.stringify(out)}`);
+    lines.end();
+  });
+
   it('names the snippet path as the profile names it (main + the source extension)', () => {
     assert.equal(origin.snippetPath, '/sandbox/main.py');
     assert.equal(snippetOrigin(profile, { source: 'Untitled-1', untitled: true }).snippetPath, '/sandbox/main.py');

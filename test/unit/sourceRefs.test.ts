@@ -78,6 +78,19 @@ describe('source references (unit)', () => {
     assert.deepEqual(shown('file:///data/a%2e%2e/x.py:1:1', mounted), []);
   });
 
+  it('under a Windows mount source, refuses backslash segments and trailing dots (Windows splits and trims them)', () => {
+    const win: SnippetOrigin = { ...file, mounts: [{ target: '/data', source: 'C:\\Users\\ada\\data' }] };
+    assert.deepEqual(shown('  File "/data/lib/util.py", line 5', win).map((r) => r.path), ['C:\\Users\\ada\\data\\lib\\util.py']);
+    assert.deepEqual(shown('  File "/data/..\\..\\secret.txt", line 1', win), []);
+    assert.deepEqual(shown('  File "/data/x\\..\\..\\..\\y", line 1', win), []);
+    assert.deepEqual(shown('  File "/data/.../x", line 1', win), []);
+    assert.deepEqual(shown('  File "/data/sub./x", line 1', win), []);
+    assert.equal(rewriteSourceRefs('  File "/data/..\\..\\secret.txt", line 1', win), '  File "/data/..\\..\\secret.txt", line 1');
+    // on a POSIX mount source a backslash is an ordinary file name character
+    const posixMounted: SnippetOrigin = { ...file, mounts: [{ target: '/data', source: '/home/ada/data' }] };
+    assert.deepEqual(shown('  File "/data/a\\b.py", line 1', posixMounted).map((r) => r.path), ['/home/ada/data/a\\b.py']);
+  });
+
   it('rewrites references for a terminal as the host path and real line, keeping the rest', () => {
     const sel: SnippetOrigin = { ...file, line: 9, dedent: 4 };
     assert.equal(rewriteSourceRefs('  File "/sandbox/main.py", line 3, in <module>', sel), '  File "/home/ada/proj/x.py", line 12, in <module>');
@@ -88,6 +101,32 @@ describe('source references (unit)', () => {
     assert.equal(rewriteSourceRefs('no reference here', file), 'no reference here');
     // an untitled document has no host path: left as printed
     assert.equal(rewriteSourceRefs('/sandbox/main.py", line 3', { ...file, source: 'Untitled-1', untitled: true }), '/sandbox/main.py", line 3');
+  });
+});
+
+describe('source reference matcher on hostile long lines (unit)', () => {
+  const mounted: SnippetOrigin = { ...file, mounts: [{ target: '/data', source: '/home/ada/data' }] };
+  // Each 1 MB line must take well under a second (measured after the fix: under 300 ms each
+  // on this 2-core machine). Before it, `=/` repeated took 2 s per 40 KB, growing with the square.
+  const lines: Record<string, string> = {
+    '`=/` repeated (every slash may start a path, none ends)': '=/'.repeat(500_000),
+    'slashes only': '/'.repeat(1_000_000),
+    '` /data/a` repeated': ' /data/a'.repeat(125_000),
+    '`file://` repeated': 'file://'.repeat(140_000),
+    'a traceback frame with a 1 MB path': `  File "=${'=/'.repeat(500_000)}", line 1`,
+  };
+  for (const [name, text] of Object.entries(lines)) {
+    it(`finds, rewrites and reads the error site of a 1 MB line in under 1.5 s: ${name}`, () => {
+      const t0 = performance.now();
+      findSourceRefs(text, mounted);
+      rewriteSourceRefs(text, mounted);
+      findErrorSite(['Traceback (most recent call last):', text, 'Error: x'], mounted);
+      const ms = performance.now() - t0;
+      assert.ok(ms < 1500, `${ms.toFixed(0)} ms`);
+    });
+  }
+  it('still finds a reference after a long run of slashes', () => {
+    assert.deepEqual(shown(`${'=/'.repeat(1000)} /sandbox/main.py:4`, file).map((r) => r.line), [4]);
   });
 });
 

@@ -32,6 +32,19 @@ describe('CLI terminal output (unit)', () => {
     assert.equal(rawTty.text, '\x1b[1mb\n');
   });
 
+  it('shows a runner notice on a terminal even after the program left a string sequence open on stderr', () => {
+    for (const open of ['\x1b]8;;file:///etc/passwd', '\x1b]0;title', '\x1bP', '\x1b_', '\u009d']) {
+      const out = fakeStream(true);
+      const err = fakeStream(true);
+      const t = new TerminalOutput(() => undefined, false, out as never, err as never);
+      t.program('stderr', b(`boom${open}`));
+      t.program('notice', '\n[sandbox-runner] stdout passed its limit of 1024 bytes; stopping the run.\n');
+      t.program('stderr', b('\x07after\n'));
+      t.end();
+      assert.equal(err.text, 'boom\n[sandbox-runner] stdout passed its limit of 1024 bytes; stopping the run.\nafter\n', JSON.stringify(open));
+    }
+  });
+
   it('writes the program\'s bytes unchanged to a pipe or file (no decoding)', () => {
     const pipe = fakeStream(false);
     const err = fakeStream(false);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { MAX_CSI_CHARS, TtyTextFilter } from '../../src/core';
+import { MAX_CSI_CHARS, TtyTextFilter, ttyResultLead } from '../../src/core';
 
 function run(chunks: string[]): string {
   const f = new TtyTextFilter();
@@ -53,4 +53,75 @@ describe('tty text filter for the interactive terminal (unit)', () => {
   it('passes text through unchanged, including non-ASCII and astral characters', () => {
     assert.equal(run(['héllo 世界 😀\r\n']), 'héllo 世界 😀\r\n');
   });
+});
+
+describe('tty result line after hostile program output, on a real emulator (unit)', () => {
+  // @xterm/headless is xterm.js without a renderer: the emulator VS Code's terminal runs.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { Terminal } = require('@xterm/headless') as typeof import('@xterm/headless');
+
+  /** The rows the terminal shows after header, filtered program output, lead and result (as finish() writes them). */
+  async function screen(program: string): Promise<string[]> {
+    const term = new Terminal({ cols: 40, rows: 8, allowProposedApi: true });
+    const write = (s: string) => new Promise<void>((resolve) => term.write(s, resolve));
+    const filter = new TtyTextFilter();
+    const out = filter.push(program) + filter.end();
+    await write('\x1b[2mheader: run x.py\x1b[0m\r\n');
+    await write(out);
+    await write(ttyResultLead(('header\r\n' + out).endsWith('\n')));
+    await write('\x1b[1mFailed: exit status 1\x1b[0m\r\n');
+    const b = term.buffer.active;
+    const rows: string[] = [];
+    for (let i = 0; i < b.length; i++) rows.push(b.getLine(i)!.translateToString(true));
+    term.dispose();
+    return rows.filter((r) => r !== '');
+  }
+
+  const hostile: Record<string, string> = {
+    'auto-wrap off, cursor at the right margin': 'OK: exit 0\r\n\x1b[?7l\x1b[999C\n',
+    'DEC line-drawing character set in G0': 'OK: exit 0\r\n\x1b(0',
+    'G1 line drawing shifted in with LS1 (SO is dropped) and ESC n/o': 'OK: exit 0\r\n\x1b)0\x1b*0\x1b+0\x1bn\x1bo',
+    'insert mode and a one-line scroll region with origin mode': 'OK: exit 0\r\n\x1b[4h\x1b[2;2r\x1b[?6h\x1b[1;1H',
+    'cursor moved back onto a fake result line': 'Failed: exit status 1 (not really, all passed)\r\x1b[A\n',
+    'bare LF in raw mode leaves the column': 'output at the end of a long line\n',
+  };
+  for (const [name, program] of Object.entries(hostile)) {
+    it(`the result line stays readable on a line of its own: ${name}`, async () => {
+      const rows = await screen(program);
+      assert.equal(rows.at(-1), 'Failed: exit status 1', JSON.stringify(rows));
+    });
+  }
+});
+
+describe('tty counts clamped to the screen (unit)', () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { Terminal } = require('@xterm/headless') as typeof import('@xterm/headless');
+  const size = { rows: 30, columns: 100 };
+
+  it('clamps the counts xterm.js carries out step by step to the screen side, and leaves other sequences alone', () => {
+    const f = new TtyTextFilter(() => size);
+    const big = '2147483647';
+    assert.equal(f.push(`\x1b[${big}S\x1b[${big}T\x1b[${big}L\x1b[${big}M`), '\x1b[30S\x1b[30T\x1b[30L\x1b[30M');
+    assert.equal(f.push(`\x1b[${big}@\x1b[${big}P\x1b[${big}X\x1b[${big}I\x1b[${big}Z`), '\x1b[100@\x1b[100P\x1b[100X\x1b[100I\x1b[100Z');
+    assert.equal(f.push(`a\x1b[${big}b`), 'a\x1b[100b');
+    // counts within the screen, cursor moves, modes and colours are passed as they are
+    assert.equal(f.push(`\x1b[5S\x1b[${big}C\x1b[?2004h\x1b[38;5;200m\x1b[1;${big}H`), `\x1b[5S\x1b[${big}C\x1b[?2004h\x1b[38;5;200m\x1b[1;${big}H`);
+    // split across chunks
+    assert.equal(f.push('\x1b[99') + f.push('999S'), '\x1b[30S');
+    // without a size: 65535
+    assert.equal(new TtyTextFilter().push(`\x1b[${big}S`), '\x1b[65535S');
+  });
+
+  for (const final of ['S', 'T', 'L', 'M']) {
+    it(`xterm.js takes under 500 ms for filtered CSI 2000000 ${final} (it took about 7 s unfiltered)`, async () => {
+      const term = new Terminal({ cols: size.columns, rows: size.rows, allowProposedApi: true });
+      const f = new TtyTextFilter(() => size);
+      const text = f.push(`x\r\n\x1b[2000000${final}`);
+      const t0 = performance.now();
+      await new Promise<void>((resolve) => term.write(text, resolve));
+      const ms = performance.now() - t0;
+      term.dispose();
+      assert.ok(ms < 500, `${ms.toFixed(0)} ms`);
+    });
+  }
 });
