@@ -34,8 +34,11 @@ async function cursorText(page: Page): Promise<string> {
 async function clickLastLink(page: Page, done: RegExp): Promise<string> {
   const end = Date.now() + 30_000;
   while (Date.now() < end && !done.test(await outputPanelText(page, OUTPUT))) await page.waitForTimeout(250);
-  // A click in the output (the first link's) stops its auto-scroll: show its end again.
-  await page.locator(OUTPUT).first().click({ position: { x: 5, y: 5 } });
+  // A click in the output (the first link's) stops its auto-scroll: show its end again. force: a
+  // hover left by an earlier step (a tab's title) may still be shown and fail the actionability
+  // checks (seen once in CI: a 30 s click timeout with the output in plain view).
+  await page.mouse.move(1, 1);
+  await page.locator(OUTPUT).first().click({ position: { x: 5, y: 5 }, force: true, timeout: 10_000 });
   await page.keyboard.press('Control+End');
   await page.waitForTimeout(500);
   const link = page.locator(`${OUTPUT} .detected-link`, { hasText: '/sandbox/main.py' }).last();
