@@ -66,6 +66,9 @@ const [ext] = await Promise.all([
     ...common,
     minify: false,
     sourcemap: true,
+    // esbuild's API finds its binary relative to its own package: a test that bundles a fixture
+    // must load it from node_modules.
+    external: [...common.external, 'esbuild'],
     entryPoints: [...testEntries('test/unit'), ...testEntries('test/engine')],
     outdir: 'out/test',
     outbase: 'test',
