@@ -1,7 +1,9 @@
 /**
  * The one place that turns run failures into UI: an error notification saying what failed, with
- * actions (Show Output, Open Settings, Pull Image). A program's own non-zero exit, a timeout, an
- * output overflow or a cancel are output, not error pop-ups.
+ * actions (Show Output, Open Settings, Pull Image); also the refusals before a run (no such
+ * profile, malformed settings, a loosening not allowed, no editor) and a refused link. A
+ * program's own non-zero exit, a timeout, an output overflow or a cancel are output, not error
+ * pop-ups; a successful run shows no notification at all (VS Code UX guidelines: notifications).
  * Notification text renders `[label](command:…)` links (no escape syntax), so it is fixed wording
  * of our own (./failureText.ts); the run's message and fix, which can quote the program or the
  * engine, are in the output channel (the run's footer), names only through `plainText`.
@@ -61,6 +63,46 @@ export async function reportNoProfile(languageId: string, issues: readonly Profi
     SHOW_OUTPUT,
   );
   await act(choice, {});
+}
+
+/**
+ * Shows that no valid profile has the name the user asked for. `invalid`/`untrusted`: fixed
+ * sentences of our own saying why (an invalid profile; workspace profiles ignored).
+ */
+export async function reportUnknownProfile(profileName: string, invalid: string, untrusted: string): Promise<void> {
+  const choice = await vscode.window.showErrorMessage(`No valid sandbox profile named "${plainText(profileName)}".${invalid}${untrusted}`, SHOW_OUTPUT);
+  await act(choice, {});
+}
+
+/**
+ * Shows that a run was refused because settings for its profile are malformed (`count` problems).
+ * The setting keys and messages quote workspace values: they are in the output, not the pop-up.
+ */
+export async function reportMalformedSettings(profileName: string, count: number): Promise<void> {
+  const choice = await vscode.window.showErrorMessage(
+    `Not run: the settings for sandbox profile "${plainText(profileName)}", or of a profile meant for this file, are malformed (${count} problem${count === 1 ? '' : 's'}, listed in the Sandbox Runner output).`,
+    OPEN_SETTINGS,
+    SHOW_OUTPUT,
+  );
+  if (choice === OPEN_SETTINGS) await vscode.commands.executeCommand('workbench.action.openSettings', 'sandboxRunner.profiles');
+  else await act(choice, {});
+}
+
+/** Shows that a workspace loosening was not allowed (what it loosens is in the output: it quotes workspace values). */
+export async function reportNotAllowed(profileName: string): Promise<void> {
+  await vscode.window.showWarningMessage(
+    `Not run: the workspace profile "${plainText(profileName)}" loosens the sandbox and was not allowed (the Sandbox Runner output lists what it loosens).`,
+  );
+}
+
+/** Says that a run command needs an open file or a selection. */
+export async function reportNoEditor(): Promise<void> {
+  await vscode.window.showInformationMessage('Open a file or select code to run it in the sandbox.');
+}
+
+/** Says that a clicked terminal link leads outside the run's mounted folder, so it is not opened. */
+export async function reportLinkOutsideMount(): Promise<void> {
+  await vscode.window.showWarningMessage('That file is not inside the run\'s mounted folder, so it is not opened.');
 }
 
 async function act(choice: string | undefined, ctx: { image?: string; docker?: DockerOptions }): Promise<void> {

@@ -1,13 +1,14 @@
 /**
  * The window's runs: starts them through the core, gives each its own AbortController, tracks
- * the active ones (for the status bar, the tree and cancel commands) and announces start/finish.
- * Runs are independent and concurrent; `cancelAll` (used by deactivate) resolves once every
- * container is removed.
+ * the active ones (for the status bar, the tree and cancel commands) and fires both the start and
+ * the finish event of every run. Runs are independent and concurrent; `cancelAll` (used by
+ * deactivate) resolves once every container is removed.
  */
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { RunRequest, RunResult } from '../core';
 import type { ActiveRunInfo, FinishedRun } from './api';
+import { abortOnCancel } from './cancellation';
 import { engine } from './lazy';
 
 interface Entry {
@@ -22,6 +23,17 @@ interface Entry {
 /** What a caller supplies to start a run (the signals are the manager's). */
 export type StartRequest = Omit<RunRequest, 'signal' | 'forceSignal'> & { readonly label: string };
 
+/** How a started run is followed. */
+export interface StartOptions {
+  /** Cancelling it cancels the run as a first `cancel` does (interrupt, then removal). */
+  readonly token?: vscode.CancellationToken;
+  /**
+   * Called with the result after the run left the active set and before `onDidFinish` fires
+   * (the caller writes the run's footer here, so listeners of the finish event see it). Must not throw.
+   */
+  readonly settle?: (result: RunResult) => void;
+}
+
 export class RunManager implements vscode.Disposable {
   private readonly entries = new Map<string, Entry>();
   private readonly startEmitter = new vscode.EventEmitter<ActiveRunInfo>();
@@ -34,28 +46,30 @@ export class RunManager implements vscode.Disposable {
   /** Fires whenever the set of active runs changes. */
   readonly onDidChange = this.changeEmitter.event;
 
-  /** Starts a run; resolves with its result (never rejects for run failures). */
-  start(request: StartRequest): { info: ActiveRunInfo; done: Promise<RunResult> } {
+  /**
+   * Starts a run; resolves with its result (never rejects for run failures), after
+   * `options.settle` ran and `onDidFinish` fired.
+   */
+  start(request: StartRequest, options: StartOptions = {}): { info: ActiveRunInfo; done: Promise<RunResult> } {
     const info: ActiveRunInfo = { id: randomUUID(), profileName: request.profileName, label: request.label, startedAt: Date.now() };
     const controller = new AbortController();
     const force = new AbortController();
+    const bridge = abortOnCancel(options.token, controller);
     const done = engine().runInSandbox({ ...request, signal: controller.signal, forceSignal: force.signal });
     this.entries.set(info.id, { info, controller, force, done });
     void vscode.commands.executeCommand('setContext', 'sandboxRunner.runActive', true);
     this.startEmitter.fire(info);
     this.changeEmitter.fire();
     const finished = done.then((result) => {
+      bridge.dispose();
       this.entries.delete(info.id);
       void vscode.commands.executeCommand('setContext', 'sandboxRunner.runActive', this.entries.size > 0);
       this.changeEmitter.fire();
+      options.settle?.(result);
+      this.finishEmitter.fire({ ...info, result });
       return result;
     });
     return { info, done: finished };
-  }
-
-  /** Announces a finished run (after its output footer is written). */
-  announce(run: FinishedRun): void {
-    this.finishEmitter.fire(run);
   }
 
   /** Active runs, oldest first. */

@@ -8,6 +8,7 @@
  */
 import * as vscode from 'vscode';
 import { insideMount, terminalLinkSpans, type LinkTarget, type RunSource } from './linkTargets';
+import { reportLinkOutsideMount } from './failures';
 
 /** A link this provider made: where it goes. */
 interface SourceTerminalLink extends vscode.TerminalLink {
@@ -25,7 +26,7 @@ const provider: vscode.TerminalLinkProvider<SourceTerminalLink> = {
   async handleTerminalLink(link) {
     const t = link.target;
     if (t.kind === 'mount' && !(await insideMount(t.path!, t.mountSource!))) {
-      void vscode.window.showWarningMessage('That file is not inside the run\'s mounted folder, so it is not opened.');
+      void reportLinkOutsideMount();
       return;
     }
     const uri = t.kind === 'snippet' ? vscode.Uri.parse(t.documentUri!, true) : vscode.Uri.file(t.path!);

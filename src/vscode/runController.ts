@@ -1,0 +1,210 @@
+/**
+ * The run controller: owns one run from request to result, plain or interactive. In order:
+ * admission (profile choice, malformed settings, consent to a workspace loosening), the
+ * interactive terminal when asked, the output header, source tracking, the engine call (through
+ * {@link RunManager}, which fires the start and finish events), the footer, the diagnostic of a
+ * failed run, and the failure UI (./failures.ts). Commands (./commands.ts) only build a
+ * {@link Target} and call {@link RunController.run}.
+ */
+import * as vscode from 'vscode';
+import { blockingIssues, chooseProfile, type Profile, type ResolvedProfile, type RunResult, type WarmPool } from '../core';
+import { ensureConsent, type ConsentStore } from './consent';
+import { reportMalformedSettings, reportNoProfile, reportNotAllowed, reportRunFailure, reportUnknownProfile } from './failures';
+import { plainText } from './plainText';
+import { headerLines, openRunTerminal, type RunTerminal } from './interactiveRun';
+import { engine } from './lazy';
+import { channelRunProfile, footer, type ProgramOutput } from './programOutput';
+import type { RunManager } from './runManager';
+import type { Target } from './runTarget';
+import { currentSettings, dockerOptions, interactiveSetting, type SettingsSnapshot } from './settings';
+import type { SourceLinks } from './sourceLinks';
+
+/** What the run controller needs. */
+export interface RunControllerDeps {
+  readonly runs: RunManager;
+  readonly output: ProgramOutput;
+  readonly log: vscode.LogOutputChannel;
+  /** Extra host paths no mount may touch (the extension's own storage). */
+  readonly protectedPaths: readonly string[];
+  /** Consent for workspace profiles that loosen the sandbox. */
+  readonly consents: ConsentStore;
+  /**
+   * The warm pool for a profile, or undefined when warm start is off for it (or a loosening of
+   * it lacks consent in `settings`).
+   */
+  readonly warmFor: (profile: ResolvedProfile, settings: SettingsSnapshot) => WarmPool | undefined;
+  /** Source links and diagnostics of runs (issue 11; made on first use, in the engine bundle); none when omitted. */
+  readonly sources?: () => SourceLinks;
+}
+
+/** How to run a target. */
+export interface RunOptions {
+  /** The profile by name; default: the one for the target's language/extension, else the default profile. */
+  readonly profileName?: string;
+  /** Interactive (issue 11): the program gets a terminal of its own; default `sandboxRunner.interactive`. */
+  readonly interactive?: boolean;
+  /** Cancelling it cancels the run (as the cancel command does). */
+  readonly token?: vscode.CancellationToken;
+}
+
+/** A profile admitted for a target, with the settings it was chosen from. */
+interface Admitted {
+  readonly chosen: ResolvedProfile;
+  readonly settings: SettingsSnapshot;
+}
+
+/** One run's output frame in the channel (ProgramOutput `begin`). */
+type Frame = ReturnType<ProgramOutput['begin']>;
+
+export class RunController {
+  constructor(private readonly deps: RunControllerDeps) {}
+
+  /**
+   * Runs `target` (see {@link RunOptions}); frames the output; reports failures. Resolves with the
+   * result, or undefined when no run started (refused, or its terminal closed before it opened).
+   * Every refusal ({@link admit}) comes first, the same for both kinds of run.
+   */
+  async run(target: Target, options: RunOptions = {}): Promise<RunResult | undefined> {
+    const admitted = await this.admit(target, options.profileName);
+    if (!admitted) return undefined;
+    const interactive = options.interactive ?? interactiveSetting();
+    const { chosen } = admitted;
+    // The terminal shows colours: no NO_COLOR/TERM=dumb there (see CHANNEL_ENV).
+    const profile = interactive ? chosen.profile : channelRunProfile(chosen.profile);
+    const term = interactive ? await openRunTerminal(target.label, chosen.name, headerLines(target.label, chosen.name, chosen.source, profile)) : undefined;
+    if (interactive && !term) {
+      this.deps.output.line(`[sandbox-runner] Not run: the terminal for ${target.label} was closed before it opened.`);
+      return undefined;
+    }
+    return this.start(target, admitted, profile, term, options.token);
+  }
+
+  /**
+   * The one gate every run passes, plain or interactive: the named profile, or the one for the
+   * target's language/extension, or the default profile (workspace profiles only in a trusted
+   * workspace); no malformed settings for it; consent to a workspace loosening. Says why when it
+   * refuses. Resolves with the profile and the settings it was chosen from, or undefined (refused).
+   */
+  private async admit(target: Target, profileName?: string): Promise<Admitted | undefined> {
+    const { output, consents } = this.deps;
+    const settings = currentSettings();
+    const query = { name: profileName, languageId: target.languageId, fileName: target.fileName };
+    const chosen = chooseProfile(settings, query, settings.defaultProfile);
+    if (!chosen) {
+      this.refuseNoProfile(settings, target, profileName);
+      return undefined;
+    }
+    // A malformed entry for this profile may have meant to tighten it: never fall back silently.
+    const blocking = blockingIssues(settings, chosen.name, query);
+    if (blocking.length > 0) {
+      for (const i of blocking) output.line(`[sandbox-runner] ${i.key}: ${i.message}`);
+      void reportMalformedSettings(chosen.name, blocking.length);
+      return undefined;
+    }
+    // A loosened profile, or a document the workspace re-routed into a looser profile (core routeLoosening).
+    const loosening = settings.looseningFor(query);
+    if (loosening && !(await ensureConsent(consents, loosening))) {
+      // The descriptions quote workspace values (mount paths, images): in the output, not the pop-up.
+      output.line(
+        `[sandbox-runner] Not run: the workspace profile "${chosen.name}" loosens the sandbox (${loosening.loosenings.map((l) => l.description).join('; ')}) and was not allowed.`,
+      );
+      void reportNotAllowed(chosen.name);
+      return undefined;
+    }
+    return { chosen, settings };
+  }
+
+  /** Says why no profile was found: the settings' problems in the output, and a notification. */
+  private refuseNoProfile(settings: SettingsSnapshot, target: Target, profileName: string | undefined): void {
+    for (const i of settings.issues) this.deps.output.line(`[sandbox-runner] ${i.key}: ${i.message}`);
+    if (profileName === undefined) {
+      void reportNoProfile(target.languageId, settings.issues);
+      return;
+    }
+    const untrusted = !settings.trusted ? ' Workspace profiles are ignored in an untrusted workspace.' : '';
+    const invalid = settings.invalid.some((p) => p.name === profileName) ? ' It is invalid: see the output.' : '';
+    this.deps.output.line(`[sandbox-runner] No valid profile named "${profileName}".${invalid}${untrusted}`);
+    void reportUnknownProfile(profileName, invalid, untrusted);
+  }
+
+  /** Starts the admitted run, with its frame in the channel, and follows it to its result. */
+  private async start(target: Target, admitted: Admitted, profile: Profile, term: RunTerminal | undefined, token?: vscode.CancellationToken): Promise<RunResult> {
+    const { deps } = this;
+    const { chosen, settings } = admitted;
+    const docker = dockerOptions();
+    // Which engine runs it: known from the cache, else asked beside the run (never awaited). A run
+    // loads the engine bundle anyway (src/vscode/lazy.ts).
+    const engineCode = engine();
+    const known = engineCode.knownEngineIdentity(docker);
+    if (!known) void engineCode.engineIdentity(docker);
+    if (!term) deps.output.show();
+    const frame = deps.output.begin(target.label, chosen.name, chosen.source, profile, known && engineCode.describeEngine(known));
+    if (term) frame.sink('notice', `interactive: input and output are in the terminal "${term.name}"`);
+    const afterRun = this.trackSource(target, frame, profile, term);
+    const settle = (result: RunResult) => {
+      const late = engineCode.knownEngineIdentity(docker);
+      frame.end(result, late && engineCode.describeEngine(late));
+      afterRun(result);
+      term?.pty.finish(`■ ${footer(result)}`);
+    };
+    const { info, done } = deps.runs.start(
+      {
+        profileName: chosen.name,
+        profile,
+        code: target.code,
+        label: target.label,
+        sourceFileName: target.fileName,
+        docker,
+        protectedPaths: deps.protectedPaths,
+        // A warm container was created without a TTY and with the channel's environment.
+        warm: term ? undefined : deps.warmFor(chosen, settings),
+        onOutput: term ? term.pty.sink : frame.sink,
+        interactive: term?.pty.begin(),
+        onArgv: (argv) => deps.log.debug(`docker ${argv.map((a) => JSON.stringify(a)).join(' ')}`),
+      },
+      { token, settle },
+    );
+    term?.attach(info.id, () => deps.runs.cancel(info.id));
+    deps.log.info(`run ${info.id} started: ${target.label} with profile ${chosen.name}${term ? ' (interactive)' : ''}`);
+    void vscode.window.withProgress(
+      // The title renders `[label](command:…)` links: the label (a file name) goes through plainText.
+      { location: vscode.ProgressLocation.Notification, title: `Sandbox: ${plainText(target.label)}`, cancellable: true },
+      (_progress, progressToken) => {
+        progressToken.onCancellationRequested(() => deps.runs.cancel(info.id));
+        return done;
+      },
+    );
+    const result = await done;
+    deps.log.info(`run ${info.id} ended: ${result.outcome} (${result.message})${result.cleanupError ? ` cleanup: ${result.cleanupError}` : ''}`);
+    if (result.error?.detail) deps.log.warn(`run ${info.id}: ${result.error.detail}`);
+    void reportRunFailure(result, profile.image, docker);
+    return result;
+  }
+
+  /**
+   * Source links and the diagnostic of one run (issue 11): the run's channel lines, or the lines of
+   * its terminal when it is interactive, are linked to `target`'s document; its document's
+   * diagnostic is cleared now, and the returned function, called after the footer, sets one at the
+   * innermost snippet frame of a failed run's traceback (from the channel's stderr lines, or from
+   * the terminal's text, where the TTY merged both streams). Loads the engine bundle (the origin and
+   * the error site are computed there).
+   */
+  private trackSource(target: Target, frame: Frame, profile: Profile, term?: RunTerminal): (result: RunResult) => void {
+    const links = this.deps.sources?.();
+    if (!links) return () => undefined;
+    const code = engine();
+    const source = {
+      documentUri: target.documentUri,
+      origin: code.snippetOrigin(profile, { source: target.fileName, untitled: target.untitled, sourceFileName: target.fileName, ...target.where }),
+    };
+    if (term) links.linkTerminal(term.terminal, source);
+    else links.track(frame, source);
+    links.clear(target.documentUri);
+    return (result) => {
+      if (result.outcome !== 'exited' || result.exitCode === 0) return;
+      const lines = term ? links.terminalLines(term.pty.text()) : links.runLines(frame.text());
+      const site = code.findErrorSite(lines, source.origin);
+      if (site) links.report(source, site, target.version);
+    };
+  }
+}
