@@ -6,6 +6,7 @@
 import { extname } from 'node:path';
 import type * as z from 'zod/mini';
 import { BUILTIN_PROFILES } from './defaults';
+import type { RunPaths } from './pathVariables';
 import { PROFILE_NAME, ProfileSchema, type Profile } from './profile';
 
 /** The settings section and key that hold profiles. */
@@ -179,6 +180,8 @@ export interface ProfileQuery {
   readonly name?: string;
   readonly languageId?: string;
   readonly fileName?: string;
+  /** The run's document paths, for consent on `${workspaceFolder}`/`${fileDirname}` mounts and `workspace` (loosening.ts `routeLoosening`). */
+  readonly paths?: RunPaths;
 }
 
 /**
