@@ -9,8 +9,11 @@
 import assert from 'node:assert/strict';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { ENGINE_KIND, productContainers, pythonProfile, requireEngine, run, TEST_PATH } from './helpers';
+import { join, resolve } from 'node:path';
+import { execa } from 'execa';
+import { ENGINE_KIND, IMAGES, productContainers, pythonProfile, requireEngine, run, TEST_PATH } from './helpers';
+
+const CLI = resolve(__dirname, '../../../dist/cli.js');
 
 /** Writes `files` (relative path → text) under a fresh folder readable by the run's user (65534). */
 async function project(files: Record<string, string>): Promise<string> {
@@ -20,7 +23,6 @@ async function project(files: Record<string, string>): Promise<string> {
     await writeFile(join(root, rel), text, { mode: 0o644 });
   }
   // mkdtemp/mkdir leave folders 0700/0755 by umask: every folder must be enterable by another uid.
-  const { execa } = await import('execa');
   await execa('chmod', ['-R', 'a+rX', root]);
   await chmod(root, 0o755);
   return root;
@@ -172,5 +174,21 @@ describe('workspace folder beside the snippet (engine)', function () {
     const r = await run(wsProfile(), 'print("ok")\n', { paths: { workspaceFolder: root } });
     assert.equal(r.stdout, 'ok\n');
     assert.match(r.notice, /mounted read-only/);
+  });
+
+  it('the CLI\'s --workspace runs FILE from its mirrored path; from workspace settings it needs --allow-loosening', async () => {
+    const root = await makeProject();
+    const name = root.split('/').pop()!;
+    await mkdir(join(root, '.vscode'));
+    await writeFile(join(root, '.vscode/settings.json'), JSON.stringify({ 'sandboxRunner.profiles': { python: { image: IMAGES.python, workspace: 'ro' } } }), { mode: 0o644 });
+    const refused = await execa('node', [CLI, '--workspace', root, join(root, 'pkg/main.py')], { reject: false, stdin: 'ignore' });
+    assert.equal(refused.exitCode, 2, String(refused.stderr));
+    assert.match(String(refused.stderr), /sandboxRunner\.profiles\.python\.workspace: workspace: none → ro/);
+    const child = execa('node', [CLI, '--workspace', root, '--allow-loosening', '-q', join(root, 'pkg/main.py')], { reject: false, stdin: 'ignore' });
+    const r = await child;
+    assert.equal(r.exitCode, 0, String(r.stderr));
+    assert.equal(String(r.stdout), `hello w\ndata beside the file\ncwd /workspace/${name}/pkg\nfile /workspace/${name}/pkg/main.py`);
+    assert.match(String(r.stderr), /mounted read-only at \/workspace\/.*; 6 entries masked/);
+    assert.deepEqual(await productContainers(child.pid!), [], 'the CLI left a container behind');
   });
 });
