@@ -14,6 +14,7 @@ import { channelRunProfile, footer, type ProgramOutput } from './programOutput';
 import type { RunManager } from './runManager';
 import { currentSettings, dockerOptions, interactiveSetting, type SettingsSnapshot } from './settings';
 import type { SourceLinks } from './sourceLinks';
+import { workspaceRunFor, type WorkspaceRunFields } from './workspaceRun';
 
 /** What the extension's commands need. */
 export interface CommandDeps {
@@ -115,9 +116,9 @@ function trackSource(deps: CommandDeps, target: Target, frame: ReturnType<Progra
  * workspace); no malformed settings for it; consent to a workspace loosening. Says why when it
  * refuses. Resolves with the profile and the settings it was chosen from, or undefined (refused).
  */
-async function admit(deps: CommandDeps, target: Target, profileName?: string): Promise<{ chosen: ResolvedProfile; settings: SettingsSnapshot } | undefined> {
+async function admit(deps: CommandDeps, target: Target, profileName?: string, where: WorkspaceRunFields = {}): Promise<{ chosen: ResolvedProfile; settings: SettingsSnapshot } | undefined> {
   const settings = currentSettings();
-  const query = { name: profileName, languageId: target.languageId, fileName: target.fileName };
+  const query = { name: profileName, languageId: target.languageId, fileName: target.fileName, paths: where.paths };
   const chosen = chooseProfile(settings, query, settings.defaultProfile);
   if (!chosen) {
     for (const i of settings.issues) deps.output.line(`[sandbox-runner] ${i.key}: ${i.message}`);
@@ -174,7 +175,10 @@ async function admit(deps: CommandDeps, target: Target, profileName?: string): P
  * refusal ({@link admit}) comes first, the same for both kinds.
  */
 async function execute(deps: CommandDeps, target: Target, profileName?: string, interactive = interactiveSetting()): Promise<RunResult | undefined> {
-  const admitted = await admit(deps, target, profileName);
+  // The document's folder, file folder and masks (issue 12), read before any await: a file with
+  // unsaved edits later still ran as the text read now.
+  const where = workspaceRunFor(target);
+  const admitted = await admit(deps, target, profileName, where);
   if (!admitted) return undefined;
   const { chosen, settings } = admitted;
   // The terminal shows colours: no NO_COLOR/TERM=dumb there (see CHANNEL_ENV).
@@ -207,6 +211,7 @@ async function execute(deps: CommandDeps, target: Target, profileName?: string, 
     onOutput: term ? term.pty.sink : frame.sink,
     interactive: term?.pty.begin(),
     onArgv: (argv) => deps.log.debug(`docker ${argv.map((a) => JSON.stringify(a)).join(' ')}`),
+    ...where,
   });
   term?.attach(info.id, () => deps.runs.cancel(info.id));
   deps.log.info(`run ${info.id} started: ${target.label} with profile ${chosen.name}${term ? ' (interactive)' : ''}`);
