@@ -3,7 +3,7 @@
  * profiles as the extension. See `usage()` for flags and exit codes.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { basename, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   awaitRemovals, engineIdentity, engineTarget, isSandboxError, LIMIT_RANGES, pickProfile, ProfileSchema, rangeMessage, reapOrphans, resolveProfiles, routeLoosening, runInSandbox,
@@ -28,7 +28,10 @@ no capabilities, memory/cpu/pids/output limits) and removes the container afterw
 
 Options:
   -p, --profile NAME     profile to use (default: chosen by FILE's extension)
-  -w, --workspace DIR    workspace whose .vscode/settings.json defines profiles (default: .)
+  -w, --workspace DIR    workspace whose .vscode/settings.json defines profiles (default: .);
+                         also the folder a profile with "workspace": "ro" mounts read-only
+                         (FILE inside it then runs from there, beside its siblings) and
+                         what \${workspaceFolder} in a mount source stands for
   -t, --timeout SECONDS  wall-clock limit, overriding the profile's limits.timeoutSeconds
   -i, --interactive      pass this command's standard input to the program, after the code, as
                          it arrives (its end is the program's end of input); without it the
@@ -166,7 +169,10 @@ async function main(): Promise<number> {
   if (fromStdin && values.interactive) fail('-i passes standard input to the program, so the code cannot come from standard input too; give a FILE.');
   if (fromStdin && !values.profile) fail('reading code from standard input needs --profile NAME.');
 
-  const query = { name: values.profile, fileName: fromStdin ? undefined : file };
+  // The run's paths (issue 12): ${workspaceFolder} is --workspace, ${fileDirname} FILE's folder; a
+  // `workspace: "ro"` profile runs FILE from the mount when it is inside the workspace.
+  const paths = fromStdin ? { workspaceFolder: workspace } : { workspaceFolder: workspace, fileDirname: dirname(resolve(file)), file: resolve(file) };
+  const query = { name: values.profile, fileName: fromStdin ? undefined : file, paths };
   const chosen = pickProfile(set, query);
   if (!chosen) {
     const bad = set.invalid.find((p) => p.name === values.profile);
@@ -248,6 +254,7 @@ async function main(): Promise<number> {
     docker: engine,
     code,
     sourceFileName: fromStdin ? undefined : file,
+    paths,
     signal: controller.signal,
     forceSignal: force.signal,
     onOutput: terminal.program,

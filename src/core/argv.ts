@@ -33,7 +33,16 @@ export interface ResolvedMount {
    * Unset: a plain `type=bind` of `source` (only for comparing and listing profiles).
    */
   readonly pinned?: string;
+  /**
+   * A mask over part of the workspace mount (workspaceMask.ts, issue 12): `dir` is an empty
+   * read-only tmpfs at `target` (`--mount type=tmpfs,dst=…,readonly`; `source` is ignored), `file`
+   * a read-only bind of `/dev/null` (`source` is `/dev/null`). Never pinned: nothing of the host is shown.
+   */
+  readonly mask?: 'dir' | 'file';
 }
+
+/** Host file bound over a masked file: reads are empty, and it is the same on every engine host. */
+export const MASK_FILE_SOURCE = '/dev/null';
 
 /** Everything the engine argv (`docker run -i`, or `docker create` on the direct path) needs for one run. */
 export interface ContainerSpec {
@@ -66,6 +75,13 @@ export interface ContainerSpec {
    * read-only at {@link PODMAN_INIT} and run as PID 1 with `-g` (see {@link podmanInit}).
    */
   readonly initPath?: string;
+  /**
+   * The working directory (`--workdir`) when it is not the profile's: a `workspace: "ro"` run's
+   * file folder inside the workspace mount (workspaceMount.ts). The profile's workdir keeps its tmpfs.
+   */
+  readonly workdir?: string;
+  /** The in-container path `${file}` stands for when it is not the snippet's (a file run from the workspace mount). */
+  readonly programFile?: string;
 }
 
 const MiB = 1024 * 1024;
@@ -181,6 +197,11 @@ export function podmanMountsRefused(targets: readonly string[]): SandboxError {
   );
 }
 
+/** `--mount` value of a mask ({@link ResolvedMount.mask}): an empty read-only tmpfs (4 KiB) or `/dev/null` bound read-only. */
+function maskMount(m: ResolvedMount): string {
+  return m.mask === 'dir' ? `type=tmpfs,dst=${m.target},readonly,tmpfs-size=4096` : bindMount(MASK_FILE_SOURCE, m.target, true);
+}
+
 function bindMount(source: string, target: string, readOnly: boolean): string {
   return `type=bind,src=${source},dst=${target}` + (readOnly ? ',readonly' : '');
 }
@@ -245,13 +266,16 @@ function assertSpec(spec: ContainerSpec, bind: boolean): void {
   assertValue(/^\d+:\d+$/.test(p.user), 'the user');
   assertValue(/^[A-Za-z0-9]/.test(p.image), 'the image');
   assertValue(CONTAINER_PATH_OK(p.workdir), `the workdir ${JSON.stringify(p.workdir)}`);
+  // Plain argv items (`--workdir DIR`, the program's argument): only NUL and line breaks could break them.
+  if (spec.workdir !== undefined) assertValue(spec.workdir.startsWith('/') && !/[\0\n\r]/.test(spec.workdir), `the working directory ${JSON.stringify(spec.workdir)}`);
+  if (spec.programFile !== undefined) assertValue(spec.programFile.startsWith('/') && !/[\0\n\r]/.test(spec.programFile), `the file path ${JSON.stringify(spec.programFile)}`);
   assertValue(/^[A-Za-z0-9._+-]+$/.test(spec.snippetFileName), 'the snippet file name');
   if (bind) assertValue(HOST_PATH_OK(spec.snippetHostDir ?? ''), 'the snippet directory');
   if (spec.seccompProfile !== undefined) assertValue(HOST_PATH_OK(spec.seccompProfile), 'the seccomp profile path');
   if (spec.initPath !== undefined) assertValue(HOST_PATH_OK(spec.initPath), 'the init path');
   for (const m of spec.mounts) {
-    assertValue(CONTAINER_PATH_OK(m.target), `the mount target ${JSON.stringify(m.target)}`);
-    assertValue(HOST_PATH_OK(m.source), `the mount source ${JSON.stringify(m.source)}`);
+    assertValue(CONTAINER_PATH_OK(m.target) && !(m.mask && m.target.includes('=')), `the mount target ${JSON.stringify(m.target)}`);
+    if (m.mask === undefined) assertValue(HOST_PATH_OK(m.source), `the mount source ${JSON.stringify(m.source)}`);
     if (m.pinned !== undefined) assertValue(/^\/proc\/\d+\/fd\/\d+\/[0-9a-f]{32}$/.test(m.pinned), 'the pinned mount source');
   }
   for (const n of [p.limits.memoryMiB, p.limits.pids, p.limits.fileSizeMiB, p.limits.tmpfsMiB]) assertValue(COUNT_OK(n), 'a limit');
@@ -326,9 +350,9 @@ function contentFlags(spec: ContainerSpec): string[] {
   const p = spec.profile;
   const argv: string[] = [];
   for (const m of spec.mounts) {
-    argv.push('--mount', m.pinned !== undefined ? pinnedMount(m.pinned, m.target, m.readOnly) : bindMount(m.source, m.target, m.readOnly));
+    argv.push('--mount', m.mask ? maskMount(m) : m.pinned !== undefined ? pinnedMount(m.pinned, m.target, m.readOnly) : bindMount(m.source, m.target, m.readOnly));
   }
-  argv.push('--workdir', p.workdir);
+  argv.push('--workdir', spec.workdir ?? p.workdir);
   const env = floorEnv(p);
   for (const [name, value] of Object.entries(env)) argv.push('--env', `${name}=${value}`);
   // Bare names: the docker CLI then adds no proxy value of its own config for them.
@@ -421,7 +445,7 @@ function launcherArgv(spec: ContainerSpec, head: readonly string[], launcher: st
   return forEngine(spec, [
     ...head,
     ...floorFlags(spec), '--tmpfs', snippetTmpfs, ...contentFlags(spec),
-    '--entrypoint', 'sh', '--', p.image, '-c', launcher, snippetPath(spec), ...programArgv(p, snippetPath(spec)),
+    '--entrypoint', 'sh', '--', p.image, '-c', launcher, snippetPath(spec), ...programArgv(p, spec.programFile ?? snippetPath(spec)),
   ]);
 }
 
@@ -438,7 +462,7 @@ export function buildCreateArgv(spec: ContainerSpec): readonly string[] {
   const p = spec.profile;
   return forEngine(spec, [
     'create', ...floorFlags(spec), '--mount', bindMount(spec.snippetHostDir!, SNIPPET_DIR, true), ...contentFlags(spec),
-    '--entrypoint', '', '--', p.image, ...programArgv(p, snippetPath(spec)),
+    '--entrypoint', '', '--', p.image, ...programArgv(p, spec.programFile ?? snippetPath(spec)),
   ]);
 }
 

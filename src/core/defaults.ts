@@ -13,6 +13,7 @@ export const BUILTIN_PROFILES: Readonly<Record<string, ProfileInput>> = Object.f
     extensions: ['.py'],
     // Unbuffered so output streams as it is printed; no .pyc writes into the read-only mount.
     env: { PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' },
+    modulePathEnv: 'PYTHONPATH',
   },
   node: {
     image: 'node:20-slim',
@@ -20,6 +21,7 @@ export const BUILTIN_PROFILES: Readonly<Record<string, ProfileInput>> = Object.f
     languages: ['javascript'],
     extensions: ['.js', '.mjs', '.cjs'],
     env: { NODE_ENV: 'development' },
+    modulePathEnv: 'NODE_PATH',
   },
   shell: {
     image: 'debian:bookworm-slim',

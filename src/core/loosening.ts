@@ -9,6 +9,8 @@
 import { realpathSync } from 'node:fs';
 import { buildCreateArgv } from './argv';
 import { hostPathProblem } from './hostPath';
+import { splitPathVariable, substitutePathVariable, type RunPaths } from './pathVariables';
+import { workspaceTarget } from './workspaceMount';
 import { LIMIT_RANGES, type Limits } from './limits';
 import { ProfileSchema, type Profile } from './profile';
 import { pickProfile, resolveProfiles, type ProfileLayer, type ProfileQuery, type ProfileSet, type ResolvedProfile, type ResolveOptions } from './profiles';
@@ -34,14 +36,29 @@ export interface LooseningReport {
   readonly command: readonly string[];
 }
 
-/** The `flag value` items of a create argv before the image (labels and names excluded). */
-function flagItems(profile: Profile): string[] {
+/**
+ * A mount source as an argv item: a source still naming a variable (no path known for it,
+ * pathVariables.ts) is shown as `/${workspaceFolder}/…`, so the argv can be built and compared.
+ */
+function argvSource(source: string): string {
+  return splitPathVariable(source) ? `/${source}` : source;
+}
+
+/**
+ * The `flag value` items of a create argv before the image (labels and names excluded). A
+ * `workspace: "ro"` profile's folder mount is included as a read-only bind of `workspaceFolder`
+ * (`/${workspaceFolder}` when not known) at its target.
+ */
+function flagItems(profile: Profile, workspaceFolder?: string): string[] {
+  const folder = workspaceFolder ?? '/${workspaceFolder}';
+  const mounts = profile.mounts.map((m) => ({ source: argvSource(m.source), target: m.target, readOnly: m.mode !== 'rw' }));
+  if (profile.workspace === 'ro') mounts.push({ source: folder, target: workspaceFolder ? workspaceTarget(workspaceFolder) : '/workspace/${workspaceFolder}', readOnly: true });
   const argv = buildCreateArgv({
     name: 'x',
     profile,
     snippetHostDir: '/snippet',
     snippetFileName: 'main',
-    mounts: profile.mounts.map((m) => ({ source: m.source, target: m.target, readOnly: m.mode !== 'rw' })),
+    mounts,
     labels: {},
   });
   const items: string[] = [];
@@ -60,6 +77,15 @@ function flagItems(profile: Profile): string[] {
 
 /** Maps a mount's host path to the path the run will mount (e.g. through symlinks). */
 export type MountSourceResolver = (source: string) => string;
+
+/**
+ * {@link realMountSource} after the run's `${workspaceFolder}`/`${fileDirname}` (pathVariables.ts)
+ * are substituted, so consent compares the paths the run will mount; a variable the run has no
+ * path for stays as written (the run is refused for it anyway).
+ */
+export function runMountSource(paths: RunPaths = {}): MountSourceResolver {
+  return (source) => realMountSource(substitutePathVariable(source, paths) ?? source);
+}
 
 /** The profile with each mount source replaced by where it leads. */
 function withResolvedMounts(profile: Profile, resolve: MountSourceResolver): Profile {
@@ -103,6 +129,7 @@ export function compareToBaseline(
   effective: Profile,
   baseline: Profile,
   resolve: MountSourceResolver = (source) => source,
+  workspaceFolder?: string,
 ): LooseningReport {
   const key = `sandboxRunner.profiles.${profileName}`;
   const realEffective = withResolvedMounts(effective, resolve);
@@ -129,14 +156,19 @@ export function compareToBaseline(
       loosenings.push({ key: `${key}.mounts.${i}.mode`, description: `bind mount ${shown} becomes writable (ro → rw)` });
     }
   });
+  // The workspace folder mounted read-only (issue 12) is a host-path mount like any other: from
+  // workspace settings it needs consent; from the built-in or the user's own settings it does not.
+  if (effective.workspace === 'ro' && baseline.workspace !== 'ro') {
+    loosenings.push({ key: `${key}.workspace`, description: `workspace: ${baseline.workspace} → ro (the workspace folder${workspaceFolder ? ` ${workspaceFolder}` : ''} mounted read-only)` });
+  }
   // With bind mounts, another UID reads and writes the host files that UID owns (e.g. a
   // repository's .git/hooks owned by the user): any change of user is a loosening then.
-  if (effective.mounts.length > 0 && effective.user !== baseline.user) {
+  if ((effective.mounts.length > 0 || effective.workspace === 'ro') && effective.user !== baseline.user) {
     loosenings.push({ key: `${key}.user`, description: `user: ${baseline.user} → ${effective.user} with bind mounts` });
   }
   // A profile the user gave network or mounts runs the user's chosen program with them: a workspace
   // that swaps the image or command of such a profile hands those grants to another program.
-  const granted = baseline.network !== 'none' || baseline.mounts.length > 0;
+  const granted = baseline.network !== 'none' || baseline.mounts.length > 0 || baseline.workspace === 'ro';
   if (granted && effective.image !== baseline.image) {
     loosenings.push({ key: `${key}.image`, description: `image: ${baseline.image} → ${effective.image} in a profile with network or mounts` });
   }
@@ -147,8 +179,9 @@ export function compareToBaseline(
     loosenings.push({ key: `${key}.runtime`, description: `runtime: ${baseline.runtime} → ${effective.runtime ?? 'engine default'}` });
   }
   // Resolved sources: retargeting a symlink changes the arguments, hence the consent fingerprint.
-  const e = flagItems(realEffective);
-  const b = flagItems(realBaseline);
+  const folder = workspaceFolder === undefined ? undefined : resolve(workspaceFolder);
+  const e = flagItems(realEffective, folder);
+  const b = flagItems(realBaseline, folder);
   return {
     profileName,
     loosenings,
@@ -207,6 +240,12 @@ export interface RouteSettings {
   readonly defaultProfile?: string;
   /** `sandboxRunner.defaultProfile` from user settings only. */
   readonly baselineDefaultProfile?: string;
+  /**
+   * The run's document paths (issue 12): mount sources' `${workspaceFolder}`/`${fileDirname}` are
+   * substituted with them before comparing ({@link runMountSource}), and a `workspace: "ro"`
+   * mount is compared as that folder. Without them variables compare as written.
+   */
+  readonly paths?: RunPaths;
 }
 
 /**
@@ -234,11 +273,14 @@ export function routeLoosening(settings: RouteSettings, query: ProfileQuery): Lo
   const defaults = () =>
     ProfileSchema.parse({ image: now.profile.image, command: now.profile.command, limits: settings.baselineOptions?.limitDefaults ?? {} });
   const sameName = base.profiles.find((b) => b.name === now.name)?.profile ?? defaults();
-  const own = compareToBaseline(now.name, now.profile, sameName, realMountSource);
+  const paths = settings.paths ?? query.paths;
+  const resolveSource = runMountSource(paths);
+  const folder = paths?.workspaceFolder;
+  const own = compareToBaseline(now.name, now.profile, sameName, resolveSource, folder);
   // A profile the user named (a command's explicit choice) is not a re-routing by the workspace.
   if (before?.name === now.name || query.name !== undefined) return own.loosenings.length > 0 ? own : undefined;
 
-  const route = compareToBaseline(now.name, now.profile, before?.profile ?? defaults(), realMountSource);
+  const route = compareToBaseline(now.name, now.profile, before?.profile ?? defaults(), resolveSource, folder);
   const loosenings = [...route.loosenings];
   for (const l of own.loosenings) {
     if (!loosenings.some((x) => x.key === l.key && x.description === l.description)) loosenings.push(l);

@@ -126,6 +126,17 @@ async function makeAnchor(): Promise<Anchor> {
   }
 }
 
+/**
+ * The workspace folder of a `workspace: "ro"` run (workspaceMount.ts): checked, pinned and probed
+ * exactly like a profile mount (read-only), its refusals naming `sandboxRunner.profiles.NAME.workspace`.
+ */
+export interface WorkspaceMountRequest {
+  /** The host folder, absolute (resolved through symlinks here, as any mount source). */
+  readonly source: string;
+  /** Its container path (`/workspace/<name>`). */
+  readonly target: string;
+}
+
 /** The engine a run's mounts are for (see {@link resolveMounts}). */
 export interface MountEngine {
   /** How to reach the engine (default: the docker CLI's own choice). */
@@ -209,6 +220,7 @@ async function checkSource(
  * an engine that does not see it is refused, named.
  * @param extraProtected more host paths to refuse (e.g. the extension's own state directory)
  * @param engine the engine the run goes to (probed only when the profile has mounts)
+ * @param workspace the workspace folder of a `workspace: "ro"` run: one more read-only mount, last
  * @returns the pinned mounts; the caller must `dispose` them once the container started
  * @throws SandboxError `invalid-mount` naming the setting key and the reason (and the engine when
  *   it cannot see the directory); an engine error (e.g. `image-missing`) when the probe container
@@ -219,6 +231,7 @@ export async function resolveMounts(
   profile: Profile,
   extraProtected: readonly string[] = [],
   engine: MountEngine = {},
+  workspace?: WorkspaceMountRequest,
 ): Promise<PinnedMounts> {
   const handles: FileHandle[] = [];
   let anchor: Anchor | undefined;
@@ -234,8 +247,9 @@ export async function resolveMounts(
   };
   try {
     const out: ResolvedMount[] = [];
-    for (const [i, m] of profile.mounts.entries()) {
-      const key = `sandboxRunner.profiles.${profileName}.mounts.${i}`;
+    const all = profile.mounts.map((m, i) => ({ m, key: `sandboxRunner.profiles.${profileName}.mounts.${i}` }));
+    if (workspace) all.push({ m: { source: workspace.source, target: workspace.target, mode: 'ro' }, key: `sandboxRunner.profiles.${profileName}.workspace` });
+    for (const { m, key } of all) {
       const fail = (why: string, fix = 'Mount a project directory instead, or remove the mount from the profile.') =>
         new SandboxError('invalid-mount', `The bind mount ${key} (${m.source}) is refused because ${why}.`, fix);
       if (RESERVED_TARGETS.some((t) => isPathInside(m.target, t))) {
@@ -249,7 +263,7 @@ export async function resolveMounts(
       // Podman cannot pin a source (argv.ts `refusePodmanMounts`): refused once the path checks
       // passed, before the engine is probed (the probe's pinned volume is what Podman rejects). An
       // unknown kind goes on: the argv is built only for a known one, and refuses there.
-      if ((await engineKind(engine.docker ?? {}).catch(() => undefined)) === 'podman') throw podmanMountsRefused(profile.mounts.map((x) => x.target));
+      if ((await engineKind(engine.docker ?? {}).catch(() => undefined)) === 'podman') throw podmanMountsRefused(all.map((x) => x.m.target));
       if (pinnable) anchor ??= await makeAnchor();
       const access = await engineMountAccess(
         engine.docker ?? {}, profile.image, profileName, { root: pinnedPath, rootFd: handle.fd, anchorFd: pinnable ? anchor?.handle.fd : undefined }, engine.probe,

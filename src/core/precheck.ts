@@ -13,7 +13,7 @@
  *   own constants ({@link ENGINE_ENV}); catches Docker client proxies, Podman's `--http-proxy` and
  *   `containers.conf` additions.
  */
-import { DOCKER_CLIENT_PROXY_VARS, floorEnv, PODMAN_INIT, PODMAN_NPROC, SANDBOX_HOME, SNIPPET_DIR, type ResolvedMount } from './argv';
+import { DOCKER_CLIENT_PROXY_VARS, floorEnv, MASK_FILE_SOURCE, PODMAN_INIT, PODMAN_NPROC, SANDBOX_HOME, SNIPPET_DIR, type ResolvedMount } from './argv';
 import type { EngineSpec } from './engineKind';
 import { SandboxError, type SandboxErrorCode } from './errors';
 import type { ContainerInspect, ImageInspect } from './inspect';
@@ -232,6 +232,9 @@ function mountProblems(container: ContainerInspect, expected: Expected): Problem
     // `RW` does not show: mountProof.ts reads it from the container's mountinfo instead.
     if (own.pinned === undefined && m.RW === own.readOnly) out.push({ code: 'container-refused', text: `the mount at ${dst} is ${m.RW ? 'writable' : 'read-only'}, not as asked` });
     if (own === init && (m.Type !== 'bind' || m.Source !== init.source)) out.push({ code: 'container-refused', text: `the mount at ${dst} is not ${init.source}` });
+    // A workspace mask (argv.ts `maskMount`) must be what hides the entry: an empty tmpfs, or /dev/null.
+    if (own.mask === 'dir' && m.Type !== 'tmpfs') out.push({ code: 'container-refused', text: `the mask at ${dst} is a ${m.Type ?? 'mount'}, not an empty tmpfs` });
+    if (own.mask === 'file' && (m.Type !== 'bind' || m.Source !== MASK_FILE_SOURCE)) out.push({ code: 'container-refused', text: `the mask at ${dst} is not ${MASK_FILE_SOURCE}` });
   }
   for (const t of byTarget.keys()) if (!seen.has(t)) out.push({ code: 'container-refused', text: `the mount at ${t} is missing` });
   return out;

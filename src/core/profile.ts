@@ -7,6 +7,7 @@ import { posix } from 'node:path';
 import * as z from 'zod/mini';
 import { hostPathSegments, isAbsoluteHostPath, UNSAFE_HOST_PATH_CHARS } from './hostPath';
 import { LimitsSchema, withDescription } from './limits';
+import { splitPathVariable } from './pathVariables';
 
 /** Placeholder in `command` replaced by the in-container path of the snippet file. */
 export const FILE_PLACEHOLDER = '${file}';
@@ -70,7 +71,7 @@ const OwnContainerPathSchema = ContainerPathSchema.check(
 
 const mountError = 'must be a bind mount such as {"source": "/abs/host/path", "target": "/abs/container/path", "mode": "ro"}';
 const hostPathError =
-  'must be an absolute host path without "..", commas, quotes or line breaks (such as /home/me/project, C:\\Users\\me\\project or \\\\server\\share\\project)';
+  'must be an absolute host path without "..", commas, quotes or line breaks (such as /home/me/project, C:\\Users\\me\\project or \\\\server\\share\\project), or start with ${workspaceFolder} or ${fileDirname}';
 
 /**
  * A host path as a profile may write it, on any client OS (settings sync between machines): an
@@ -79,6 +80,9 @@ const hostPathError =
  * run time (mounts.ts, hostPath.ts `hostPathProblem`).
  */
 function hostPathSyntaxOk(p: string): boolean {
+  // `${workspaceFolder}` / `${fileDirname}` (pathVariables.ts): resolved per run, then checked as a path.
+  const variable = splitPathVariable(p);
+  if (variable) return !hostPathSegments(variable.rest, 'win32').includes('..') && !UNSAFE_HOST_PATH_CHARS.test(p);
   return (isAbsoluteHostPath(p, 'linux') || isAbsoluteHostPath(p, 'win32')) &&
     !hostPathSegments(p, 'win32').includes('..') && !UNSAFE_HOST_PATH_CHARS.test(p);
 }
@@ -92,7 +96,7 @@ export const MountSchema = withDescription(
           error: hostPathError,
         }),
       ),
-      'Absolute host path of a directory (single files cannot be mounted); resolved through symlinks and pinned before use.',
+      'Absolute host path of a directory (single files cannot be mounted), or one starting with ${workspaceFolder} (the document\'s workspace folder) or ${fileDirname} (the folder of the file being run), resolved per run; resolved through symlinks and pinned before use.',
     ),
     // Reserved targets (RESERVED_CONTAINER_PATHS) are refused at run time by `resolveMounts`.
     target: withDescription(ContainerPathSchema, 'Absolute path inside the container.'),
@@ -199,6 +203,14 @@ export const ProfileSchema = withDescription(
     lineEndings: withDescription(
       z._default(z.enum(['lf', 'keep'], { error: 'must be "lf" (the default: CRLF line endings become LF) or "keep"' }), 'lf'),
       '"lf" (default): CRLF line endings in the code become LF before it runs, so a script saved with Windows line endings runs as it reads. "keep": the code runs byte for byte.',
+    ),
+    workspace: withDescription(
+      z._default(z.enum(['none', 'ro'], { error: 'must be "none" (the default) or "ro" (the workspace folder, read-only)' }), 'none'),
+      '"none" (default): the container sees no project files. "ro": the document\'s workspace folder is mounted read-only at /workspace/<folder name>, a saved file runs from its own path there with its folder as the working directory (siblings import as in a terminal), and .git plus the files matching sandboxRunner.maskedFiles are hidden.',
+    ),
+    modulePathEnv: withDescription(
+      z.optional(z.string().check(z.regex(ENV_NAME, { error: envNameError }))),
+      'With "workspace": "ro", for a selection or unsaved code (which runs from /sandbox): the environment variable that puts the file\'s folder on the language\'s module path, e.g. "PYTHONPATH" or "NODE_PATH".',
     ),
     runtime: withDescription(
       z.optional(z.enum(['runsc'], { error: 'must be "runsc" (gVisor) or left out for the engine default' })),

@@ -1,11 +1,12 @@
 /**
  * Resolving the profiles a run may use: built-in defaults, then user settings, then workspace
- * settings, merged by profile name (a later layer's keys replace an earlier layer's, `limits`
- * merged key by key), then validated. All problems are returned, never just the first.
+ * settings, merged by profile name (a later layer's keys replace an earlier layer's, `limits` and
+ * `env` merged key by key), then validated. All problems are returned, never just the first.
  */
 import { extname } from 'node:path';
 import type * as z from 'zod/mini';
 import { BUILTIN_PROFILES } from './defaults';
+import type { RunPaths } from './pathVariables';
 import { PROFILE_NAME, ProfileSchema, type Profile } from './profile';
 
 /** The settings section and key that hold profiles. */
@@ -77,10 +78,21 @@ export function toProfileIssues(prefix: string, error: z.core.$ZodError): Profil
   return out;
 }
 
+/** Keys whose objects merge key by key across layers (a later layer's entry wins per key), not replace. */
+const MERGED_BY_KEY = ['limits', 'env'] as const;
+
+/**
+ * One layer over another: top-level keys replace, {@link MERGED_BY_KEY} objects merge key by key
+ * (so `env: {FOO: "1"}` on the built-in python keeps its PYTHONUNBUFFERED; issue 12). A value that
+ * is not an object replaces, and is then reported by validation.
+ */
 function mergeProfile(base: Record<string, unknown> | undefined, over: Record<string, unknown>) {
   if (!base) return { ...over };
   const merged: Record<string, unknown> = { ...base, ...over };
-  if (isPlainObject(base.limits) && isPlainObject(over.limits)) merged.limits = { ...base.limits, ...over.limits };
+  for (const key of MERGED_BY_KEY) {
+    const [b, o] = [base[key], over[key]];
+    if (isPlainObject(b) && isPlainObject(o)) merged[key] = { ...b, ...o };
+  }
   return merged;
 }
 
@@ -168,6 +180,8 @@ export interface ProfileQuery {
   readonly name?: string;
   readonly languageId?: string;
   readonly fileName?: string;
+  /** The run's document paths, for consent on `${workspaceFolder}`/`${fileDirname}` mounts and `workspace` (loosening.ts `routeLoosening`). */
+  readonly paths?: RunPaths;
 }
 
 /**

@@ -38,6 +38,9 @@ import { StopController } from './stop';
 import type { WarmPool } from './warm';
 import type { InteractiveIo, TtySize } from './interactive';
 import { ResizeForwarder } from './ttyResize';
+import { resolvePathVariables, usesPathVariables, type RunPaths } from './pathVariables';
+import { findMasked, DEFAULT_MASK_GLOBS } from './workspaceMask';
+import { isMountContainerPath, planWorkspaceRun, type WorkspacePlan } from './workspaceMount';
 
 /** One run's input. */
 export interface RunRequest {
@@ -88,6 +91,15 @@ export interface RunRequest {
    * without `stty`.
    */
   readonly interactive?: InteractiveIo;
+  /**
+   * Where the run's document is on the host (issue 12): `${workspaceFolder}` and `${fileDirname}`
+   * in mount sources (pathVariables.ts), and the folder a `workspace: "ro"` profile mounts.
+   * `file`: the host path of a saved, unmodified file run (it then runs from the workspace
+   * mount); leave it out for a selection or unsaved text. Runs that use any of these are cold only.
+   */
+  readonly paths?: RunPaths & { readonly file?: string };
+  /** Globs hidden from a workspace mount (workspaceMask.ts; the user-level `sandboxRunner.maskedFiles`); default `DEFAULT_MASK_GLOBS`. */
+  readonly maskGlobs?: readonly string[];
 }
 
 /**
@@ -189,13 +201,20 @@ class Run {
   private readonly stopper: StopController;
   private readonly pids = new PidsWatch();
   private name = `sandbox-runner-${randomUUID()}`;
+  /** The profile as this run uses it (see {@link Run.prepare}): mount variables resolved, module path set. */
+  private profile: Profile;
+  /** A `workspace: "ro"` run's plan (workspaceMount.ts), set by {@link Run.prepare}. */
+  private workspace: WorkspacePlan | undefined;
+  /** True when the run depends on its document's paths: never a warm container. */
+  private coldOnly = false;
   private overflowStream: string | undefined;
   private cleanupError: string | undefined;
   /** Direct path only: the last stderr text, for a start failure's detail. */
   private stderrTail = '';
   private readonly disposers: (() => Promise<void> | void)[] = [];
 
-  constructor(private readonly req: RunRequest, private readonly profile: Profile, private readonly t0: number) {
+  constructor(private readonly req: RunRequest, profile: Profile, private readonly t0: number) {
+    this.profile = profile;
     this.opts = pinCurrentContext(req.docker ?? {});
     this.code = snippetCode(req.code, profile.lineEndings);
     this.sink = req.onOutput ?? (() => undefined);
@@ -228,11 +247,12 @@ class Run {
   /** Warm lease first; "warm failed before the program started → cold once"; no `sh` → direct. A terminal run: its own cold path only. */
   private async attempts(): Promise<RunResult> {
     prepareControl(this.opts); // the first control call's one-time work overlaps `docker run`
+    this.prepare();
     const io = this.req.interactive;
     if (io?.tty) return this.ttyRun(io, io.tty);
     const key = JSON.stringify(this.profile);
     if (!profilesWithoutShell.has(key)) {
-      const warm = this.req.warm?.take(this.req.profileName, this.profile, this.req.sourceFileName);
+      const warm = this.coldOnly ? undefined : this.req.warm?.take(this.req.profileName, this.profile, this.req.sourceFileName);
       const first = warm ? await this.onLease(warm, []) : 'retry-cold';
       if (first !== 'retry-cold') return first === 'no-shell' ? this.direct() : first;
       const cold = await this.cold();
@@ -242,6 +262,30 @@ class Run {
     return this.direct();
   }
 
+  /**
+   * The document's paths applied (issue 12): mount sources' `${workspaceFolder}`/`${fileDirname}`
+   * resolved (pathVariables.ts), and for `workspace: "ro"` the plan (workspaceMount.ts) with its
+   * module-path variable added to the profile's env. Limits are untouched.
+   * @throws SandboxError `invalid-mount` for a variable or workspace this run has no path for, or a collision
+   */
+  private prepare(): void {
+    const paths = this.req.paths ?? {};
+    this.coldOnly = this.profile.workspace !== 'none' || usesPathVariables(this.profile);
+    let profile = resolvePathVariables(this.req.profileName, this.profile, paths);
+    if (profile.workspace === 'ro') {
+      if (paths.workspaceFolder === undefined) {
+        throw new SandboxError(
+          'invalid-mount',
+          `The profile key sandboxRunner.profiles.${this.req.profileName}.workspace is "ro", but this run has no workspace folder (the file is not in an open folder, or the CLI got no --workspace), so nothing ran.`,
+          'Save the file inside a workspace folder (or pass --workspace DIR to sandbox-run), or set "workspace" to "none".',
+        );
+      }
+      this.workspace = planWorkspaceRun(this.req.profileName, profile, { ...paths, workspaceFolder: paths.workspaceFolder });
+      profile = { ...profile, env: { ...profile.env, ...this.workspace.env } };
+    }
+    this.profile = profile;
+  }
+
   /** Names this attempt's container (a new run id) and returns what the argv builders take for it. */
   private async containerSpec(mounts: readonly ResolvedMount[]): Promise<ContainerSpec> {
     this.name = `sandbox-runner-${randomUUID()}`;
@@ -249,6 +293,8 @@ class Run {
       name: this.name, profile: this.profile, snippetFileName: snippetFileName(this.profile, this.req.sourceFileName),
       mounts, labels: ownerLabels(this.name.slice('sandbox-runner-'.length), this.req.profileName),
       ...(await engineSpec(this.opts)),
+      ...(this.workspace?.workdir !== undefined ? { workdir: this.workspace.workdir } : {}),
+      ...(this.workspace?.programFile !== undefined ? { programFile: this.workspace.programFile } : {}),
     };
   }
 
@@ -304,11 +350,33 @@ class Run {
     return done;
   }
 
-  /** Resolves and pins the profile's mounts; released when the run ends (see mounts.ts). */
+  /**
+   * Resolves and pins the profile's mounts, and a workspace run's folder with its masks
+   * (workspaceMask.ts: found in the checked folder, each a read-only mount over it); released when
+   * the run ends (see mounts.ts). Says in a notice where the folder is and how many entries were masked.
+   * @throws SandboxError `invalid-mount` as `resolveMounts`, or for a masked path docker's
+   *   `--mount` syntax cannot carry (`,` `:` `=` `"` or a line break)
+   */
   private async pin(): Promise<PinnedMounts> {
-    const pins = await resolveMounts(this.req.profileName, this.profile, this.req.protectedPaths, { docker: this.opts });
+    const ws = this.workspace;
+    const folder = this.req.paths?.workspaceFolder;
+    const request = ws && folder !== undefined ? { source: folder, target: ws.target } : undefined;
+    const pins = await resolveMounts(this.req.profileName, this.profile, this.req.protectedPaths, { docker: this.opts }, request);
     this.disposers.push(() => pins.dispose());
-    return pins;
+    if (!request) return pins;
+    const mount = pins.mounts.at(-1)!;
+    const masked = await findMasked(mount.source, this.req.maskGlobs ?? DEFAULT_MASK_GLOBS);
+    const masks: ResolvedMount[] = masked.map((m) => ({ source: '/dev/null', target: `${mount.target}/${m.path}`, readOnly: true, mask: m.kind }));
+    const unsafe = masks.find((m) => !isMountContainerPath(m.target));
+    if (unsafe) {
+      throw new SandboxError(
+        'invalid-mount',
+        `The workspace entry ${JSON.stringify(unsafe.target.slice(mount.target.length + 1))} must be masked, but its name holds a character docker's --mount syntax would read as a separator (, : = " or a line break), so nothing ran.`,
+        'Rename that file or folder, or set the profile\'s "workspace" to "none".',
+      );
+    }
+    this.sink('notice', `[sandbox-runner] workspace ${mount.source} mounted read-only at ${mount.target}; ${masks.length} ${masks.length === 1 ? 'entry' : 'entries'} masked (.git and sandboxRunner.maskedFiles).\n`);
+    return { mounts: [...pins.mounts, ...masks], dispose: pins.dispose };
   }
 
   /**

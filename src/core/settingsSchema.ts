@@ -6,6 +6,7 @@
 import * as z from 'zod/mini';
 import { LimitsSchema } from './limits';
 import { ProfileSchema } from './profile';
+import { DEFAULT_MASK_GLOBS } from './workspaceMount';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -80,6 +81,14 @@ export function settingsContribution(): JsonSchema {
         maximum: 86400,
         default: 300,
         markdownDescription: 'An unused warm container is removed after this many seconds. User settings only: never read from workspace settings.',
+        scope: 'application',
+      },
+      'sandboxRunner.maskedFiles': {
+        type: 'array',
+        items: { type: 'string', minLength: 1 },
+        default: [...DEFAULT_MASK_GLOBS],
+        markdownDescription:
+          'Files and folders hidden from a profile\'s read-only workspace mount (`"workspace": "ro"`), at any depth: globs matched against each name and its path in the folder (`*` also matches names starting with `.`). `.git` is always hidden. A folder becomes an empty read-only folder, a file an empty one. User settings only: never read from workspace settings.',
         scope: 'application',
       },
       'sandboxRunner.dockerPath': {

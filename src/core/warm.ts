@@ -17,6 +17,7 @@ import { inspectState, type DockerOptions } from './docker';
 import { LABELS, ownerLabels } from './labels';
 import { openRunLease, type ContainerLease } from './lease';
 import { resolveMounts } from './mounts';
+import { usesPathVariables } from './pathVariables';
 import type { Profile } from './profile';
 import { scheduleRemoval } from './removals';
 import { snippetFileName } from './snippet';
@@ -71,9 +72,15 @@ export class WarmPool {
     this.options.onLog?.(message);
   }
 
-  /** Starts preparing a warm container for the profile unless one is ready or on its way. */
+  /**
+   * Starts preparing a warm container for the profile unless one is ready or on its way. Never
+   * for a profile whose mounts depend on the run (`workspace: "ro"`, `${workspaceFolder}` or
+   * `${fileDirname}` sources, issue 12): a warm container starts before the file is known, so
+   * those runs always take the cold path.
+   */
   prepare(profileName: string, profile: Profile): void {
     if (this.disposed || this.coldOnly.has(JSON.stringify(profile))) return;
+    if (profile.workspace !== 'none' || usesPathVariables(profile)) return;
     const key = warmKey(profileName, profile);
     const existing = this.slots.get(profileName);
     if (existing?.key === key) return;

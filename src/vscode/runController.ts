@@ -18,6 +18,7 @@ import type { RunManager } from './runManager';
 import type { Target } from './runTarget';
 import { currentSettings, dockerOptions, interactiveSetting, type SettingsSnapshot } from './settings';
 import type { SourceLinks } from './sourceLinks';
+import { workspaceRunFor, type WorkspaceRunFields } from './workspaceRun';
 
 /** What the run controller needs. */
 export interface RunControllerDeps {
@@ -51,6 +52,8 @@ export interface RunOptions {
 interface Admitted {
   readonly chosen: ResolvedProfile;
   readonly settings: SettingsSnapshot;
+  /** The document's workspace folder, file folder and masks (workspaceRun.ts). */
+  readonly where?: WorkspaceRunFields;
 }
 
 /** One run's output frame in the channel (ProgramOutput `begin`). */
@@ -65,7 +68,10 @@ export class RunController {
    * Every refusal ({@link admit}) comes first, the same for both kinds of run.
    */
   async run(target: Target, options: RunOptions = {}): Promise<RunResult | undefined> {
-    const admitted = await this.admit(target, options.profileName);
+    // The document's folder, file folder and masks (issue 12), read before any await: a file with
+    // unsaved edits later still ran as the text read now.
+    const where = workspaceRunFor(target);
+    const admitted = await this.admit(target, options.profileName, where);
     if (!admitted) return undefined;
     const interactive = options.interactive ?? interactiveSetting();
     const { chosen } = admitted;
@@ -76,7 +82,7 @@ export class RunController {
       this.deps.output.line(`[sandbox-runner] Not run: the terminal for ${target.label} was closed before it opened.`);
       return undefined;
     }
-    return this.start(target, admitted, profile, term, options.token);
+    return this.start(target, { ...admitted, where }, profile, term, options.token);
   }
 
   /**
@@ -85,10 +91,10 @@ export class RunController {
    * workspace); no malformed settings for it; consent to a workspace loosening. Says why when it
    * refuses. Resolves with the profile and the settings it was chosen from, or undefined (refused).
    */
-  private async admit(target: Target, profileName?: string): Promise<Admitted | undefined> {
+  private async admit(target: Target, profileName?: string, where: WorkspaceRunFields = {}): Promise<Admitted | undefined> {
     const { output, consents } = this.deps;
     const settings = currentSettings();
-    const query = { name: profileName, languageId: target.languageId, fileName: target.fileName };
+    const query = { name: profileName, languageId: target.languageId, fileName: target.fileName, paths: where.paths };
     const chosen = chooseProfile(settings, query, settings.defaultProfile);
     if (!chosen) {
       this.refuseNoProfile(settings, target, profileName);
@@ -161,6 +167,7 @@ export class RunController {
         onOutput: term ? term.pty.sink : frame.sink,
         interactive: term?.pty.begin(),
         onArgv: (argv) => deps.log.debug(`docker ${argv.map((a) => JSON.stringify(a)).join(' ')}`),
+        ...admitted.where,
       },
       { token, settle },
     );

@@ -26,6 +26,20 @@ describe('profiles (unit)', () => {
     assert.deepEqual(python.profile.command, BUILTIN_PROFILES.python!.command);
   });
 
+  it('merges env key by key over the built-in, so setting env on python keeps PYTHONUNBUFFERED (issue 12)', () => {
+    const set = resolveProfiles([
+      { source: 'user', value: { python: { env: { FOO: 'user', PYTHONDONTWRITEBYTECODE: '0' } } } },
+      { source: 'workspace', value: { python: { env: { BAR: 'ws' } } } },
+    ]);
+    const python = pickProfile(set, { name: 'python' })!;
+    assert.deepEqual(python.profile.env, { PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '0', FOO: 'user', BAR: 'ws' });
+  });
+
+  it('still reports a malformed env over a built-in (not an object) instead of merging it', () => {
+    const set = resolveProfiles([{ source: 'user', value: { python: { env: ['X=1'] } } }]);
+    assert.ok(set.issues.some((i) => i.key === 'sandboxRunner.profiles.python.env'));
+  });
+
   it('returns every error of a profile, each naming the full setting key and what is allowed', () => {
     const set = resolveProfiles([
       {
