@@ -33,12 +33,19 @@ function readMeta(): Metafile | undefined {
   }
 }
 
-/** Names (e.g. "engine.js") of the dist/*.js files .vscodeignore ships. */
+/**
+ * Shipped programs the extension never loads: dist/cli.js is `sandbox-run`, which the .vsix
+ * ships so a copied command line (Copy as sandbox-run Command, issue 12) can run it with `node`
+ * in a process of its own; it is no extension JavaScript.
+ */
+const NOT_EXTENSION_JS = new Set(['cli.js']);
+
+/** Names (e.g. "engine.js") of the dist/*.js files .vscodeignore ships, other than {@link NOT_EXTENSION_JS}. */
 function shippedNames(): string[] {
   try {
     return readFileSync('.vscodeignore', 'utf8').split('\n').map((l) => l.trim()).flatMap((l) => {
       const m = /^!dist\/([^/*]+\.js)$/.exec(l);
-      return m ? [m[1]!] : [];
+      return m && !NOT_EXTENSION_JS.has(m[1]!) ? [m[1]!] : [];
     });
   } catch {
     return [];

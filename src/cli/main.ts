@@ -7,9 +7,10 @@ import { basename, dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   awaitRemovals, engineIdentity, engineTarget, isSandboxError, LIMIT_RANGES, pickProfile, ProfileSchema, rangeMessage, reapOrphans, resolveProfiles, routeLoosening, runInSandbox,
-  blockingIssues, snippetOrigin, targetText, type DockerOptions, type EngineIdentity, type RunResult,
+  blockingIssues, snippetOrigin, targetText, checkProgramArgs, MAX_PROGRAM_ARGS, MAX_PROGRAM_ARGS_BYTES, type DockerOptions, type EngineIdentity, type Profile, type RunResult,
 } from '../core';
 import { ENGINE_FLAGS, engineFromFlags, engineSummary } from './engineArgs';
+import { parseInlineProfile } from './inlineProfile';
 import { exitCodeFor, EXIT } from './exitCodes';
 import { interruptSignals } from './signals';
 import { dataRow, ownLine, TerminalOutput } from './terminalOutput';
@@ -19,8 +20,8 @@ import { readWorkspaceSettings } from './workspaceSettings';
 const IDENTITY_GRACE_MS = 500;
 
 function usage(): string {
-  return `Usage: sandbox-run [options] FILE
-       sandbox-run --profile NAME [options] -      (code from standard input)
+  return `Usage: sandbox-run [options] FILE [-- ARGS…]
+       sandbox-run --profile NAME [options] - [-- ARGS…]   (code from standard input)
        sandbox-run --reap                          (remove containers left by dead runs)
 
 Runs FILE in a fresh, isolated Docker container (no network, read-only root, non-root user,
@@ -28,6 +29,14 @@ no capabilities, memory/cpu/pids/output limits) and removes the container afterw
 
 Options:
   -p, --profile NAME     profile to use (default: chosen by FILE's extension)
+      --profile-json JSON
+                         run with this whole profile (a JSON object, as in sandboxRunner.profiles,
+                         validated the same way) instead of one from the settings: your command
+                         line vouches for it, so no --allow-loosening is needed; --profile then
+                         only names it
+  -- ARGS…               program arguments, passed to the program after its command (e.g.
+                         sys.argv[1:]) as they are, never through a shell (at most ${MAX_PROGRAM_ARGS}
+                         words and ${MAX_PROGRAM_ARGS_BYTES} bytes)
   -w, --workspace DIR    workspace whose .vscode/settings.json defines profiles (default: .);
                          also the folder a profile with "workspace": "ro" mounts read-only
                          (FILE inside it then runs from there, beside its siblings) and
@@ -107,8 +116,10 @@ async function main(): Promise<number> {
   try {
     parsed = parseArgs({
       allowPositionals: true,
+      tokens: true,
       options: {
         profile: { type: 'string', short: 'p' },
+        'profile-json': { type: 'string' },
         workspace: { type: 'string', short: 'w' },
         timeout: { type: 'string', short: 't' },
         interactive: { type: 'boolean', short: 'i' },
@@ -124,14 +135,24 @@ async function main(): Promise<number> {
   } catch (e) {
     fail(`${(e as Error).message}. Run "sandbox-run --help" for usage.`);
   }
-  const { values, positionals } = parsed;
+  const { values } = parsed;
+  // Words after `--` are the program's arguments; FILE comes before it.
+  const terminator = parsed.tokens.find((t) => t.kind === 'option-terminator')?.index;
+  const positionals = parsed.tokens.flatMap((t) => (t.kind === 'positional' && (terminator === undefined || t.index < terminator) ? [t.value] : []));
+  const programArgs = parsed.tokens.flatMap((t) => (t.kind === 'positional' && terminator !== undefined && t.index > terminator ? [t.value] : []));
+  let args: string[];
+  try {
+    args = checkProgramArgs(programArgs);
+  } catch (e) {
+    fail(isSandboxError(e) ? `${e.message} ${e.fix}` : String(e));
+  }
   if (values.help) {
     process.stdout.write(usage() + '\n');
     return 0;
   }
 
-  if ((values.reap || values['list-profiles']) && positionals.length > 0) {
-    fail(`--${values.reap ? 'reap' : 'list-profiles'} takes no FILE. Run "sandbox-run --help" for usage.`);
+  if ((values.reap || values['list-profiles']) && (positionals.length > 0 || terminator !== undefined || values['profile-json'] !== undefined)) {
+    fail(`--${values.reap ? 'reap' : 'list-profiles'} takes no FILE, program arguments or --profile-json. Run "sandbox-run --help" for usage.`);
   }
   const engine = engineFromFlags(values);
   if ('error' in engine) fail(`${engine.error} Run "sandbox-run --help" for usage.`);
@@ -143,12 +164,20 @@ async function main(): Promise<number> {
   }
   let settings;
   try {
-    settings = await readWorkspaceSettings(workspace);
+    // --profile-json: the settings choose no profile, so a broken settings file does not matter.
+    settings = values['profile-json'] !== undefined && !values['list-profiles']
+      ? { path: resolve(workspace, '.vscode', 'settings.json'), found: false, profiles: undefined }
+      : await readWorkspaceSettings(workspace);
   } catch (e) {
     fail((e as Error).message);
   }
   const layers = [{ source: 'workspace' as const, value: settings.profiles }];
   const set = resolveProfiles(layers);
+  const inline = values['profile-json'] === undefined ? undefined : parseInlineProfile(values['profile-json']);
+  if (inline && 'problems' in inline) {
+    for (const p of inline.problems) say(p);
+    fail('the --profile-json profile is invalid (above); nothing ran.');
+  }
 
   if (values['list-profiles']) {
     for (const p of set.profiles) {
@@ -163,17 +192,18 @@ async function main(): Promise<number> {
   if (values.timeout !== undefined && !/^\s*\d+(\.\d+)?\s*$/.test(values.timeout)) {
     fail(`-t (--timeout) takes a number of seconds, not ${JSON.stringify(values.timeout)}; for input, -i alone passes yours to the program (there is no -t for a terminal).`);
   }
-  if (positionals.length !== 1) fail('give exactly one FILE (or - for standard input). Run "sandbox-run --help" for usage.');
+  if (positionals.length !== 1) fail(`give exactly one FILE (or - for standard input)${terminator === undefined ? '' : ' before --'}. Run "sandbox-run --help" for usage.`);
   const file = positionals[0]!;
   const fromStdin = file === '-';
   if (fromStdin && values.interactive) fail('-i passes standard input to the program, so the code cannot come from standard input too; give a FILE.');
-  if (fromStdin && !values.profile) fail('reading code from standard input needs --profile NAME.');
+  if (fromStdin && !values.profile && !inline) fail('reading code from standard input needs --profile NAME (or --profile-json JSON).');
 
   // The run's paths (issue 12): ${workspaceFolder} is --workspace, ${fileDirname} FILE's folder; a
   // `workspace: "ro"` profile runs FILE from the mount when it is inside the workspace.
   const paths = fromStdin ? { workspaceFolder: workspace } : { workspaceFolder: workspace, fileDirname: dirname(resolve(file)), file: resolve(file) };
   const query = { name: values.profile, fileName: fromStdin ? undefined : file, paths };
-  const chosen = pickProfile(set, query);
+  // --profile-json: the command line's own profile; the settings choose nothing and loosen nothing.
+  const chosen: { name: string; profile: Profile } | undefined = inline ? { name: values.profile ?? 'inline', profile: inline.profile } : pickProfile(set, query);
   if (!chosen) {
     const bad = set.invalid.find((p) => p.name === values.profile);
     for (const i of bad?.issues ?? set.issues) say(`${i.key}: ${i.message}`);
@@ -188,8 +218,8 @@ async function main(): Promise<number> {
 
   // A malformed setting for the chosen profile (or for all profiles) may have meant to tighten it:
   // never fall back to the built-in silently. Other problems are warnings.
-  const blocking = blockingIssues(set, chosen.name, query);
-  for (const i of set.issues) {
+  const blocking = inline ? [] : blockingIssues(set, chosen.name, query);
+  for (const i of inline ? [] : set.issues) {
     say(`${blocking.includes(i) ? '' : 'warning: '}${i.key}: ${i.message}`);
   }
   if (blocking.length > 0) fail(`the settings for profile "${chosen.name}", or of a profile meant for this file, are malformed (above); fix ${settings.path} and run again.`);
@@ -197,7 +227,7 @@ async function main(): Promise<number> {
   // A workspace's settings file may come with a cloned repository: it may tighten anything, but a
   // loosening needs the user's explicit --allow-loosening (the editor asks in a modal instead).
   // Also a file the workspace re-routed (extensions) into a looser profile than the built-in it would use.
-  const loosening = routeLoosening({ layers }, query);
+  const loosening = inline ? undefined : routeLoosening({ layers }, query);
   if (loosening && !values['allow-loosening']) {
     for (const l of loosening.loosenings) say(`${l.key}: ${l.description}`);
     for (const a of loosening.addedArgs) say(`  + ${a}`);
@@ -257,6 +287,7 @@ async function main(): Promise<number> {
     paths,
     signal: controller.signal,
     forceSignal: force.signal,
+    args,
     onOutput: terminal.program,
     // -i: this process's stdin after the code (a pipe, never a terminal run: see usage()).
     ...(values.interactive ? { interactive: { input: process.stdin } } : {}),

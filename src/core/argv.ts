@@ -56,6 +56,11 @@ export interface ContainerSpec {
   readonly snippetHostDir?: string;
   /** File name of the snippet inside that directory, e.g. `main.py`. */
   readonly snippetFileName: string;
+  /**
+   * Direct fallback only (`buildCreateArgv`): program arguments (programArgs.ts), appended to the
+   * command's argv. The launcher paths carry them in the code frame instead (launcher.ts).
+   */
+  readonly args?: readonly string[];
   /** The profile's mounts after validation. */
   readonly mounts: readonly ResolvedMount[];
   /** Owner labels (see `labels.ts`). */
@@ -452,7 +457,7 @@ function launcherArgv(spec: ContainerSpec, head: readonly string[], launcher: st
 /**
  * Builds the arguments after `docker` for `docker create` on the direct fallback (images without
  * `sh`, local engine only): the same floor, the snippet directory bind-mounted read-only at
- * {@link SNIPPET_DIR}, and the profile's command as the whole argv (`--entrypoint ''`).
+ * {@link SNIPPET_DIR}, and the profile's command, then `spec.args`, as the whole argv (`--entrypoint ''`).
  * Also used to compare profiles' flags (loosening.ts).
  * @throws SandboxError `invalid-profile` as {@link buildRunArgv}
  */
@@ -462,7 +467,7 @@ export function buildCreateArgv(spec: ContainerSpec): readonly string[] {
   const p = spec.profile;
   return forEngine(spec, [
     'create', ...floorFlags(spec), '--mount', bindMount(spec.snippetHostDir!, SNIPPET_DIR, true), ...contentFlags(spec),
-    '--entrypoint', '', '--', p.image, ...programArgv(p, spec.programFile ?? snippetPath(spec)),
+    '--entrypoint', '', '--', p.image, ...programArgv(p, spec.programFile ?? snippetPath(spec)), ...(spec.args ?? []),
   ]);
 }
 

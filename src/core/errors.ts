@@ -18,6 +18,8 @@ export type SandboxErrorCode =
   | 'image-has-volumes'
   /** A profile value failed validation (see the attached issue list). */
   | 'invalid-profile'
+  /** The program arguments were refused (too many, too long, a NUL byte; see programArgs.ts): nothing ran. */
+  | 'invalid-arguments'
   /** A bind mount failed validation after resolving symlinks. */
   | 'invalid-mount'
   /** The engine CLI cannot reach the engine that was chosen (Podman ignores docker contexts and DOCKER_HOST). */

@@ -37,6 +37,7 @@ export * from './precheck';
 export * from './podmanProof';
 export * from './profile';
 export * from './profiles';
+export * from './programArgs';
 export * from './protectedPaths';
 export * from './reaper';
 export * from './removals';

@@ -10,7 +10,10 @@
  * 1. `waiting`: the launcher runs and waits for a frame on stdin. Everything on stderr before it
  *    is the docker CLI's or the engine's (warnings) and never program output. The runner checks
  *    the container (precheck.ts) and only then sends the frame.
- * 2. The frame (see {@link encodeFrame}): `<decimal byte count>\n<bytes>`. The header line is read
+ * 2. The frame (see {@link encodeFrame}): `<decimal byte count>\n<bytes>`, or with program
+ *    arguments (programArgs.ts) `<byte count> <argument count>\n<bytes>`, then per argument
+ *    `<byte count>\n<bytes>`, then `end\n`: each one read with `dd` into a variable and appended
+ *    to the launcher's argv (`set -- "$@" "$a"`), never parsed or expanded by the shell. The header line is read
  *    with `read -r` (byte-exact on a pipe: shells read a pipe one byte at a time), the bytes with
  *    `dd bs=N count=1 iflag=fullblock` (exact in busybox and GNU dd; busybox `head -c N` reads
  *    past N and would swallow the program's stdin); N=0 makes an empty file without dd. The
@@ -56,17 +59,38 @@ const PREAMBLE_MAX = Math.max(...[...Object.values(PREAMBLE), ...Object.values(T
 const HELD_MAX = 16 * 1024;
 
 /**
+ * The launchers' reading of program arguments (after the code; `$c` is the count from the header):
+ * per argument a `<byte count>` line, then that many bytes read by `dd` inside a command
+ * substitution (a trailing `x` keeps trailing newlines, then goes), appended to `"$@"`; then the
+ * line `end` (a frame cut short fails there: `dd` stops early only at end of input). The bytes are
+ * only ever a variable's value: never parsed, split or expanded. Exit 125 on any failure.
+ */
+const ARGS_READER = [
+  'if [ "$c" -gt 0 ]; then',
+  'while [ "$c" -gt 0 ]; do',
+  'IFS= read -r l || exit 125',
+  'case $l in \'\'|*[!0-9]*) exit 125;; esac',
+  'if [ "$l" -eq 0 ]; then a=; else a=$(dd bs="$l" count=1 iflag=fullblock 2>/dev/null && printf x) || exit 125; a=${a%x}; fi',
+  'set -- "$@" "$a"; c=$((c - 1))',
+  'done',
+  'IFS= read -r l && [ "$l" = end ] || exit 125',
+  'fi',
+].join('\n');
+
+/**
  * The launcher, run as `sh -c LAUNCHER SNIPPET_PATH PROGRAM…` (`$0` is the snippet path, `$1…` the
  * program argv). `printf '\036…'` writes the RS byte (POSIX printf octal escape; dash, bash and
  * busybox agree). Exit 125 on any failure before the program starts.
  */
 export const LAUNCHER = [
   'printf \'\\036sandbox-runner:waiting\\n\' >&2',
-  'IFS= read -r n || exit 125',
+  'IFS=\' \' read -r n c || exit 125',
   'case $n in \'\'|*[!0-9]*) exit 125;; esac',
+  'case ${c:=0} in *[!0-9]*) exit 125;; esac',
   'if [ "$n" -eq 0 ]; then : > "$0" || exit 125; else dd of="$0" bs="$n" count=1 iflag=fullblock 2>/dev/null || exit 125; fi',
   's=$(wc -c < "$0") && [ $s -eq "$n" ] || exit 125',
   'chmod 755 "$0" || exit 125',
+  ARGS_READER,
   'command -v "$1" >/dev/null 2>&1 || { printf \'\\036sandbox-runner:no-command\\n\' >&2; exit 127; }',
   'printf \'\\036sandbox-runner:ready\\n\' >&2 && exec "$@"',
   'exit 125',
@@ -92,12 +116,14 @@ export const TTY_LAUNCHER = [
   's=$(stty -g) || exit 125',
   'stty raw -echo || exit 125',
   'printf \'\\036sandbox-runner:waiting\\036\'',
-  'IFS=\' \' read -r n rows cols || exit 125',
+  'IFS=\' \' read -r n rows cols c || exit 125',
   'case $n in \'\'|*[!0-9]*) exit 125;; esac',
   'case $rows$cols in \'\'|*[!0-9]*) exit 125;; esac',
+  'case ${c:=0} in *[!0-9]*) exit 125;; esac',
   'if [ "$n" -eq 0 ]; then : > "$0" || exit 125; else dd of="$0" bs="$n" count=1 iflag=fullblock 2>/dev/null || exit 125; fi',
   'x=$(wc -c < "$0") && [ $x -eq "$n" ] || exit 125',
   'chmod 755 "$0" || exit 125',
+  ARGS_READER,
   'stty "$s" rows "$rows" cols "$cols" || exit 125',
   'command -v "$1" >/dev/null 2>&1 || { printf \'\\036sandbox-runner:no-command\\036\'; exit 127; }',
   'printf \'\\036sandbox-runner:ready\\036\' && exec "$@"',
@@ -109,12 +135,13 @@ export const TTY_SIDE_MAX = 65535;
 
 /**
  * The TTY launcher's frame: `<byte count> <rows> <columns>\n` in decimal ASCII, then the bytes
- * unchanged (a string as UTF-8). Sides are whole numbers clamped to 1…{@link TTY_SIDE_MAX}.
+ * unchanged (a string as UTF-8); with program arguments the header ends ` <argument count>` and
+ * the arguments follow as in {@link encodeFrame}. Sides are whole numbers clamped to 1…{@link TTY_SIDE_MAX}.
  */
-export function encodeTtyFrame(code: string | Uint8Array, size: { readonly rows: number; readonly columns: number }): Buffer {
-  const frame = encodeFrame(code);
-  const newline = frame.indexOf(0x0a);
-  return Buffer.concat([Buffer.from(`${frame.subarray(0, newline).toString('latin1')} ${ttySide(size.rows)} ${ttySide(size.columns)}`, 'latin1'), frame.subarray(newline)]);
+export function encodeTtyFrame(code: string | Uint8Array, size: { readonly rows: number; readonly columns: number }, args: readonly string[] = []): Buffer {
+  const body = codeBytes(code);
+  const count = args.length > 0 ? ` ${args.length}` : '';
+  return Buffer.concat([Buffer.from(`${body.byteLength} ${ttySide(size.rows)} ${ttySide(size.columns)}${count}\n`, 'latin1'), body, encodeArgs(args)]);
 }
 
 /** A terminal side as the frame and the Engine API take it: a whole number in 1…{@link TTY_SIDE_MAX}. */
@@ -124,11 +151,29 @@ export function ttySide(n: number): number {
 
 /**
  * The frame that carries the code over stdin: the byte count in decimal ASCII, a newline, then
- * the bytes unchanged (a string as UTF-8). Whatever follows the frame on stdin is the program's.
+ * the bytes unchanged (a string as UTF-8). With program arguments (checked by programArgs.ts
+ * `checkProgramArgs`: no NUL) the header also holds their count (`<bytes> <count>\n`) and each
+ * follows the code as `<byte count>\n<UTF-8 bytes>`, then `end\n`. Whatever follows the frame on
+ * stdin is the program's.
  */
-export function encodeFrame(code: string | Uint8Array): Buffer {
-  const body = typeof code === 'string' ? Buffer.from(code, 'utf8') : Buffer.from(code.buffer, code.byteOffset, code.byteLength);
-  return Buffer.concat([Buffer.from(`${body.byteLength}\n`, 'latin1'), body]);
+export function encodeFrame(code: string | Uint8Array, args: readonly string[] = []): Buffer {
+  const body = codeBytes(code);
+  const count = args.length > 0 ? ` ${args.length}` : '';
+  return Buffer.concat([Buffer.from(`${body.byteLength}${count}\n`, 'latin1'), body, encodeArgs(args)]);
+}
+
+function codeBytes(code: string | Uint8Array): Buffer {
+  return typeof code === 'string' ? Buffer.from(code, 'utf8') : Buffer.from(code.buffer, code.byteOffset, code.byteLength);
+}
+
+/** The arguments' part of a frame: per argument `<byte count>\n<UTF-8 bytes>`, then `end\n`; empty for none. */
+function encodeArgs(args: readonly string[]): Buffer {
+  if (args.length === 0) return Buffer.alloc(0);
+  const parts = args.flatMap((a) => {
+    const bytes = Buffer.from(a, 'utf8');
+    return [Buffer.from(`${bytes.byteLength}\n`, 'latin1'), bytes];
+  });
+  return Buffer.concat([...parts, Buffer.from('end\n', 'latin1')]);
 }
 
 /**

@@ -49,9 +49,10 @@ export interface ContainerLease {
    * launcher said `ready` (the terminal is cooked again), and their end is sent as one 0x04 (the
    * terminal's end-of-file) while stdin stays open: closing a terminal run's attached stdin would
    * end the attachment's output too (moby `CopyStreams`), measured. An input error counts as its
-   * end. Input is no longer read once the attached CLI ended.
+   * end. Input is no longer read once the attached CLI ended. `args`: program arguments
+   * (checked by programArgs.ts), carried in the frame after the code (launcher.ts `encodeFrame`).
    */
-  send(code: string | Uint8Array, input?: Readable): void;
+  send(code: string | Uint8Array, input?: Readable, args?: readonly string[]): void;
   /** Starts passing program bytes to `sink` (held bytes first). */
   consume(sink: ProgramSink): void;
   /** Kills the attached CLI process (not the container). */
@@ -109,16 +110,16 @@ export class AttachedLease implements ContainerLease {
     });
   }
 
-  send(code: string | Uint8Array, input?: Readable): void {
+  send(code: string | Uint8Array, input?: Readable, args: readonly string[] = []): void {
     const stdin = this.proc.stdin;
     if (!stdin) return;
     if (this.tty) {
-      stdin.write(encodeTtyFrame(code, this.tty()));
+      stdin.write(encodeTtyFrame(code, this.tty(), args));
       if (input) this.afterReady(() => this.pipeInput(input));
       return;
     }
     const after = leaseTestHooks.stdinAfterFrame;
-    const frame = after ? Buffer.concat([encodeFrame(code), after]) : encodeFrame(code);
+    const frame = after ? Buffer.concat([encodeFrame(code, args), after]) : encodeFrame(code, args);
     if (!input) return void stdin.end(frame);
     stdin.write(frame);
     this.pipeInput(input);

@@ -30,6 +30,7 @@ import type { MountAccess } from './mountProbe';
 import { PidsWatch } from './pidsEvidence';
 import { ProfileSchema, type Profile } from './profile';
 import { PROFILES_SETTING, toProfileIssues } from './profiles';
+import { checkProgramArgs } from './programArgs';
 import { scheduleRemoval } from './removals';
 import type { RunOutcome, RunResult } from './result';
 import { sandboxRule, signalFromExitCode, type RuleNote } from './rules';
@@ -100,6 +101,13 @@ export interface RunRequest {
   readonly paths?: RunPaths & { readonly file?: string };
   /** Globs hidden from a workspace mount (workspaceMask.ts; the user-level `sandboxRunner.maskedFiles`); default `DEFAULT_MASK_GLOBS`. */
   readonly maskGlobs?: readonly string[];
+  /**
+   * Program arguments (issue 12): appended to the profile's `command` argv after `${file}` was
+   * replaced, on every path, never through a shell (programArgs.ts; the code frame carries them,
+   * launcher.ts). At most `MAX_PROGRAM_ARGS` words and `MAX_PROGRAM_ARGS_BYTES` UTF-8 bytes, no
+   * NUL: past that the run is refused (`failed-to-start`, error `invalid-arguments`, nothing ran).
+   */
+  readonly args?: readonly string[];
 }
 
 /**
@@ -161,7 +169,14 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
     const issues = toProfileIssues(`${PROFILES_SETTING}.${req.profileName}`, checked.error);
     return invalidProfileResult(req, issues, t0);
   }
-  return new Run(req, checked.data, t0).execute();
+  let args: string[];
+  try {
+    args = checkProgramArgs(req.args ?? []);
+  } catch (e) {
+    if (!isSandboxError(e)) throw e;
+    return refusedResult(e.toInfo(), t0);
+  }
+  return new Run({ ...req, args }, checked.data, t0).execute();
 }
 
 /**
@@ -185,6 +200,11 @@ function invalidProfileResult(req: RunRequest, issues: readonly { key: string; m
     fix: 'Fix the profile in your settings and run again.',
     detail: '',
   };
+  return refusedResult(error, t0);
+}
+
+/** The result of a run refused before anything started (`failed-to-start` with `error`). */
+function refusedResult(error: SandboxErrorInfo, t0: number): RunResult {
   const none = { bytesKept: 0, truncated: false };
   return {
     outcome: 'failed-to-start', exitCode: null, signal: null, durationMs: performance.now() - t0,
@@ -332,7 +352,7 @@ class Run {
     let sent: TtySize | undefined;
     let live = false;
     const resizer = new ResizeForwarder(this.opts, this.name);
-    const lease = openTtyLease(this.opts, this.name, detachKeys(randomBytes(DETACH_KEYS_LENGTH), lastFrameByte(this.code)), () => (sent = latest));
+    const lease = openTtyLease(this.opts, this.name, detachKeys(randomBytes(DETACH_KEYS_LENGTH), lastFrameByte(this.code, this.req.args ?? [])), () => (sent = latest));
     lease.afterReady(() => {
       live = true;
       if (sent !== latest) resizer.push(latest);
@@ -397,7 +417,7 @@ class Run {
     if (!admitted) return this.notWaiting(lease);
     await this.pids.start(this.opts, lease.name, lease.pid);
     lease.consume((stream, chunk) => this.onChunk(stream, chunk));
-    lease.send(this.code, this.req.interactive?.input);
+    lease.send(this.code, this.req.interactive?.input, this.req.args);
     this.stopper.running = true;
     return this.afterExit(lease, await lease.exit);
   }
@@ -492,7 +512,7 @@ class Run {
     const snippet = await writeSnippet(this.code, snippetFileName(this.profile, this.req.sourceFileName), root);
     this.disposers.push(() => snippet.dispose().catch(() => undefined));
     if (this.stopper.reason) return this.finish(this.stopper.reason, null);
-    const argv = buildCreateArgv({ ...(await this.containerSpec(pins.mounts)), snippetHostDir: snippet.dir, snippetFileName: snippet.fileName });
+    const argv = buildCreateArgv({ ...(await this.containerSpec(pins.mounts)), snippetHostDir: snippet.dir, snippetFileName: snippet.fileName, args: this.req.args ?? [] });
     this.req.onArgv?.(argv);
     let exists = false;
     try {
@@ -552,8 +572,9 @@ class Run {
   }
 }
 
-/** The last byte of the code frame for `code` (its header's newline when the code is empty). */
-function lastFrameByte(code: string | Uint8Array): number {
+/** The last byte of the code frame for `code` (its header's newline when the code is empty; the `end` line's newline with program arguments). */
+function lastFrameByte(code: string | Uint8Array, args: readonly string[]): number {
+  if (args.length > 0) return 0x0a;
   const bytes = typeof code === 'string' ? Buffer.from(code, 'utf8') : code;
   return bytes.length > 0 ? bytes[bytes.length - 1]! : 0x0a;
 }

@@ -15,6 +15,7 @@ const WHAT: Record<SandboxErrorCode, string> = {
   'image-missing': "the profile's image is not present on the Docker engine in use, and runs never pull it",
   'image-has-volumes': "the profile's image declares VOLUMEs, which the sandbox refuses",
   'invalid-profile': 'the sandbox profile is invalid',
+  'invalid-arguments': 'the program arguments were refused (too many, too long, or a NUL byte), so nothing ran',
   'invalid-mount': 'a bind mount of the sandbox profile was refused',
   'invalid-engine': 'the engine CLI (Podman) cannot reach the engine that was chosen',
   'start-failed': 'the sandbox container could not be started',
