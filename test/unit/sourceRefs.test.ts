@@ -106,8 +106,10 @@ describe('source references (unit)', () => {
 
 describe('source reference matcher on hostile long lines (unit)', () => {
   const mounted: SnippetOrigin = { ...file, mounts: [{ target: '/data', source: '/home/ada/data' }] };
-  // Each 1 MB line must take well under a second (measured after the fix: under 300 ms each
-  // on this 2-core machine). Before it, `=/` repeated took 2 s per 40 KB, growing with the square.
+  // Linear, not quadratic. Before the fix `=/` repeated took 2 s per 40 KB, growing with the
+  // square: a 1 MB line would take about 20 minutes, so finishing within the test's timeout
+  // proves the point without a wall-clock bound (a line of 1 MB takes under 300 ms here, idle;
+  // a bound in milliseconds failed on a loaded machine).
   const lines: Record<string, string> = {
     '`=/` repeated (every slash may start a path, none ends)': '=/'.repeat(500_000),
     'slashes only': '/'.repeat(1_000_000),
@@ -116,13 +118,12 @@ describe('source reference matcher on hostile long lines (unit)', () => {
     'a traceback frame with a 1 MB path': `  File "=${'=/'.repeat(500_000)}", line 1`,
   };
   for (const [name, text] of Object.entries(lines)) {
-    it(`finds, rewrites and reads the error site of a 1 MB line in under 1.5 s: ${name}`, () => {
-      const t0 = performance.now();
+    it(`finds, rewrites and reads the error site of a 1 MB line without quadratic time: ${name}`, function () {
+      this.timeout(30_000);
+      // The assertion is the timeout: mocha fails a test that has not returned in 30 s.
       findSourceRefs(text, mounted);
       rewriteSourceRefs(text, mounted);
       findErrorSite(['Traceback (most recent call last):', text, 'Error: x'], mounted);
-      const ms = performance.now() - t0;
-      assert.ok(ms < 1500, `${ms.toFixed(0)} ms`);
     });
   }
   it('still finds a reference after a long run of slashes', () => {
