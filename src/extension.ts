@@ -17,12 +17,14 @@ import { registerCommands } from './vscode/commands';
 import { terminalText } from './vscode/interactiveRun';
 import { ConsentStore } from './vscode/consent';
 import { engine, engineLoaded } from './vscode/lazy';
+import { registerMarkdownLenses } from './vscode/markdownLenses';
 import { ProfileTree } from './vscode/profileTree';
 import { channelRunProfile, ProgramOutput } from './vscode/programOutput';
 import { RunManager } from './vscode/runManager';
 import { currentSettings, dockerOptions, engineSettings, SECTION, SettingsCache, warmStartSettings, type SettingsSnapshot } from './vscode/settings';
 import type { SourceLinks } from './vscode/sourceLinks';
 import { RunStatusBar } from './vscode/statusBar';
+import { registerWalkthroughCommands } from './vscode/walkthrough';
 
 let runs: RunManager | undefined;
 let pool: WarmPool | undefined;
@@ -114,6 +116,9 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
     }),
   );
   registerCommands(context, { runs, output, log, protectedPaths, warmFor, consents, refreshProfiles: refreshEngine, sources });
+  // Issue 12: "Run in Sandbox" lenses on Markdown code blocks (scanner loaded on first use) and the walkthrough's commands.
+  registerMarkdownLenses(context, settings);
+  registerWalkthroughCommands(context, refreshEngine);
 
   context.subscriptions.push(
     // Revoked consents: warm containers of loosened profiles (prepared after a run) go too.

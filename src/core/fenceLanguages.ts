@@ -6,7 +6,7 @@
  * `defaultProfile` fallback: a block whose language no profile lists gets no lens and does not
  * run. Pure; no `vscode` import.
  */
-import { pickProfile, type ProfileSet, type ResolvedProfile } from './profiles';
+import type { ProfileSet, ResolvedProfile } from './profiles';
 
 /** What a fence name stands for: a VS Code language id, and the file extension a block of it needs, if any. */
 export interface FenceLanguage {
@@ -93,6 +93,8 @@ export interface BlockProfile {
 export function blockProfile(set: ProfileSet, info: string): BlockProfile | undefined {
   const language = fenceLanguage(info);
   if (!language) return undefined;
-  const chosen = pickProfile(set, { languageId: language.languageId });
+  // profiles.ts `pickProfile`'s language route, written out: importing it would pull the profile
+  // schema (zod) into the lazily loaded Markdown bundle. A unit test checks that both agree.
+  const chosen = set.profiles.find((p) => p.profile.languages.includes(language.languageId));
   return chosen && { language, chosen };
 }

@@ -4,6 +4,7 @@
  */
 import * as vscode from 'vscode';
 import { blockingIssues, chooseProfile, dedent, type Profile, type ResolvedProfile, type RunResult, type WarmPool } from '../core';
+import { codeBlockRunTarget } from './codeBlockRun';
 import { ensureConsent, type ConsentStore } from './consent';
 import { headerLines, openRunTerminal, type RunTerminal } from './interactiveRun';
 import { engine } from './lazy';
@@ -301,6 +302,11 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
       if (picked.id === '*') await runs.cancelAll();
       else runs.cancel(picked.id);
       return true;
+    },
+    // A Markdown code block's lens (issue 12): runs the block as a selection (codeBlockRun.ts).
+    'sandboxRunner.runCodeBlock': async (uri?: unknown, fenceLine?: unknown) => {
+      const target = await codeBlockRunTarget(uri, fenceLine);
+      return target ? execute(deps, target) : undefined;
     },
     'sandboxRunner.cancelAll': () => runs.cancelAll(),
     'sandboxRunner.showOutput': () => deps.output.show(),

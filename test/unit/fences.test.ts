@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { BUILTIN_PROFILES, blockProfile, FENCE_ALIASES, fenceLanguage, fenceName, findFencedBlocks, resolveProfiles } from '../../src/core';
+import { BUILTIN_PROFILES, blockProfile, pickProfile, FENCE_ALIASES, fenceLanguage, fenceName, findFencedBlocks, resolveProfiles } from '../../src/core';
 
 /** The blocks of `md` as [fenceLine, info, content lines joined by LF, closeLine or -1]. */
 function blocks(md: string): [number, string, string, number][] {
@@ -139,6 +139,17 @@ describe('Markdown fence languages (unit)', () => {
     assert.equal(blockProfile(set, 'ruby')?.chosen.name, 'ruby');
     assert.equal(blockProfile(set, 'ts')?.chosen.name, 'deno');
     assert.equal(blockProfile(set, 'js')?.chosen.name, 'deno');
+  });
+
+  it('chooses the profile a file of the same language would run with (profiles.ts pickProfile)', () => {
+    const set = resolveProfiles([
+      { source: 'user', value: { py2: { image: 'python:2', command: ['python', '${file}'], languages: ['python'] } } },
+      { source: 'workspace', value: { zz: { image: 'x:1', command: ['sh', '${file}'], languages: ['shellscript', 'python'] } } },
+    ]);
+    for (const [info, languageId] of [['py', 'python'], ['sh', 'shellscript'], ['js', 'javascript']] as const) {
+      assert.equal(blockProfile(set, info)?.chosen, pickProfile(set, { languageId }), info);
+    }
+    assert.equal(blockProfile(set, 'py')?.chosen.name, 'zz');
   });
 
   it('never falls back to another profile for a language no valid profile lists', () => {

@@ -1,0 +1,32 @@
+/**
+ * Markdown code-block lenses (issue 12), the part loaded at activation: a CodeLensProvider for
+ * Markdown documents that forwards to the Markdown bundle (lazy.ts `markdown()`) on the first
+ * request, so activation registers it without loading the fence scanner. The lenses follow
+ * `sandboxRunner.markdownCodeLens` (read for the document's own folder) and the profiles'
+ * `languages` (the settings cache), and refresh when either changes.
+ */
+import * as vscode from 'vscode';
+import { markdown } from './lazy';
+import { SECTION, type SettingsCache } from './settings';
+
+/** The setting that turns the lenses off: `sandboxRunner.markdownCodeLens` (boolean, default true, resource scope). */
+export const MARKDOWN_LENS_SETTING = 'markdownCodeLens';
+
+/** True when `doc`'s folder (or the window) has the lenses on. */
+function lensesOn(doc: vscode.TextDocument): boolean {
+  return vscode.workspace.getConfiguration(SECTION, doc.uri).get<boolean>(MARKDOWN_LENS_SETTING, true) !== false;
+}
+
+/** Registers the provider for Markdown documents (any scheme: files, untitled); disposables go into `context.subscriptions`. */
+export function registerMarkdownLenses(context: vscode.ExtensionContext, settings: SettingsCache): void {
+  const changed = new vscode.EventEmitter<void>();
+  const provider: vscode.CodeLensProvider = {
+    onDidChangeCodeLenses: changed.event,
+    provideCodeLenses: (doc) => (lensesOn(doc) ? markdown().codeBlockLenses(doc, settings.get()) : []),
+  };
+  context.subscriptions.push(
+    changed,
+    vscode.languages.registerCodeLensProvider({ language: 'markdown' }, provider),
+    settings.onDidChange(() => changed.fire()),
+  );
+}
