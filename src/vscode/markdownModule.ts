@@ -66,10 +66,11 @@ export function codeBlockTarget(doc: vscode.TextDocument, fenceLine: number, set
   if (!found) return undefined;
   const { block } = found;
   const first = block.contentStart + 1;
+  const last = first + block.lines.length - 1;
   const name = doc.isUntitled ? doc.uri.path : vscode.workspace.asRelativePath(doc.uri);
   return {
     code: block.lines.join('\n') + '\n',
-    label: `${found.languageId} block of ${name} (lines ${first}-${first + block.lines.length - 1})`,
+    label: `${found.languageId} block of ${name} (${first === last ? `line ${first}` : `lines ${first}-${last}`})`,
     languageId: found.languageId,
     fileName: doc.fileName + (found.extension ?? ''),
     documentUri: doc.uri.toString(),
