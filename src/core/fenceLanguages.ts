@@ -19,8 +19,6 @@ export interface FenceLanguage {
   readonly extension?: string;
 }
 
-const lang = (languageId: string, extension?: string): FenceLanguage => (extension ? { languageId, extension } : { languageId });
-
 /**
  * Common fence names (lower case) and the VS Code language id each stands for. A fence name not
  * listed is taken as a language id as written (lower-cased), so ```` ```ruby ```` reaches a user
@@ -30,38 +28,39 @@ const lang = (languageId: string, extension?: string): FenceLanguage => (extensi
  * syntax needs a profile whose command is `bash`). Not mapped on purpose: `zsh` (not `sh`
  * syntax), `console` and `shell-session` (prompts and output mixed with the commands).
  */
-export const FENCE_ALIASES: Readonly<Record<string, FenceLanguage>> = Object.freeze({
-  py: lang('python'),
-  py3: lang('python'),
-  python3: lang('python'),
-  js: lang('javascript'),
-  node: lang('javascript'),
-  nodejs: lang('javascript'),
-  mjs: lang('javascript', '.mjs'),
-  cjs: lang('javascript', '.cjs'),
-  sh: lang('shellscript'),
-  bash: lang('shellscript'),
-  shell: lang('shellscript'),
-  ts: lang('typescript'),
-  mts: lang('typescript', '.mts'),
-  cts: lang('typescript', '.cts'),
-  rb: lang('ruby'),
-  golang: lang('go'),
-  rs: lang('rust'),
-  pl: lang('perl'),
-  'c++': lang('cpp'),
-  cc: lang('cpp'),
-  cxx: lang('cpp'),
-  cs: lang('csharp'),
-  'c#': lang('csharp'),
-  'f#': lang('fsharp'),
-  ps1: lang('powershell'),
-  pwsh: lang('powershell'),
-  kt: lang('kotlin'),
-  jl: lang('julia'),
-  exs: lang('elixir'),
-  hs: lang('haskell'),
-  clj: lang('clojure'),
+// Plain literals under a pure freeze: bundles that import the core barrel without using the table drop it.
+export const FENCE_ALIASES: Readonly<Record<string, FenceLanguage>> = /* @__PURE__ */ Object.freeze({
+  py: { languageId: 'python' },
+  py3: { languageId: 'python' },
+  python3: { languageId: 'python' },
+  js: { languageId: 'javascript' },
+  node: { languageId: 'javascript' },
+  nodejs: { languageId: 'javascript' },
+  mjs: { languageId: 'javascript', extension: '.mjs' },
+  cjs: { languageId: 'javascript', extension: '.cjs' },
+  sh: { languageId: 'shellscript' },
+  bash: { languageId: 'shellscript' },
+  shell: { languageId: 'shellscript' },
+  ts: { languageId: 'typescript' },
+  mts: { languageId: 'typescript', extension: '.mts' },
+  cts: { languageId: 'typescript', extension: '.cts' },
+  rb: { languageId: 'ruby' },
+  golang: { languageId: 'go' },
+  rs: { languageId: 'rust' },
+  pl: { languageId: 'perl' },
+  'c++': { languageId: 'cpp' },
+  cc: { languageId: 'cpp' },
+  cxx: { languageId: 'cpp' },
+  cs: { languageId: 'csharp' },
+  'c#': { languageId: 'csharp' },
+  'f#': { languageId: 'fsharp' },
+  ps1: { languageId: 'powershell' },
+  pwsh: { languageId: 'powershell' },
+  kt: { languageId: 'kotlin' },
+  jl: { languageId: 'julia' },
+  exs: { languageId: 'elixir' },
+  hs: { languageId: 'haskell' },
+  clj: { languageId: 'clojure' },
 });
 
 /**
