@@ -12,12 +12,21 @@ import { SECTION, type SettingsCache } from './settings';
 /** The setting that turns the lenses off: `sandboxRunner.markdownCodeLens` (boolean, default true, resource scope). */
 export const MARKDOWN_LENS_SETTING = 'markdownCodeLens';
 
+/**
+ * Markdown files and untitled Markdown documents: not the `git:` (or other) copies a diff editor
+ * shows, whose blocks are an old version of the text.
+ */
+const MARKDOWN_DOCUMENTS: vscode.DocumentSelector = [
+  { language: 'markdown', scheme: 'file' },
+  { language: 'markdown', scheme: 'untitled' },
+];
+
 /** True when `doc`'s folder (or the window) has the lenses on. */
 function lensesOn(doc: vscode.TextDocument): boolean {
   return vscode.workspace.getConfiguration(SECTION, doc.uri).get<boolean>(MARKDOWN_LENS_SETTING, true) !== false;
 }
 
-/** Registers the provider for Markdown documents (any scheme: files, untitled); disposables go into `context.subscriptions`. */
+/** Registers the provider for Markdown files and untitled documents; disposables go into `context.subscriptions`. */
 export function registerMarkdownLenses(context: vscode.ExtensionContext, settings: SettingsCache): void {
   const changed = new vscode.EventEmitter<void>();
   const provider: vscode.CodeLensProvider = {
@@ -26,7 +35,7 @@ export function registerMarkdownLenses(context: vscode.ExtensionContext, setting
   };
   context.subscriptions.push(
     changed,
-    vscode.languages.registerCodeLensProvider({ language: 'markdown' }, provider),
+    vscode.languages.registerCodeLensProvider(MARKDOWN_DOCUMENTS, provider),
     settings.onDidChange(() => changed.fire()),
   );
 }
