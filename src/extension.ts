@@ -17,6 +17,7 @@ import { terminalText } from './vscode/interactiveRun';
 import { ConsentStore } from './vscode/consent';
 import { engine, engineLoaded } from './vscode/lazy';
 import { OrphanSweep } from './vscode/orphanSweep';
+import { registerMarkdownLenses } from './vscode/markdownLenses';
 import { ProfileTree } from './vscode/profileTree';
 import { ProgramOutput } from './vscode/programOutput';
 import { RunController } from './vscode/runController';
@@ -25,6 +26,7 @@ import { engineRefresher, publishContext, registerSourceLinks } from './vscode/s
 import { dockerOptions, SECTION, SettingsCache } from './vscode/settings';
 import { RunStatusBar } from './vscode/statusBar';
 import { WarmStart } from './vscode/warmStart';
+import { registerWalkthroughCommands } from './vscode/walkthrough';
 
 let runs: RunManager | undefined;
 let warm: WarmStart | undefined;
@@ -48,6 +50,9 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
   const controller = new RunController({ runs, output, log, protectedPaths, consents, warmFor: warm.warmFor, sources });
   context.subscriptions.push(channel, log, runs, statusBar, consents, settings, tree, view, warm, new OrphanSweep(log));
   registerCommands(context, { runs, controller, output, consents, refreshProfiles: refreshEngine });
+  // Issue 12: "Run in Sandbox" lenses on Markdown code blocks (scanner loaded on first use) and the walkthrough's commands.
+  registerMarkdownLenses(context, settings);
+  registerWalkthroughCommands(context, refreshEngine);
   context.subscriptions.push(
     consents.onDidChange(() => tree.refresh(null)),
     runs.onDidChange(() => tree.refresh(null)),

@@ -15,6 +15,8 @@ export * from './engineHints';
 export * from './engineKind';
 export * from './errors';
 export * from './errorSite';
+export * from './fenceLanguages';
+export * from './fences';
 export * from './hostPid';
 export * from './hostPath';
 export type { InspectMount } from './inspect';

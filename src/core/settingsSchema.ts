@@ -63,6 +63,13 @@ export function settingsContribution(): JsonSchema {
           'Whether the Run in Sandbox commands (Run, Run File, Run Selection, Run with Profile) are interactive: `always` gives each run a terminal of its own where the program reads what you type (`input()`, `scanf`) and shows its output, with stdout and stderr merged. The sandbox is the same either way. "Run in Sandbox (Interactive)" is always interactive. An interactive run needs `sh` and `stty` in the image and always starts a new container.',
         scope: 'resource',
       },
+      'sandboxRunner.markdownCodeLens': {
+        type: 'boolean',
+        default: true,
+        markdownDescription:
+          'Show a "Run in Sandbox" CodeLens above each fenced code block of a Markdown file whose language a profile runs (through the profiles\' `languages` and the fence-name aliases: `py` → python, `js`/`node`/`mjs` → javascript, `sh`/`bash`/`shell` → shellscript, …). A block runs as a selection does, and its errors point at the Markdown lines.',
+        scope: 'resource',
+      },
       'sandboxRunner.warmStart': {
         type: 'string',
         enum: ['built-in', 'all', 'off'],

@@ -4,6 +4,7 @@
  */
 import * as vscode from 'vscode';
 import type { RunResult } from '../core';
+import { codeBlockRunTarget } from './codeBlockRun';
 import type { ConsentStore } from './consent';
 import { reportNoEditor } from './failures';
 import type { TreeNode } from './profileTree';
@@ -113,6 +114,11 @@ function cancelHandlers(runs: RunManager): Record<string, (...args: unknown[]) =
       if (picked.id === '*') await runs.cancelAll();
       else runs.cancel(picked.id);
       return true;
+    },
+    // A Markdown code block's lens (issue 12): runs the block as a selection (codeBlockRun.ts).
+    'sandboxRunner.runCodeBlock': async (uri?: unknown, fenceLine?: unknown) => {
+      const target = await codeBlockRunTarget(uri, fenceLine);
+      return target ? execute(deps, target) : undefined;
     },
     'sandboxRunner.cancelAll': () => runs.cancelAll(),
   };

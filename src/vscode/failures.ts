@@ -31,7 +31,7 @@ function pullEnv(docker: DockerOptions): vscode.ProcessExecutionOptions {
 }
 
 /** Runs `docker pull IMAGE` on the engine of `docker` (its context or host) as a visible task (argv, no shell). */
-function pullImage(docker: DockerOptions, image: string): void {
+export function pullImage(docker: DockerOptions, image: string): void {
   const task = new vscode.Task(
     { type: 'process', image },
     vscode.TaskScope.Workspace,

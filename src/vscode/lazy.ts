@@ -10,6 +10,7 @@
  * .vscodeignore ships every dist/*.js bundle, so a packaged extension finds them.
  */
 import type * as EngineModule from './engineModule';
+import type * as MarkdownModule from './markdownModule';
 
 /** Once-only loader: calls `load` on the first call and caches its value (or rethrows its error each time). */
 export function once<T>(load: () => T): () => T {
@@ -38,3 +39,14 @@ let engineWasLoaded = false;
 export function engineLoaded(): boolean {
   return engineWasLoaded;
 }
+
+/**
+ * The Markdown bundle (dist/markdown.js, built from src/vscode/markdownModule.ts): the fence
+ * scanner and alias table behind the code-block lenses, loaded when a Markdown document first
+ * asks for lenses (issue 12).
+ * @throws Error (MODULE_NOT_FOUND) when dist/markdown.js is missing, i.e. a broken install or build
+ */
+export const markdown = once(() => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('./markdown.js') as typeof MarkdownModule;
+});

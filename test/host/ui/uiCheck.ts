@@ -16,6 +16,8 @@
  *   6. the interactive terminal (issue 11, ./interactiveCheck.ts): "Run in Sandbox (Interactive)" on
  *      ask.py, two answers typed into the terminal, the greeting read back from it; screenshot
  *      .artifacts/ui-check-interactive.png.
+ *   7. Markdown code blocks (issue 12, ./markdownCheck.ts): notes.md shows "Run in Sandbox"
+ *      CodeLenses; clicking the python block's lens runs it; screenshot .artifacts/ui-check-markdown.png.
  * The fixture workspace is copied into the run's folder, where the hostile file names are made.
  * Every check is reported (PASS/FAIL) and the screenshots are taken even when a check fails;
  * the exit status is non-zero when any check failed or the workbench could not be driven.
@@ -30,6 +32,7 @@ import type { Locator, Page } from 'playwright-core';
 import { workbenchUrl, type CodeServer } from '../lib/codeServer';
 import { HostSession } from '../lib/session';
 import { INTERACTIVE_USER_SETTINGS, interactiveChecks } from './interactiveCheck';
+import { markdownChecks } from './markdownCheck';
 import { CheckReport, RUN_ROW, RUN_TITLE, artifacts, clean, codeServerCli, installVsix, outputPanelText, packageExtension, quickPick, repo, startWorkbench } from './harness';
 
 const fixtureWorkspace = join(repo, 'test', 'host', 'fixtures', 'workspace');
@@ -123,6 +126,7 @@ async function drive(page: Page, server: CodeServer, workspace: string): Promise
 
   await linkChecks(page);
   await interactiveChecks(page, report, { query: 'linkname.py', name: LINK_PY });
+  await markdownChecks(page, report);
 }
 
 // --- 5. Untrusted text never becomes a link ------------------------------------------------------

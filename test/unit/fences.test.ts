@@ -1,0 +1,167 @@
+import assert from 'node:assert/strict';
+import { BUILTIN_PROFILES, blockProfile, pickProfile, FENCE_ALIASES, fenceLanguage, fenceName, findFencedBlocks, resolveProfiles } from '../../src/core';
+
+/** The blocks of `md` as [fenceLine, info, content lines joined by LF, closeLine or -1]. */
+function blocks(md: string): [number, string, string, number][] {
+  return findFencedBlocks(md).map((b) => [b.fenceLine, b.info, b.lines.join('\n'), b.closeLine ?? -1]);
+}
+
+describe('Markdown fenced code blocks (unit)', () => {
+  // CommonMark 0.31.2, section 4.5 "Fenced code blocks", examples 119-147 (the expected content
+  // is the spec's <code> text without its final line end).
+  const spec: [number, string, [number, string, string, number][]][] = [
+    [119, '```\n<\n >\n```', [[0, '', '<\n >', 3]]],
+    [120, '~~~\n<\n >\n~~~', [[0, '', '<\n >', 3]]],
+    [121, '``\nfoo\n``', []],
+    [122, '```\naaa\n~~~\n```', [[0, '', 'aaa\n~~~', 3]]],
+    [123, '~~~\naaa\n```\n~~~', [[0, '', 'aaa\n```', 3]]],
+    [124, '````\naaa\n```\n``````', [[0, '', 'aaa\n```', 3]]],
+    [125, '~~~~\naaa\n~~~\n~~~~', [[0, '', 'aaa\n~~~', 3]]],
+    [126, '```', [[0, '', '', -1]]],
+    [127, '`````\n\n```\naaa', [[0, '', '\n```\naaa', -1]]],
+    [128, '> ```\n> aaa\n\nbbb', [[0, '', 'aaa', -1]]],
+    [129, '```\n\n  \n```', [[0, '', '\n  ', 3]]],
+    [130, '```\n```', [[0, '', '', 1]]],
+    [131, ' ```\n aaa\naaa\n```', [[0, '', 'aaa\naaa', 3]]],
+    [132, '  ```\naaa\n  aaa\naaa\n  ```', [[0, '', 'aaa\naaa\naaa', 4]]],
+    [133, '   ```\n   aaa\n    aaa\n  aaa\n   ```', [[0, '', 'aaa\n aaa\naaa', 4]]],
+    [134, '    ```\n    aaa\n    ```', []],
+    [135, '```\naaa\n  ```', [[0, '', 'aaa', 2]]],
+    [136, '   ```\naaa\n  ```', [[0, '', 'aaa', 2]]],
+    [137, '```\naaa\n    ```', [[0, '', 'aaa\n    ```', -1]]],
+    [138, '``` ```\naaa', []],
+    [139, '~~~~~~\naaa\n~~~ ~~', [[0, '', 'aaa\n~~~ ~~', -1]]],
+    [140, 'foo\n```\nbar\n```\nbaz', [[1, '', 'bar', 3]]],
+    [141, 'foo\n---\n~~~\nbar\n~~~\n# baz', [[2, '', 'bar', 4]]],
+    [142, '```ruby\ndef foo(x)\n  return 3\nend\n```', [[0, 'ruby', 'def foo(x)\n  return 3\nend', 4]]],
+    [143, '~~~~    ruby startline=3 $%@#$\ndef foo(x)\n  return 3\nend\n~~~~~~~', [[0, 'ruby', 'def foo(x)\n  return 3\nend', 4]]],
+    [144, '````;\n````', [[0, ';', '', 1]]],
+    [145, '``` aa ```\nfoo', []],
+    [146, '~~~ aa ``` ~~~\nfoo\n~~~', [[0, 'aa', 'foo', 2]]],
+    [147, '```\n``` aaa\n```', [[0, '', '``` aaa', 2]]],
+  ];
+  for (const [n, md, expected] of spec) {
+    it(`CommonMark example ${n}`, () => assert.deepEqual(blocks(md), expected));
+  }
+
+  it('reports 0-based lines with CRLF and CR line ends, and the info string\'s first word', () => {
+    const md = '# T\r\n\r\n```python title="x.py"\r\nprint(1)\r\nprint(2)\r\n```\r\n\r~~~sh\rls\r~~~\r';
+    assert.deepEqual(blocks(md), [[2, 'python', 'print(1)\nprint(2)', 5], [7, 'sh', 'ls', 9]]);
+    assert.equal(findFencedBlocks(md)[0]!.contentStart, 3);
+  });
+
+  it('removes the fence\'s indentation and reports the removed width for position mapping', () => {
+    const [b] = findFencedBlocks('  ```py\n  x = 1\n    y\n```');
+    assert.deepEqual(b!.lines, ['x = 1', '  y']);
+    assert.equal(b!.strip, 2);
+  });
+
+  it('a tab in the indentation reaches column 4: the line neither opens nor closes a fence', () => {
+    assert.deepEqual(blocks('\t```py\nx\n\t```'), []);
+    assert.deepEqual(blocks('```py\nx\n\t```\n```'), [[0, 'py', 'x\n\t```', 3]]);
+  });
+
+  describe('containers (documented in fences.ts)', () => {
+    it('a block in a block quote ends where the quote ends, and the quote prefix is removed', () => {
+      const [b, ...more] = findFencedBlocks('> text\n>\n> ```sh\n> echo hi\n>     two\n> ```\nafter');
+      assert.equal(more.length, 0);
+      assert.deepEqual([b!.fenceLine, b!.lines, b!.closeLine, b!.strip], [2, ['echo hi', '    two'], 5, 2]);
+      // A line outside the quote ends the block (fenced code is never a lazy continuation).
+      assert.deepEqual(blocks('> ```py\n> x\ny\n> ```'), [[0, 'py', 'x', -1], [3, '', '', -1]]);
+    });
+
+    it('a block in a list item: on the marker line, or at the item\'s content column, also nested', () => {
+      assert.deepEqual(blocks('- ```py\n  x = 1\n  ```\n- b'), [[0, 'py', 'x = 1', 2]]);
+      assert.deepEqual(blocks('1. Run:\n\n   ```sh\n   echo hi\n\n   echo two\n   ```\n2. Next'), [[2, 'sh', 'echo hi\n\necho two', 6]]);
+      const nested = findFencedBlocks('- a\n  - b\n    ```js\n    console.log(1)\n    ```');
+      assert.deepEqual(nested.map((b) => [b.fenceLine, b.lines, b.strip]), [[2, ['console.log(1)'], 4]]);
+      assert.deepEqual(blocks('> - ```sh\n>   echo hi\n>   ```'), [[0, 'sh', 'echo hi', 2]]);
+    });
+
+    it('a line indented less than the item\'s content column ends the item and its block', () => {
+      assert.deepEqual(blocks('- a\n  ```py\n  x\nnot in the item\n```py\ny\n```'), [[1, 'py', 'x', -1], [4, 'py', 'y', 6]]);
+    });
+
+    it('four spaces outside a list item are an indented code block, not a fence', () => {
+      assert.deepEqual(blocks('text\n\n    ```py\n    x\n    ```'), []);
+      // After the list ended, the same lines are an indented code block again.
+      assert.deepEqual(blocks('- a\n\nb\n\n    ```py\n    x\n    ```'), []);
+    });
+
+    it('a thematic break is not a list item', () => {
+      assert.deepEqual(blocks('* * *\n  ```py\n  x\n  ```'), [[1, 'py', 'x', 3]]);
+    });
+  });
+
+  it('is linear on hostile input (2 MB in well under a second)', function () {
+    this.timeout(10_000);
+    const inputs = [
+      // Deep container nesting followed by many blank lines.
+      '> '.repeat(100_000) + '```\n' + '\n'.repeat(200_000),
+      '- '.repeat(100_000) + '\n' + '\n'.repeat(200_000),
+      // Many unclosed openers, long fences and near-closing lines.
+      '```\n'.repeat(1) + '`'.repeat(1_000_000) + 'x\n' + '~~~ '.repeat(250_000),
+      '- - - - '.repeat(125_000) + 'x\n' + '```' + '`'.repeat(500_000) + '\n' + ' '.repeat(500_000) + '\n',
+      '````x\n'.repeat(200_000),
+    ];
+    for (const md of inputs) {
+      const t0 = performance.now();
+      findFencedBlocks(md);
+      const ms = performance.now() - t0;
+      assert.ok(ms < 1500, `${ms.toFixed(0)} ms for ${md.length} characters`);
+    }
+  });
+});
+
+describe('Markdown fence languages (unit)', () => {
+  const builtins = resolveProfiles([]);
+
+  it('maps the documented aliases to the built-in profiles through their languages', () => {
+    const profileOf = (info: string) => blockProfile(builtins, info)?.chosen.name;
+    for (const info of ['py', 'python', 'python3', 'Python', '{python}', '{.python .numberLines}']) assert.equal(profileOf(info.split(' ')[0]!), 'python', info);
+    for (const info of ['js', 'javascript', 'node', 'mjs', 'cjs']) assert.equal(profileOf(info), 'node', info);
+    for (const info of ['sh', 'bash', 'shell', 'shellscript']) assert.equal(profileOf(info), 'shell', info);
+    assert.equal(blockProfile(builtins, 'mjs')?.language.extension, '.mjs');
+  });
+
+  it('blocks of an unknown or unrunnable language, or without an info word, get no profile', () => {
+    for (const info of ['', 'text', 'console', 'zsh', 'json', 'ts', 'ruby', 'constructor', '__proto__', 'toString']) {
+      assert.equal(blockProfile(builtins, info), undefined, info);
+    }
+  });
+
+  it('a language listed by a user or workspace profile maps, by alias or as written; the highest layer wins', () => {
+    const set = resolveProfiles([
+      { source: 'user', value: { ruby: { image: 'ruby:3', command: ['ruby', '${file}'], languages: ['ruby'], extensions: ['.rb'] } } },
+      { source: 'workspace', value: { deno: { image: 'denoland/deno', command: ['deno', 'run', '${file}'], languages: ['typescript', 'javascript'], extensions: ['.ts'] } } },
+    ]);
+    assert.equal(blockProfile(set, 'rb')?.chosen.name, 'ruby');
+    assert.equal(blockProfile(set, 'ruby')?.chosen.name, 'ruby');
+    assert.equal(blockProfile(set, 'ts')?.chosen.name, 'deno');
+    assert.equal(blockProfile(set, 'js')?.chosen.name, 'deno');
+  });
+
+  it('chooses the profile a file of the same language would run with (profiles.ts pickProfile)', () => {
+    const set = resolveProfiles([
+      { source: 'user', value: { py2: { image: 'python:2', command: ['python', '${file}'], languages: ['python'] } } },
+      { source: 'workspace', value: { zz: { image: 'x:1', command: ['sh', '${file}'], languages: ['shellscript', 'python'] } } },
+    ]);
+    for (const [info, languageId] of [['py', 'python'], ['sh', 'shellscript'], ['js', 'javascript']] as const) {
+      assert.equal(blockProfile(set, info)?.chosen, pickProfile(set, { languageId }), info);
+    }
+    assert.equal(blockProfile(set, 'py')?.chosen.name, 'zz');
+  });
+
+  it('never falls back to another profile for a language no valid profile lists', () => {
+    const set = resolveProfiles([{ source: 'user', value: { python: { languages: [] } } }]);
+    assert.equal(blockProfile(set, 'py'), undefined);
+    assert.ok(Object.keys(BUILTIN_PROFILES).includes('python'));
+  });
+
+  it('normalises fence names and every alias names a lower-case key', () => {
+    assert.equal(fenceName('{r,'), 'r');
+    assert.equal(fenceName('{.Python}'), 'python');
+    assert.deepEqual(fenceLanguage('PY'), { languageId: 'python' });
+    for (const key of Object.keys(FENCE_ALIASES)) assert.equal(key, key.toLowerCase());
+  });
+});
