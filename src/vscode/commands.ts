@@ -93,6 +93,11 @@ function runHandlers(deps: CommandDeps): Record<string, (...args: unknown[]) => 
       const target = editorTarget(false);
       return target ? execute(deps, target, name) : noEditor();
     },
+    // A Markdown code block's lens (issue 12): runs the block as a selection (codeBlockRun.ts).
+    'sandboxRunner.runCodeBlock': async (uri?: unknown, fenceLine?: unknown) => {
+      const target = await codeBlockRunTarget(uri, fenceLine);
+      return target ? execute(deps, target) : undefined;
+    },
   };
 }
 
@@ -114,11 +119,6 @@ function cancelHandlers(runs: RunManager): Record<string, (...args: unknown[]) =
       if (picked.id === '*') await runs.cancelAll();
       else runs.cancel(picked.id);
       return true;
-    },
-    // A Markdown code block's lens (issue 12): runs the block as a selection (codeBlockRun.ts).
-    'sandboxRunner.runCodeBlock': async (uri?: unknown, fenceLine?: unknown) => {
-      const target = await codeBlockRunTarget(uri, fenceLine);
-      return target ? execute(deps, target) : undefined;
     },
     'sandboxRunner.cancelAll': () => runs.cancelAll(),
   };
