@@ -253,7 +253,7 @@ async function main(): Promise<number> {
   const force = new AbortController();
   // The reader went away: nobody sees a graceful ending, so remove at once.
   // To a terminal, references to the snippet name the host file and its real line (issue 11).
-  const origin = fromStdin ? undefined : snippetOrigin(profile, { source: resolve(file), sourceFileName: file });
+  const origin = fromStdin ? undefined : snippetOrigin(profile, { source: resolve(file), sourceFileName: file }, paths);
   const terminal = new TerminalOutput(() => force.abort(), values.raw === true, process.stdout, process.stderr, origin);
   // First Ctrl-C: interrupt the program (SIGINT), removal after limits.interruptGraceSeconds;
   // the second removes the container at once.

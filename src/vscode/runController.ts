@@ -146,7 +146,7 @@ export class RunController {
     if (!term) deps.output.show();
     const frame = deps.output.begin(target.label, chosen.name, chosen.source, profile, known && engineCode.describeEngine(known));
     if (term) frame.sink('notice', `interactive: input and output are in the terminal "${term.name}"`);
-    const afterRun = this.trackSource(target, frame, profile, term);
+    const afterRun = this.trackSource(target, frame, profile, term, admitted.where?.paths);
     const settle = (result: RunResult) => {
       const late = engineCode.knownEngineIdentity(docker);
       frame.end(result, late && engineCode.describeEngine(late));
@@ -196,13 +196,13 @@ export class RunController {
    * the terminal's text, where the TTY merged both streams). Loads the engine bundle (the origin and
    * the error site are computed there).
    */
-  private trackSource(target: Target, frame: Frame, profile: Profile, term?: RunTerminal): (result: RunResult) => void {
+  private trackSource(target: Target, frame: Frame, profile: Profile, term?: RunTerminal, paths?: WorkspaceRunFields['paths']): (result: RunResult) => void {
     const links = this.deps.sources?.();
     if (!links) return () => undefined;
     const code = engine();
     const source = {
       documentUri: target.documentUri,
-      origin: code.snippetOrigin(profile, { source: target.fileName, untitled: target.untitled, sourceFileName: target.fileName, ...target.where }),
+      origin: code.snippetOrigin(profile, { source: target.fileName, untitled: target.untitled, sourceFileName: target.fileName, ...target.where }, paths),
     };
     if (term) links.linkTerminal(term.terminal, source);
     else links.track(frame, source);

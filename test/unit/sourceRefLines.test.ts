@@ -46,4 +46,15 @@ describe('CLI source reference lines (unit)', () => {
     assert.equal(origin.snippetPath, '/sandbox/main.py');
     assert.equal(snippetOrigin(profile, { source: 'Untitled-1', untitled: true }).snippetPath, '/sandbox/main.py');
   });
+
+  it('a workspace run (issue 12): the file run from the mount is the snippet, the folder and resolved ${…} sources are mounts', () => {
+    const ws = ProfileSchema.parse({ ...profile, workspace: 'ro', mounts: [{ source: '${fileDirname}/data', target: '/data' }] });
+    const paths = { workspaceFolder: '/home/ada/proj', fileDirname: '/home/ada/proj/pkg', file: '/home/ada/proj/pkg/main.py' };
+    const o = snippetOrigin(ws, { source: paths.file, sourceFileName: paths.file }, paths);
+    assert.equal(o.snippetPath, '/workspace/proj/pkg/main.py');
+    assert.deepEqual(o.mounts, [{ target: '/data', source: '/home/ada/proj/pkg/data' }, { target: '/workspace/proj', source: '/home/ada/proj' }]);
+    // a selection (no `file`) keeps the snippet path; no paths: a ${…} source is no mount at all
+    assert.equal(snippetOrigin(ws, { source: paths.file }, { ...paths, file: undefined }).snippetPath, '/sandbox/main.py');
+    assert.deepEqual(snippetOrigin(ws, { source: paths.file }).mounts, []);
+  });
 });
