@@ -4,7 +4,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentInputJsonSchema } from '../src/core/agentRun';
+import { agentInputJsonSchema } from '../src/core/agentInputJson';
 import { settingsContribution } from '../src/core/settingsSchema';
 
 const path = join(process.cwd(), 'package.json');

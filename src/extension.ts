@@ -13,6 +13,7 @@
 import * as vscode from 'vscode';
 import { pickProfile, type ResolvedProfile, type WarmPool } from './core';
 import type { SandboxRunnerApi } from './vscode/api';
+import { registerAgentSurfaces } from './vscode/agentToolEntry';
 import { registerCommands } from './vscode/commands';
 import { terminalText } from './vscode/interactiveRun';
 import { ConsentStore } from './vscode/consent';
@@ -113,7 +114,10 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
       resolveDocumentLink: (link) => sourceLinks?.resolveDocumentLink(link),
     }),
   );
-  registerCommands(context, { runs, output, log, protectedPaths, warmFor, consents, refreshProfiles: refreshEngine, sources });
+  const commandDeps = { runs, output, log, protectedPaths, warmFor, consents, refreshProfiles: refreshEngine, sources };
+  registerCommands(context, commandDeps);
+  // Issue 14: the language model tool and the MCP server definition (agentToolEntry.ts).
+  const agentTool = registerAgentSurfaces(context, commandDeps);
 
   context.subscriptions.push(
     // Revoked consents: warm containers of loosened profiles (prepared after a run) go too.
@@ -161,6 +165,7 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
     statusBarText: () => statusBar.text,
     profiles: () => tree.summaries(),
     treeNotes: () => tree.notes(),
+    agentTool: () => agentTool,
   };
 }
 

@@ -38,7 +38,9 @@ function shippedNames(): string[] {
   try {
     return readFileSync('.vscodeignore', 'utf8').split('\n').map((l) => l.trim()).flatMap((l) => {
       const m = /^!dist\/([^/*]+\.js)$/.exec(l);
-      return m ? [m[1]!] : [];
+      // dist/cli.js ships for the MCP server definition (issue 14): VS Code starts it as a process
+      // of its own (`node dist/cli.js --mcp`); the extension host never loads it.
+      return m && m[1] !== 'cli.js' ? [m[1]!] : [];
     });
   } catch {
     return [];

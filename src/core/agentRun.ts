@@ -9,7 +9,6 @@
  * output followed by text that reads as ours. No `vscode` import here.
  */
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import * as z from 'zod/mini';
 import { withDescription } from './limits';
@@ -80,13 +79,6 @@ export const AgentRunInputSchema = z.strictObject({
 
 /** A validated agent input. */
 export type AgentRunInput = z.output<typeof AgentRunInputSchema>;
-
-/** The JSON schema of {@link AgentRunInputSchema} (draft 2020-12, as `z.toJSONSchema` writes it), without `$schema`. */
-export function agentInputJsonSchema(): Record<string, unknown> {
-  const schema = z.toJSONSchema(AgentRunInputSchema) as Record<string, unknown>;
-  delete schema.$schema;
-  return schema;
-}
 
 /**
  * Validates an agent's input.
@@ -342,12 +334,4 @@ export function agentResultText(r: AgentRunResult, fenceId: string = newFenceId(
     lines.push(`</program-output id="${fenceId}">`);
   }
   return lines.join('\n');
-}
-
-/**
- * The argv (after `node`) that starts this product's MCP server: `<extensionPath>/dist/cli.js
- * --mcp`, with `--workspace DIR` when given (its `.vscode/settings.json` adds profiles). Pure.
- */
-export function mcpServerArgs(extensionPath: string, workspace?: string): string[] {
-  return [join(extensionPath, 'dist', 'cli.js'), '--mcp', ...(workspace ? ['--workspace', workspace] : [])];
 }

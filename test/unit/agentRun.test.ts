@@ -3,8 +3,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BUILTIN_PROFILES, ProfileSchema, resolveProfiles, type RunResult } from '../../src/core';
 import {
-  AGENT_STREAM_BYTES, AgentOutput, agentInputJsonSchema, agentProfile, agentResult, agentResultText, agentStdin, chooseAgentProfile, mcpServerArgs, parseAgentInput,
+  AGENT_STREAM_BYTES, AgentOutput, agentProfile, agentResult, agentResultText, agentStdin, chooseAgentProfile, parseAgentInput,
 } from '../../src/core/agentRun';
+import { agentInputJsonSchema } from '../../src/core/agentInputJson';
 import { mcpOptions } from '../../src/cli/mcp';
 const pkg = JSON.parse(readFileSync(join(__dirname, '../../../package.json'), 'utf8')) as { contributes: { languageModelTools?: { name: string; inputSchema: unknown }[] } };
 
@@ -119,10 +120,6 @@ describe('agent runs: input, profile, bounded output, labelled result (unit)', (
     const rule = { key: 'limits.fileSizeMiB', certain: false, text: 'Exit 153 is how a process killed by SIGXFSZ ends.' };
     const t = agentResultText(agentResult(result({ exitCode: 153, signal: 'SIGXFSZ', rule }), new AgentOutput(), 'python', python), 'cccccccccccc');
     assert.match(t, /limits\.fileSizeMiB \(a hint from the exit status, not proof\)/);
-  });
-
-  it('the MCP server definition runs this extension\'s dist/cli.js --mcp with the workspace', () => {
-    assert.deepEqual(mcpServerArgs('/ext', '/ws'), ['/ext/dist/cli.js', '--mcp', '--workspace', '/ws']);
   });
 
   it('--mcp refuses --allow-loosening and other run flags; --max-runs and --max-timeout are checked', () => {
