@@ -174,11 +174,12 @@ describe('sandbox-run --mcp server (engine)', function () {
     });
 
     it('refuses a workspace profile that loosens the sandbox, and starts nothing', async () => {
-      const before = (await ownedBy(c.pid)).length;
+      // Earlier runs' containers are removed after their results (in the background): wait for those first.
+      await waitFor(async () => (await ownedBy(c.pid)).length === 0, 15_000, 'earlier runs\' removals');
       const r = await c.client.callTool({ name: 'run_in_sandbox', arguments: { code: 'echo hi\n', profile: 'open' } });
       assert.equal(r.isError, true);
       assert.match(text(r), /^Not run: profile "open" .* loosens the sandbox \(sandboxRunner\.profiles\.open\.network: .*Agents can never run a loosening profile/s);
-      assert.equal((await ownedBy(c.pid)).length, before);
+      assert.deepEqual(await ownedBy(c.pid), []);
     });
 
     it('refuses unknown profiles and bad input with a tool error', async () => {
@@ -257,6 +258,17 @@ describe('sandbox-run --mcp server (engine)', function () {
     assert.deepEqual(await ownedBy(child.pid!), []);
     for (const l of lines()) assert.equal((JSON.parse(l) as { jsonrpc?: string }).jsonrpc, '2.0', `not JSON-RPC on stdout: ${l}`);
     assert.ok(lines().some((l) => (JSON.parse(l) as { id?: number }).id === 1), 'no initialize response');
+  });
+
+  it('on SIGTERM mid-run, the server removes the container, then exits 0', async () => {
+    const { child, send } = rawServer();
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'run_in_sandbox', arguments: { code: 'import time\ntime.sleep(60)\n', language: 'python' } } });
+    await waitFor(async () => (await ownedBy(child.pid!)).length > 0, 30_000, 'the run\'s container');
+    child.kill('SIGTERM');
+    const code = await Promise.race([exited, new Promise<'hang'>((r) => setTimeout(() => r('hang'), 20_000))]);
+    assert.equal(code, 0, 'the server did not exit 0 within 20 s of SIGTERM');
+    assert.deepEqual(await ownedBy(child.pid!), []);
   });
 
   it('when the client process is killed mid-run, the server removes the container and exits', async () => {
