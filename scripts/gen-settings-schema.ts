@@ -4,10 +4,15 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { agentInputJsonSchema } from '../src/core/agentInputJson';
 import { settingsContribution } from '../src/core/settingsSchema';
 
 const path = join(process.cwd(), 'package.json');
 const pkg = JSON.parse(readFileSync(path, 'utf8')) as { contributes: Record<string, unknown> };
 pkg.contributes.configuration = settingsContribution();
+// Issue 14: the language model tool's input schema is the agent tools' zod schema.
+for (const tool of (pkg.contributes.languageModelTools ?? []) as { name: string; inputSchema?: unknown }[]) {
+  if (tool.name === 'sandboxRunner_run') tool.inputSchema = agentInputJsonSchema();
+}
 writeFileSync(path, JSON.stringify(pkg, null, 2) + '\n');
 process.stdout.write('gen-settings-schema: package.json contributes.configuration updated\n');

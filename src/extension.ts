@@ -12,6 +12,7 @@
  */
 import * as vscode from 'vscode';
 import type { SandboxRunnerApi } from './vscode/api';
+import { registerAgentSurfaces } from './vscode/agentToolEntry';
 import { registerCommands } from './vscode/commands';
 import { terminalText } from './vscode/interactiveRun';
 import { ConsentStore } from './vscode/consent';
@@ -47,12 +48,15 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
   warm = new WarmStart(settings, consents, protectedPaths, log);
   const refreshEngine = engineRefresher(tree);
   const sources = registerSourceLinks(context.subscriptions, output);
-  const controller = new RunController({ runs, output, log, protectedPaths, consents, warmFor: warm.warmFor, sources });
+  const runDeps = { runs, output, log, protectedPaths, consents, warmFor: warm.warmFor, sources };
+  const controller = new RunController(runDeps);
   context.subscriptions.push(channel, log, runs, statusBar, consents, settings, tree, view, warm, new OrphanSweep(log));
   registerCommands(context, { runs, controller, output, consents, refreshProfiles: refreshEngine });
   // Issue 12: "Run in Sandbox" lenses on Markdown code blocks (scanner loaded on first use) and the walkthrough's commands.
   registerMarkdownLenses(context, settings);
   registerWalkthroughCommands(context, refreshEngine);
+  // Issue 14: the language model tool and the MCP server definition (agentToolEntry.ts).
+  const agentTool = registerAgentSurfaces(context, runDeps);
   context.subscriptions.push(
     consents.onDidChange(() => tree.refresh(null)),
     runs.onDidChange(() => tree.refresh(null)),
@@ -77,6 +81,7 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
     statusBarText: () => statusBar.text,
     profiles: () => tree.summaries(),
     treeNotes: () => tree.notes(),
+    agentTool: () => agentTool,
   };
 }
 

@@ -12,6 +12,7 @@ import {
 import { ENGINE_FLAGS, engineFromFlags, engineSummary } from './engineArgs';
 import { parseInlineProfile } from './inlineProfile';
 import { exitCodeFor, EXIT } from './exitCodes';
+import { mcpCommand } from './mcp';
 import { interruptSignals } from './signals';
 import { dataRow, ownLine, TerminalOutput } from './terminalOutput';
 import { readWorkspaceSettings } from './workspaceSettings';
@@ -23,6 +24,7 @@ function usage(): string {
   return `Usage: sandbox-run [options] FILE [-- ARGS…]
        sandbox-run --profile NAME [options] - [-- ARGS…]   (code from standard input)
        sandbox-run --reap                          (remove containers left by dead runs)
+       sandbox-run --mcp [--workspace DIR]         (an MCP server on stdio for AI agents)
 
 Runs FILE in a fresh, isolated Docker container (no network, read-only root, non-root user,
 no capabilities, memory/cpu/pids/output limits) and removes the container afterwards.
@@ -64,6 +66,12 @@ Options:
                          quote the program, file names or settings, are filtered regardless
   -q, --quiet            do not print the summary line on stderr (it names the profile, the
                          image and the engine that ran the code)
+      --mcp              serve the Model Context Protocol on stdin/stdout (tools run_in_sandbox
+                         and list_profiles) with the same profiles and refusal rules; a
+                         loosening profile is always refused (not with --allow-loosening)
+      --max-runs N       with --mcp: runs in progress at once, at most (default 4; more are refused)
+      --max-timeout SECONDS
+                         with --mcp: cap on an agent run's time limit (default 120)
   -h, --help             show this help
 
 Exit status: the program's own exit status when it ends by itself, else
@@ -129,6 +137,9 @@ async function main(): Promise<number> {
         raw: { type: 'boolean' },
         quiet: { type: 'boolean', short: 'q' },
         help: { type: 'boolean', short: 'h' },
+        mcp: { type: 'boolean' },
+        'max-runs': { type: 'string' },
+        'max-timeout': { type: 'string' },
         ...ENGINE_FLAGS,
       },
     });
@@ -150,6 +161,9 @@ async function main(): Promise<number> {
     process.stdout.write(usage() + '\n');
     return 0;
   }
+  // Issue 14: the MCP server (src/cli/mcp.ts); its stdout is the protocol's.
+  if (values.mcp) return mcpCommand(values, positionals);
+  if (values['max-runs'] !== undefined || values['max-timeout'] !== undefined) fail('--max-runs and --max-timeout go with --mcp. Run "sandbox-run --help" for usage.');
 
   if ((values.reap || values['list-profiles']) && (positionals.length > 0 || terminator !== undefined || values['profile-json'] !== undefined)) {
     fail(`--${values.reap ? 'reap' : 'list-profiles'} takes no FILE, program arguments or --profile-json. Run "sandbox-run --help" for usage.`);

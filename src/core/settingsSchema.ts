@@ -120,6 +120,24 @@ export function settingsContribution(): JsonSchema {
           'The engine address that runs the code, as `DOCKER_HOST` takes it, e.g. `ssh://me@build-host` or `unix:///run/user/1000/docker.sock`. Empty: the environment and the current context decide. A profile with mounts runs on an engine only where that engine sees the same files at the same path (checked once per folder). Machine-scoped: never read from workspace settings.',
         scope: 'machine',
       },
+      // Issue 14: the language model tool (src/vscode/agentTool.ts). 120 is core agentRun.ts's
+      // DEFAULT_AGENT_MAX_TIMEOUT_SECONDS (not imported: that module's schema would join the barrel's bundles).
+      'sandboxRunner.agentTool.enabled': {
+        type: 'boolean',
+        default: true,
+        markdownDescription:
+          'Offer the **Run in Sandbox** language model tool (`sandboxRunner_run`) to chat agents, and list the `sandbox-run --mcp` server among VS Code\'s MCP servers. When off, the tool is not offered to agents, and a call that still arrives is refused with a message saying so. User settings only: never read from workspace settings.',
+        scope: 'application',
+      },
+      'sandboxRunner.agentTool.maxTimeoutSeconds': {
+        type: 'number',
+        minimum: 0.1,
+        maximum: 86400,
+        default: 120,
+        markdownDescription:
+          'Cap on the wall-clock limit of a run an agent starts through the language model tool, in seconds: the requested `timeoutSeconds` (else the profile\'s) is lowered to this. User settings only: never read from workspace settings.',
+        scope: 'application',
+      },
     },
   };
 }

@@ -55,4 +55,10 @@ export interface SandboxRunnerApi {
   profiles(): readonly ProfileSummary[];
   /** The tree's note rows (e.g. "Workspace profiles ignored (untrusted workspace)"), top first. */
   treeNotes(): readonly string[];
+  /**
+   * The language model tool `sandboxRunner_run` as registered with `vscode.lm.registerTool`
+   * (issue 14): its `prepareInvocation` and `invoke`, for the host tests (outside a chat,
+   * `vscode.lm.invokeTool` shows a modal confirmation that would block them).
+   */
+  agentTool(): vscode.LanguageModelTool<unknown>;
 }

@@ -16,3 +16,5 @@ export { checkEngine } from './engineStatus';
 // The interactive run's pseudoterminal and its TTY filter: only an interactive run needs them,
 // and a run loads this bundle anyway (kept out of the activation bundle for its size).
 export { InteractiveTerminal } from './interactiveTerminal';
+// The agent tool (issue 14): loaded on its first call; a run loads this bundle anyway.
+export { AgentTool } from './agentTool';

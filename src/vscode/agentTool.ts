@@ -1,0 +1,176 @@
+/**
+ * The language model tool `sandboxRunner_run` ("Run in Sandbox", issue 14): chat agents call it
+ * with `{ code, language?, profile?, stdin?, timeoutSeconds? }` (core agentRun.ts). Lives in the
+ * engine bundle (loaded on the first call, src/vscode/agentToolEntry.ts registers a forwarder).
+ * - `prepareInvocation` shows what will run before the user confirms (VS Code's confirmation for
+ *   tools with side effects): the profile, image, network and limits, and the first lines of the
+ *   code in a fenced block. All of it is untrusted text (the agent's code, workspace settings):
+ *   a MarkdownString that is not trusted (no command links), without HTML or theme icons, the
+ *   settings values escaped with `appendText`, the code in a fence longer than any backtick run in it.
+ * - `invoke` admits the run by the person's rules (currentSettings: Restricted Mode keeps only
+ *   built-in and user profiles; a malformed entry blocks; a workspace loosening runs only after
+ *   the user granted consent in the normal UI, consent.ts: the tool never asks or grants it),
+ *   caps the time limit (`sandboxRunner.agentTool.maxTimeoutSeconds`), and runs like any other
+ *   run (RunManager: status bar, tree, Cancel; the output channel frame, whose header says it came
+ *   from an agent tool). The chat's cancellation token cancels the run. The model gets core
+ *   agentRun.ts's text: outcome, the sandbox rule, stdout and stderr bounded and fenced as
+ *   untrusted program output.
+ * - `sandboxRunner.agentTool.enabled` false: every call is refused with a message (package.json's
+ *   `when` also hides the tool from agents then).
+ */
+import * as vscode from 'vscode';
+import { blockingIssues, type LooseningReport, type Profile, type ResolvedProfile } from '../core';
+import {
+  AgentOutput, agentProfile, agentQuery, agentResult, agentResultText, agentStdin, chooseAgentProfile, DEFAULT_AGENT_MAX_TIMEOUT_SECONDS, parseAgentInput, type AgentRunInput,
+} from '../core/agentRun';
+import type { RunControllerDeps } from './runController';
+import { channelRunProfile } from './programOutput';
+import { currentSettings, dockerOptions, SECTION, type SettingsSnapshot } from './settings';
+
+/** The tool's name (package.json `contributes.languageModelTools`). */
+export const AGENT_TOOL_NAME = 'sandboxRunner_run';
+/** Lines of code shown in the confirmation. */
+export const CONFIRM_CODE_LINES = 20;
+/** Characters per code line shown in the confirmation. */
+const CONFIRM_LINE_CHARS = 200;
+
+/** The tool's user settings (application scope: workspace values are never read). */
+export function agentToolSettings(): { enabled: boolean; maxTimeoutSeconds: number } {
+  const config = vscode.workspace.getConfiguration(SECTION);
+  const enabled = config.inspect<boolean>('agentTool.enabled')?.globalValue;
+  const cap = config.inspect<number>('agentTool.maxTimeoutSeconds')?.globalValue;
+  return {
+    enabled: enabled !== false,
+    maxTimeoutSeconds: typeof cap === 'number' && cap >= 0.1 && cap <= 86400 ? cap : DEFAULT_AGENT_MAX_TIMEOUT_SECONDS,
+  };
+}
+
+/** A run the tool may start: the input, its profile (time limit capped) and the settings it was chosen from. */
+interface Admitted {
+  readonly input: AgentRunInput;
+  readonly chosen: ResolvedProfile;
+  readonly profile: Profile;
+  readonly settings: SettingsSnapshot;
+}
+
+/** A fence of backticks longer than any run of backticks in `text` (at least 3), so the text cannot close it. */
+export function fenceFor(text: string): string {
+  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  return '`'.repeat(Math.max(3, longest + 1));
+}
+
+/** The first {@link CONFIRM_CODE_LINES} lines of `code`, each cut at 200 characters, and how many lines were left out. */
+export function codePreview(code: string): { text: string; moreLines: number } {
+  const lines = code.replace(/\r\n?/g, '\n').split('\n');
+  const shown = lines.slice(0, CONFIRM_CODE_LINES).map((l) => (l.length > CONFIRM_LINE_CHARS ? `${l.slice(0, CONFIRM_LINE_CHARS)} …` : l));
+  // Control characters (escape sequences, bidi overrides are not C0/C1 but are shown as they are in a code block) removed.
+  return { text: shown.join('\n').replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, ''), moreLines: Math.max(0, lines.length - CONFIRM_CODE_LINES) };
+}
+
+/** The tool: admission, confirmation, run. */
+export class AgentTool implements vscode.LanguageModelTool<unknown> {
+  constructor(private readonly deps: RunControllerDeps) {}
+
+  /**
+   * The person's rules for this input, or why not.
+   * @returns the admitted run, or a refusal (plain text for the model and the user)
+   */
+  admit(raw: unknown): Admitted | { refusal: string } {
+    const tool = agentToolSettings();
+    if (!tool.enabled) return { refusal: 'Not run: the Run in Sandbox tool is turned off in this user\'s settings (sandboxRunner.agentTool.enabled).' };
+    const parsed = parseAgentInput(raw);
+    if ('refusal' in parsed) return parsed;
+    const { input } = parsed;
+    const settings = currentSettings();
+    const picked = chooseAgentProfile(settings, input, settings.defaultProfile);
+    if ('refusal' in picked) {
+      const untrusted = settings.trusted ? '' : ' This workspace is in Restricted Mode: only built-in and user profiles run.';
+      return { refusal: `Not run: ${picked.refusal}${untrusted}` };
+    }
+    const { chosen } = picked;
+    const query = agentQuery(input);
+    const blocking = blockingIssues(settings, chosen.name, query);
+    if (blocking.length > 0) {
+      return { refusal: `Not run: the settings for sandbox profile "${chosen.name}" are malformed (${blocking.map((i) => `${i.key}: ${i.message}`).join('; ')}).` };
+    }
+    const loosening: LooseningReport | undefined = settings.looseningFor(query);
+    if (loosening && !this.deps.consents.has(loosening)) {
+      return {
+        refusal:
+          `Not run: the workspace profile "${chosen.name}" loosens the sandbox (${loosening.loosenings.map((l) => l.key).join(', ')}) and the user has not allowed that loosening. ` +
+          'The tool never asks for it: the user may allow it by running the profile once with "Sandbox Runner: Run in Sandbox with Profile…".',
+      };
+    }
+    const { profile } = agentProfile(channelRunProfile(chosen.profile), input.timeoutSeconds, tool.maxTimeoutSeconds);
+    return { input, chosen, profile, settings };
+  }
+
+  prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<unknown>): vscode.PreparedToolInvocation {
+    const admitted = this.admit(options.input);
+    // A refused call runs nothing: no confirmation; invoke() returns the refusal.
+    if ('refusal' in admitted) return { invocationMessage: 'Sandbox Runner refuses this run' };
+    return {
+      invocationMessage: `Running code in the sandbox (profile ${admitted.chosen.name})`,
+      confirmationMessages: { title: 'Run in Sandbox?', message: confirmationMessage(admitted) },
+    };
+  }
+
+  async invoke(options: vscode.LanguageModelToolInvocationOptions<unknown>, token: vscode.CancellationToken): Promise<vscode.LanguageModelToolResult> {
+    const admitted = this.admit(options.input);
+    if ('refusal' in admitted) {
+      this.deps.output.line(`[sandbox-runner] agent tool: ${admitted.refusal}`);
+      return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(admitted.refusal)]);
+    }
+    const { input, chosen, profile, settings } = admitted;
+    const { deps } = this;
+    const lines = input.code.replace(/\r?\n$/, '').split('\n').length;
+    const label = `code from an agent (Run in Sandbox tool, ${lines} line${lines === 1 ? '' : 's'})`;
+    deps.output.show();
+    const frame = deps.output.begin(label, chosen.name, chosen.source, profile);
+    frame.sink('notice', `[sandbox-runner] started by a chat agent through the Run in Sandbox language model tool${input.stdin !== undefined ? '; its stdin is the agent\'s text' : ''}`);
+    const output = new AgentOutput(undefined, undefined, frame.sink);
+    const { info, done } = deps.runs.start({
+      profileName: chosen.name,
+      profile,
+      code: input.code,
+      label,
+      docker: dockerOptions(),
+      protectedPaths: deps.protectedPaths,
+      warm: input.stdin === undefined ? deps.warmFor(chosen, settings) : undefined,
+      onOutput: output.sink,
+      interactive: agentStdin(input.stdin),
+      onArgv: (argv) => deps.log.debug(`docker ${argv.map((a) => JSON.stringify(a)).join(' ')}`),
+    }, { token, settle: (r) => frame.end(r) });
+    deps.log.info(`run ${info.id} started by the agent tool with profile ${chosen.name}`);
+    const result = await done;
+    deps.log.info(`run ${info.id} ended: ${result.outcome} (${result.message})`);
+    const text = agentResultText(agentResult(result, output, chosen.name, profile));
+    return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(text)]);
+  }
+}
+
+/**
+ * The confirmation: profile, image, network, limits and the first lines of the code, as plain
+ * text. Untrusted MarkdownString (no command links, no HTML, no theme icons); values from
+ * settings through `appendText` (escaped), the code fenced (see {@link fenceFor}).
+ */
+export function confirmationMessage(a: Pick<Admitted, 'chosen' | 'profile' | 'input'>): vscode.MarkdownString {
+  const md = new vscode.MarkdownString(undefined, false);
+  md.isTrusted = false;
+  md.supportHtml = false;
+  md.supportThemeIcons = false;
+  const l = a.profile.limits;
+  // One paragraph per line: appendText escapes markdown (and shows line breaks as its own paragraphs).
+  const line = (text: string) => md.appendText(text).appendMarkdown('\n\n');
+  line('A chat agent asks to run this code in the sandbox.');
+  line(`Profile: ${a.chosen.name} (${a.chosen.source})`);
+  line(`Image: ${a.profile.image}`);
+  line(`Network: ${a.profile.network === 'none' ? 'off' : 'ON (bridge)'}`);
+  line(`Limits: ${l.memoryMiB} MiB memory, ${l.cpus} CPU, ${l.pids} processes, ${l.timeoutSeconds} s, ${l.outputBytes} bytes per stream`);
+  if (a.input.stdin !== undefined) line(`Standard input: ${a.input.stdin.length} characters from the agent`);
+  const preview = codePreview(a.input.code);
+  const fence = fenceFor(preview.text);
+  md.appendMarkdown(`${fence}\n${preview.text}\n${fence}\n`);
+  if (preview.moreLines > 0) md.appendMarkdown('\n').appendText(`… and ${preview.moreLines} more line${preview.moreLines === 1 ? '' : 's'}`);
+  return md;
+}
