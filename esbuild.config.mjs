@@ -20,9 +20,10 @@ const metafileOut = process.argv.find((a) => a.startsWith('--metafile='))?.slice
 /** Bundles loaded lazily by the extension: output file name in dist/ → entry point. */
 const LAZY_BUNDLES = {
   'engine.js': 'src/vscode/engineModule.ts',
+  'rerun.js': 'src/vscode/rerunModule.ts',
 };
 /** Inputs that must never be part of the activation bundle (they belong in a lazy bundle). */
-const ACTIVATION_FORBIDDEN = [/node_modules\/execa\//, /^src\/core\/runner\.ts$/, /^src\/core\/reaper\.ts$/, /^src\/core\/warm\.ts$/];
+const ACTIVATION_FORBIDDEN = [/node_modules\/shell-quote\//, /node_modules\/execa\//, /^src\/core\/runner\.ts$/, /^src\/core\/reaper\.ts$/, /^src\/core\/warm\.ts$/];
 
 const common = {
   bundle: true,

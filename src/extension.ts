@@ -20,6 +20,8 @@ import { engine, engineLoaded } from './vscode/lazy';
 import { ProfileTree } from './vscode/profileTree';
 import { channelRunProfile, ProgramOutput } from './vscode/programOutput';
 import { RunManager } from './vscode/runManager';
+import { registerRerunCommands } from './vscode/rerunCommands';
+import { RunHistory } from './vscode/runHistory';
 import { currentSettings, dockerOptions, engineSettings, SECTION, SettingsCache, warmStartSettings, type SettingsSnapshot } from './vscode/settings';
 import type { SourceLinks } from './vscode/sourceLinks';
 import { RunStatusBar } from './vscode/statusBar';
@@ -48,9 +50,11 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
   const statusBar = new RunStatusBar(runs);
   const consents = new ConsentStore(context.workspaceState);
   const settings = new SettingsCache();
-  const tree = new ProfileTree(() => settings.get(), runs, consents);
+  const history = new RunHistory(context.workspaceState, runs.onDidFinish);
+  const tree = new ProfileTree(() => settings.get(), runs, consents, history);
   const view = vscode.window.createTreeView('sandboxRunner.profiles', { treeDataProvider: tree, showCollapseAll: false });
   context.subscriptions.push(channel, log, runs, statusBar, consents, settings, tree, view, consents.onDidChange(() => tree.refresh(null)));
+  context.subscriptions.push(history, history.onDidChange(() => tree.refresh(null)));
 
   // The engine in use, checked and named in the tree (its identity is cached per engine in the
   // engine bundle: later runs' headers show it at once).
@@ -113,7 +117,9 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
       resolveDocumentLink: (link) => sourceLinks?.resolveDocumentLink(link),
     }),
   );
-  registerCommands(context, { runs, output, log, protectedPaths, warmFor, consents, refreshProfiles: refreshEngine, sources });
+  const commandDeps = { runs, output, log, protectedPaths, warmFor, consents, refreshProfiles: refreshEngine, sources, history };
+  registerCommands(context, commandDeps);
+  registerRerunCommands(context, commandDeps, history);
 
   context.subscriptions.push(
     // Revoked consents: warm containers of loosened profiles (prepared after a run) go too.
@@ -161,6 +167,7 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
     statusBarText: () => statusBar.text,
     profiles: () => tree.summaries(),
     treeNotes: () => tree.notes(),
+    recentRuns: () => history.list().map((e) => e.run),
   };
 }
 

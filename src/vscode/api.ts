@@ -4,6 +4,7 @@
  */
 import type * as vscode from 'vscode';
 import type { ProfileSource, RunResult } from '../core';
+import type { RecentRun } from './runHistory';
 
 /** A run in progress. */
 export interface ActiveRunInfo {
@@ -55,4 +56,6 @@ export interface SandboxRunnerApi {
   profiles(): readonly ProfileSummary[];
   /** The tree's note rows (e.g. "Workspace profiles ignored (untrusted workspace)"), top first. */
   treeNotes(): readonly string[];
+  /** The profiles view's Recent Runs (issue 12), newest first, as workspace state keeps them (no code, no output). */
+  recentRuns(): readonly RecentRun[];
 }

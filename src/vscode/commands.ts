@@ -5,13 +5,15 @@
 import * as vscode from 'vscode';
 import { blockingIssues, chooseProfile, dedent, type Profile, type ResolvedProfile, type RunResult, type WarmPool } from '../core';
 import { ensureConsent, type ConsentStore } from './consent';
-import { headerLines, openRunTerminal, type RunTerminal } from './interactiveRun';
+import { headerLines, openRunTerminal, terminalText, type RunTerminal } from './interactiveRun';
+
 import { engine } from './lazy';
 import type { TreeNode } from './profileTree';
 import { reportNoProfile, reportRunFailure } from './failures';
 import { plainText } from './plainText';
 import { channelRunProfile, footer, type ProgramOutput } from './programOutput';
 import type { RunManager } from './runManager';
+import { startedRun, type RunHistory } from './runHistory';
 import { currentSettings, dockerOptions, interactiveSetting, type SettingsSnapshot } from './settings';
 import type { SourceLinks } from './sourceLinks';
 
@@ -32,10 +34,12 @@ export interface CommandDeps {
   readonly warmFor: (profile: ResolvedProfile, settings: SettingsSnapshot) => WarmPool | undefined;
   /** Source links and diagnostics of runs (issue 11; made on first use, in the engine bundle); none when omitted. */
   readonly sources?: () => SourceLinks;
+  /** Recent Runs (issue 12): told of every run that starts; none when omitted. */
+  readonly history?: RunHistory;
 }
 
 /** The code to run and where it came from. */
-interface Target {
+export interface Target {
   readonly code: string;
   readonly label: string;
   readonly languageId: string;
@@ -58,7 +62,7 @@ function documentName(doc: vscode.TextDocument): string {
 }
 
 /** The selection of the active editor if non-empty, else its whole document (unsaved text included). */
-function editorTarget(wholeFile: boolean): Target | undefined {
+export function editorTarget(wholeFile: boolean): Target | undefined {
   const editor = vscode.window.activeTextEditor;
   if (!editor) return undefined;
   const doc = editor.document;
@@ -77,7 +81,7 @@ function editorTarget(wholeFile: boolean): Target | undefined {
 }
 
 /** A whole file by URI (its open, possibly unsaved, text when open). */
-async function fileTarget(uri: vscode.Uri): Promise<Target> {
+export async function fileTarget(uri: vscode.Uri): Promise<Target> {
   const doc = await vscode.workspace.openTextDocument(uri);
   return { ...fromDocument(doc), code: doc.getText(), label: documentName(doc) };
 }
@@ -171,9 +175,10 @@ async function admit(deps: CommandDeps, target: Target, profileName?: string): P
  * profile; frames the output; reports failures. Resolves with the result, or undefined when no
  * run started. `interactive` (issue 11): the program gets a terminal of its own (a TTY, see
  * interactiveRun.ts) for input and output; the output channel keeps the run's frame. Every
- * refusal ({@link admit}) comes first, the same for both kinds.
+ * refusal ({@link admit}) comes first, the same for both kinds. `args`: program arguments (issue 12),
+ * appended to the profile's command (core `RunRequest.args`).
  */
-async function execute(deps: CommandDeps, target: Target, profileName?: string, interactive = interactiveSetting()): Promise<RunResult | undefined> {
+export async function execute(deps: CommandDeps, target: Target, profileName?: string, interactive = interactiveSetting(), args: readonly string[] = []): Promise<RunResult | undefined> {
   const admitted = await admit(deps, target, profileName);
   if (!admitted) return undefined;
   const { chosen, settings } = admitted;
@@ -207,7 +212,9 @@ async function execute(deps: CommandDeps, target: Target, profileName?: string, 
     onOutput: term ? term.pty.sink : frame.sink,
     interactive: term?.pty.begin(),
     onArgv: (argv) => deps.log.debug(`docker ${argv.map((a) => JSON.stringify(a)).join(' ')}`),
+    args,
   });
+  deps.history?.started(startedRun(target, { id: info.id, profileName: chosen.name, profile, docker, args, interactive: !!term }, term ? () => terminalText(info.id) : frame.text));
   term?.attach(info.id, () => deps.runs.cancel(info.id));
   deps.log.info(`run ${info.id} started: ${target.label} with profile ${chosen.name}${term ? ' (interactive)' : ''}`);
   void vscode.window.withProgress(

@@ -10,6 +10,7 @@
  * .vscodeignore ships every dist/*.js bundle, so a packaged extension finds them.
  */
 import type * as EngineModule from './engineModule';
+import type * as RerunModule from './rerunModule';
 
 /** Once-only loader: calls `load` on the first call and caches its value (or rethrows its error each time). */
 export function once<T>(load: () => T): () => T {
@@ -38,3 +39,13 @@ let engineWasLoaded = false;
 export function engineLoaded(): boolean {
   return engineWasLoaded;
 }
+
+/**
+ * The re-run bundle (dist/rerun.js, built from src/vscode/rerunModule.ts): program-argument
+ * splitting, copied command lines, recent runs' output documents (issue 12).
+ * @throws Error (MODULE_NOT_FOUND) when dist/rerun.js is missing, i.e. a broken install or build
+ */
+export const rerun = once(() => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('./rerun.js') as typeof RerunModule;
+});
