@@ -55,6 +55,20 @@ describe('re-run, arguments and recent runs (host)', function () {
     assert.deepEqual(await ownContainers(), []);
   });
 
+  it('an interactive run re-runs interactively: Re-run Last opens a terminal again and the program runs there', async () => {
+    const api = await getApi();
+    await openFixture('rerun_argv.py');
+    const first = await settlesWithin(startCommand<RunResult>('sandboxRunner.runInteractive'), RUN_MS, 'runInteractive');
+    assert.equal(first.exitCode, 3, first.message);
+    const again = await settlesWithin(startCommand<RunResult>('sandboxRunner.rerunLast'), RUN_MS, 'rerunLast');
+    assert.equal(again?.exitCode, 3, again?.message);
+    const [newest, previous] = api.recentRuns();
+    assert.equal(newest?.interactive, true);
+    assert.notEqual(newest?.id, previous?.id);
+    assert.match(api.terminalText(newest!.id) ?? '', /RERUN-ARGV \[\]/, 'the re-run did not print in its own terminal');
+    for (const t of vscode.window.terminals) if (t.name.includes('rerun_argv.py')) t.dispose();
+  });
+
   it('Run with Arguments… refuses shell operators and expansions, saying so, and runs nothing', async () => {
     const api = await getApi();
     await openFixture('rerun_argv.py');
