@@ -21,9 +21,10 @@ const metafileOut = process.argv.find((a) => a.startsWith('--metafile='))?.slice
 const LAZY_BUNDLES = {
   'engine.js': 'src/vscode/engineModule.ts',
   'markdown.js': 'src/vscode/markdownModule.ts',
+  'rerun.js': 'src/vscode/rerunModule.ts',
 };
 /** Inputs that must never be part of the activation bundle (they belong in a lazy bundle). */
-const ACTIVATION_FORBIDDEN = [/node_modules\/execa\//, /^src\/core\/runner\.ts$/, /^src\/core\/reaper\.ts$/, /^src\/core\/warm\.ts$/, /^src\/core\/fences\.ts$/];
+const ACTIVATION_FORBIDDEN = [/node_modules\/shell-quote\//, /node_modules\/execa\//, /^src\/core\/runner\.ts$/, /^src\/core\/reaper\.ts$/, /^src\/core\/warm\.ts$/, /^src\/core\/fences\.ts$/];
 
 const common = {
   bundle: true,

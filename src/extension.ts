@@ -25,6 +25,8 @@ import { RunController } from './vscode/runController';
 import { RunManager } from './vscode/runManager';
 import { engineRefresher, publishContext, registerSourceLinks } from './vscode/services';
 import { dockerOptions, SECTION, SettingsCache } from './vscode/settings';
+import { registerRerunCommands } from './vscode/rerunCommands';
+import { RunHistory } from './vscode/runHistory';
 import { RunStatusBar } from './vscode/statusBar';
 import { WarmStart } from './vscode/warmStart';
 import { registerWalkthroughCommands } from './vscode/walkthrough';
@@ -42,16 +44,20 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
   const statusBar = new RunStatusBar(runs);
   const consents = new ConsentStore(context.workspaceState);
   const settings = new SettingsCache();
-  const tree = new ProfileTree(() => settings.get(), runs, consents);
+  const history = new RunHistory(context.workspaceState, runs.onDidFinish);
+  const tree = new ProfileTree(() => settings.get(), runs, consents, history);
   const view = vscode.window.createTreeView('sandboxRunner.profiles', { treeDataProvider: tree, showCollapseAll: false });
+  context.subscriptions.push(history, history.onDidChange(() => tree.refresh(null)));
   const protectedPaths = [context.globalStorageUri.fsPath, context.logUri.fsPath, ...(context.storageUri ? [context.storageUri.fsPath] : [])];
   warm = new WarmStart(settings, consents, protectedPaths, log);
   const refreshEngine = engineRefresher(tree);
   const sources = registerSourceLinks(context.subscriptions, output);
-  const runDeps = { runs, output, log, protectedPaths, consents, warmFor: warm.warmFor, sources };
+  const runDeps = { runs, output, log, protectedPaths, consents, warmFor: warm.warmFor, sources, history };
   const controller = new RunController(runDeps);
   context.subscriptions.push(channel, log, runs, statusBar, consents, settings, tree, view, warm, new OrphanSweep(log));
-  registerCommands(context, { runs, controller, output, consents, refreshProfiles: refreshEngine });
+  const commandDeps = { runs, controller, output, consents, refreshProfiles: refreshEngine };
+  registerCommands(context, commandDeps);
+  registerRerunCommands(context, commandDeps, history);
   // Issue 12: "Run in Sandbox" lenses on Markdown code blocks (scanner loaded on first use) and the walkthrough's commands.
   registerMarkdownLenses(context, settings);
   registerWalkthroughCommands(context, refreshEngine);
@@ -82,6 +88,7 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
     profiles: () => tree.summaries(),
     treeNotes: () => tree.notes(),
     agentTool: () => agentTool,
+    recentRuns: () => history.list().map((e) => e.run),
   };
 }
 

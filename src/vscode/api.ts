@@ -4,6 +4,7 @@
  */
 import type * as vscode from 'vscode';
 import type { ProfileSource, RunResult } from '../core';
+import type { RecentRun } from './runHistory';
 
 /** A run in progress. */
 export interface ActiveRunInfo {
@@ -61,4 +62,6 @@ export interface SandboxRunnerApi {
    * `vscode.lm.invokeTool` shows a modal confirmation that would block them).
    */
   agentTool(): vscode.LanguageModelTool<unknown>;
+  /** The profiles view's Recent Runs (issue 12), newest first, as workspace state keeps them (no code, no output). */
+  recentRuns(): readonly RecentRun[];
 }

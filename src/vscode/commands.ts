@@ -29,10 +29,10 @@ export interface CommandDeps {
 /**
  * Runs `target` through the run controller (profile by name, else the one for its language;
  * `interactive` default: the `sandboxRunner.interactive` setting). Resolves with the result, or
- * undefined when no run started.
+ * undefined when no run started. `args`: program arguments (issue 12; core `RunRequest.args`).
  */
-function execute(deps: CommandDeps, target: Target, profileName?: string, interactive?: boolean): Promise<RunResult | undefined> {
-  return deps.controller.run(target, { profileName, interactive });
+export function execute(deps: CommandDeps, target: Target, profileName?: string, interactive?: boolean, args?: readonly string[]): Promise<RunResult | undefined> {
+  return deps.controller.run(target, { profileName, interactive, args });
 }
 
 function isNode<K extends TreeNode['kind']>(arg: unknown, kind: K): arg is Extract<TreeNode, { kind: K }> {

@@ -11,6 +11,7 @@
  */
 import type * as EngineModule from './engineModule';
 import type * as MarkdownModule from './markdownModule';
+import type * as RerunModule from './rerunModule';
 
 /** Once-only loader: calls `load` on the first call and caches its value (or rethrows its error each time). */
 export function once<T>(load: () => T): () => T {
@@ -49,4 +50,14 @@ export function engineLoaded(): boolean {
 export const markdown = once(() => {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   return require('./markdown.js') as typeof MarkdownModule;
+});
+
+/**
+ * The re-run bundle (dist/rerun.js, built from src/vscode/rerunModule.ts): program-argument
+ * splitting, copied command lines, recent runs' output documents (issue 12).
+ * @throws Error (MODULE_NOT_FOUND) when dist/rerun.js is missing, i.e. a broken install or build
+ */
+export const rerun = once(() => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('./rerun.js') as typeof RerunModule;
 });

@@ -4,6 +4,7 @@
  * and network state; invalid profiles with their problems as children; active runs under their profile (cancel inline);
  * a note when the workspace is untrusted and its profiles are ignored; no rows while the engine is
  * unreachable, so the view's welcome content (package.json `viewsWelcome`) says why and what to do.
+ * Last, a "Recent Runs" section (issue 12; recentRunsTree.ts) lists the window's finished runs.
  */
 import * as vscode from 'vscode';
 import type { ProfileSet } from '../core';
@@ -11,6 +12,8 @@ import type { ActiveRunInfo, ProfileSummary } from './api';
 import type { ConsentStore } from './consent';
 import type { SettingsSnapshot } from './settings';
 import type { RunManager } from './runManager';
+import type { RecentRunEntry, RunHistory } from './runHistory';
+import { recentRunItem, recentRunsItem } from './recentRunsTree';
 import { elapsed } from './statusBar';
 
 /** A node of the tree. */
@@ -18,7 +21,9 @@ export type TreeNode =
   | { kind: 'profile'; summary: ProfileSummary }
   | { kind: 'problem'; text: string }
   | { kind: 'run'; run: ActiveRunInfo }
-  | { kind: 'note'; text: string; icon: string; tooltip?: string; contextValue?: string };
+  | { kind: 'note'; text: string; icon: string; tooltip?: string; contextValue?: string }
+  | { kind: 'recentRuns' }
+  | { kind: 'recent'; entry: RecentRunEntry };
 
 /** Profile rows from a resolved set, in tree order (valid by layer, then invalid). */
 export function summarize(set: ProfileSet): ProfileSummary[] {
@@ -52,6 +57,7 @@ export class ProfileTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
     private readonly settings: () => SettingsSnapshot,
     private readonly runs: RunManager,
     private readonly consents: ConsentStore,
+    private readonly history?: RunHistory,
   ) {}
 
   /** Re-reads everything. */
@@ -108,8 +114,9 @@ export class ProfileTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
       }
       const settings = this.settings();
       this.loosened = new Map([...settings.loosenings].map(([name, r]) => [name, this.consents.has(r) ? 'allowed' : 'needs consent']));
-      return [...rows, ...summarize(settings).map((summary) => ({ kind: 'profile' as const, summary }))];
+      return [...rows, ...summarize(settings).map((summary) => ({ kind: 'profile' as const, summary })), ...(this.history ? [{ kind: 'recentRuns' as const }] : [])];
     }
+    if (node.kind === 'recentRuns') return (this.history?.list() ?? []).map((entry) => ({ kind: 'recent' as const, entry }));
     if (node.kind !== 'profile') return [];
     if (!node.summary.valid) return node.summary.problems.map((text) => ({ kind: 'problem' as const, text }));
     return this.runs.active().filter((r) => r.profileName === node.summary.name).map((run) => ({ kind: 'run' as const, run }));
@@ -148,6 +155,10 @@ export class ProfileTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
         item.contextValue = 'sandboxRun';
         return item;
       }
+      case 'recentRuns':
+        return recentRunsItem(this.history?.list().length ?? 0);
+      case 'recent':
+        return recentRunItem(node.entry);
       case 'note': {
         const item = new vscode.TreeItem(node.text);
         item.iconPath = new vscode.ThemeIcon(node.icon);

@@ -11,9 +11,10 @@ import { blockingIssues, chooseProfile, type Profile, type ResolvedProfile, type
 import { ensureConsent, type ConsentStore } from './consent';
 import { reportMalformedSettings, reportNoProfile, reportNotAllowed, reportRunFailure, reportUnknownProfile } from './failures';
 import { plainText } from './plainText';
-import { headerLines, openRunTerminal, type RunTerminal } from './interactiveRun';
+import { headerLines, openRunTerminal, terminalText, type RunTerminal } from './interactiveRun';
 import { engine } from './lazy';
 import { channelRunProfile, footer, type ProgramOutput } from './programOutput';
+import { startedRun, type RunHistory } from './runHistory';
 import type { RunManager } from './runManager';
 import type { Target } from './runTarget';
 import { currentSettings, dockerOptions, interactiveSetting, type SettingsSnapshot } from './settings';
@@ -36,6 +37,8 @@ export interface RunControllerDeps {
   readonly warmFor: (profile: ResolvedProfile, settings: SettingsSnapshot) => WarmPool | undefined;
   /** Source links and diagnostics of runs (issue 11; made on first use, in the engine bundle); none when omitted. */
   readonly sources?: () => SourceLinks;
+  /** Recent Runs (issue 12): told of every run that starts; none when omitted. */
+  readonly history?: RunHistory;
 }
 
 /** How to run a target. */
@@ -46,6 +49,8 @@ export interface RunOptions {
   readonly interactive?: boolean;
   /** Cancelling it cancels the run (as the cancel command does). */
   readonly token?: vscode.CancellationToken;
+  /** Program arguments (issue 12): appended to the profile's command (core `RunRequest.args`). */
+  readonly args?: readonly string[];
 }
 
 /** A profile admitted for a target, with the settings it was chosen from. */
@@ -82,7 +87,7 @@ export class RunController {
       this.deps.output.line(`[sandbox-runner] Not run: the terminal for ${target.label} was closed before it opened.`);
       return undefined;
     }
-    return this.start(target, { ...admitted, where }, profile, term, options.token);
+    return this.start(target, { ...admitted, where }, profile, term, options);
   }
 
   /**
@@ -134,7 +139,8 @@ export class RunController {
   }
 
   /** Starts the admitted run, with its frame in the channel, and follows it to its result. */
-  private async start(target: Target, admitted: Admitted, profile: Profile, term: RunTerminal | undefined, token?: vscode.CancellationToken): Promise<RunResult> {
+  private async start(target: Target, admitted: Admitted, profile: Profile, term: RunTerminal | undefined, options: RunOptions): Promise<RunResult> {
+    const { token, args = [] } = options;
     const { deps } = this;
     const { chosen, settings } = admitted;
     const docker = dockerOptions();
@@ -168,9 +174,11 @@ export class RunController {
         interactive: term?.pty.begin(),
         onArgv: (argv) => deps.log.debug(`docker ${argv.map((a) => JSON.stringify(a)).join(' ')}`),
         ...admitted.where,
+        args,
       },
       { token, settle },
     );
+    deps.history?.started(startedRun(target, { id: info.id, profileName: chosen.name, profile, docker, args, interactive: !!term }, term ? () => terminalText(info.id) : frame.text));
     term?.attach(info.id, () => deps.runs.cancel(info.id));
     deps.log.info(`run ${info.id} started: ${target.label} with profile ${chosen.name}${term ? ' (interactive)' : ''}`);
     void vscode.window.withProgress(

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
-import { MAX_PROGRAM_ARGS } from '../../src/core';
+import { MAX_PROGRAM_ARGS, type WarmPool } from '../../src/core';
 import { ENGINE_KIND, engineCli, engineIsLocal, IMAGES, productContainers, pythonProfile, requireEngine, run, shellProfile, TEST_PATH } from './helpers';
 import { HOSTILE_ARGS } from '../unit/hostileArgs';
 
@@ -26,7 +26,14 @@ describe(`program arguments on the ${TEST_PATH} path (engine)`, function () {
   });
 
   it('sys.argv[1:] is exactly the given arguments, hostile ones included, and the program still reads its stdin', async () => {
-    const r = await run(pythonProfile(), PRINT_ARGV + 'import sys\nprint(repr(sys.stdin.read()))\n', { args: HOSTILE_ARGS });
+    const profile = pythonProfile();
+    // On the warm path: the run must take the container the pool prepared (the arguments travel in the frame).
+    const pool = (globalThis as { [k: symbol]: WarmPool | undefined })[Symbol.for('sandbox-runner.test.warm-pool')];
+    pool?.prepare('test', profile);
+    if (pool) assert.ok(await pool.ready('test', profile), 'no warm container was prepared');
+    const idle = pool?.idleNames() ?? [];
+    const r = await run(profile, PRINT_ARGV + 'import sys\nprint(repr(sys.stdin.read()))\n', { args: HOSTILE_ARGS });
+    if (TEST_PATH === 'warm') assert.ok(idle.includes(r.result.containerName), `the run did not take the warm container (${r.result.containerName} not in ${idle.join(', ')})`);
     assert.equal(r.result.outcome, 'exited', `${r.result.message} ${r.stderr}`);
     const [argv, stdin] = r.stdout.split('\n');
     assert.deepEqual(JSON.parse(argv!), HOSTILE_ARGS);

@@ -17,7 +17,10 @@
  *      ask.py, two answers typed into the terminal, the greeting read back from it; screenshot
  *      .artifacts/ui-check-interactive.png.
  *   7. Markdown code blocks (issue 12, ./markdownCheck.ts): notes.md shows "Run in Sandbox"
- *      CodeLenses; clicking the python block's lens runs it; screenshot .artifacts/ui-check-markdown.png.
+ *      CodeLenses; clicking the python block's lens runs it; screenshot .artifacts/ui-check-markdown.png;
+ *   8. Recent Runs (issue 12, ./recentRunsCheck.ts): the profiles view lists the sleepy.py run with
+ *      its outcome, with its actions and the view's Re-run Last button; screenshot
+ *      .artifacts/ui-check-recent-runs.png; the .vsix ships dist/cli.js and dist/rerun.js.
  * The fixture workspace is copied into the run's folder, where the hostile file names are made.
  * Every check is reported (PASS/FAIL) and the screenshots are taken even when a check fails;
  * the exit status is non-zero when any check failed or the workbench could not be driven.
@@ -33,6 +36,7 @@ import { workbenchUrl, type CodeServer } from '../lib/codeServer';
 import { HostSession } from '../lib/session';
 import { INTERACTIVE_USER_SETTINGS, interactiveChecks } from './interactiveCheck';
 import { markdownChecks } from './markdownCheck';
+import { recentRunsChecks, vsixShipsRerunBundles } from './recentRunsCheck';
 import { CheckReport, RUN_ROW, RUN_TITLE, artifacts, clean, codeServerCli, installVsix, outputPanelText, packageExtension, quickPick, repo, startWorkbench } from './harness';
 
 const fixtureWorkspace = join(repo, 'test', 'host', 'fixtures', 'workspace');
@@ -123,6 +127,7 @@ async function drive(page: Page, server: CodeServer, workspace: string): Promise
   check('no error notification', errors.length === 0, JSON.stringify(errors));
   await page.screenshot({ path: join(artifacts, 'ui-check.png') });
   step('saved .artifacts/ui-check.png');
+  await recentRunsChecks(page, report, 'sleepy.py');
 
   await linkChecks(page);
   await interactiveChecks(page, report, { query: 'linkname.py', name: LINK_PY });
@@ -306,6 +311,7 @@ async function main(): Promise<number> {
 
   const vsix = packageExtension(artifacts);
   step(`packaged ${vsix} (${(statSync(vsix).size / 1024).toFixed(1)} KiB)`);
+  vsixShipsRerunBundles(report, vsix);
 
   const session = new HostSession('sandbox-runner-ui', false, INTERACTIVE_USER_SETTINGS);
   const setupFailed = (err: unknown) => check('set up code-server with the .vsix', false, (err as Error).message);

@@ -1,0 +1,166 @@
+/**
+ * Re-run, arguments and Copy as sandbox-run Command (issue 12): the commands over the window's
+ * Recent Runs (runHistory.ts). Every run they start goes through the same gate and controller as
+ * any other (commands.ts `execute`: profile choice, trust, consent). The work that needs the
+ * `shell-quote` library (splitting typed arguments, quoting command lines) and the output
+ * documents live in the re-run bundle, loaded on first use (lazy.ts `rerun()`).
+ */
+import * as vscode from 'vscode';
+import { pickProfile, type RunResult } from '../core';
+import { execute, type CommandDeps } from './commands';
+import { editorTarget, fileTarget, type Target } from './runTarget';
+import { rerun } from './lazy';
+import { plainText } from './plainText';
+import { channelRunProfile } from './programOutput';
+import { rerunBlocker, type RecentRunEntry, type RunHistory } from './runHistory';
+import { currentSettings, dockerOptions } from './settings';
+import type { TreeNode } from './profileTree';
+import type { RunOutputDocuments } from './rerunModule';
+
+/** The command ids this module registers. */
+export const RERUN_COMMANDS = {
+  runWithArguments: 'sandboxRunner.runWithArguments',
+  rerunLast: 'sandboxRunner.rerunLast',
+  rerun: 'sandboxRunner.rerun',
+  showRunOutput: 'sandboxRunner.showRunOutput',
+  copyAsCli: 'sandboxRunner.copyAsCli',
+} as const;
+
+/** The recent run a command was given: a tree row, a run id, or (none) the newest. */
+function entryOf(history: RunHistory, arg: unknown): RecentRunEntry | undefined {
+  if (typeof arg === 'string') return history.get(arg);
+  if (typeof arg === 'object' && arg !== null && (arg as TreeNode).kind === 'recent') return history.get((arg as Extract<TreeNode, { kind: 'recent' }>).entry.run.id);
+  return history.list()[0];
+}
+
+/**
+ * The code a recent run re-runs: a file from its document (open text, else the file on disk); an
+ * unsaved document's current text while it is open, else the text it ran; a selection's text as
+ * it ran (this window only). Undefined, after saying why, when there is none.
+ */
+async function rerunTarget(entry: RecentRunEntry): Promise<Target | undefined> {
+  const { run, memory } = entry;
+  const blocker = rerunBlocker(entry);
+  if (blocker) {
+    void vscode.window.showInformationMessage(blocker);
+    return undefined;
+  }
+  const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === run.documentUri);
+  if (run.kind === 'file' || (run.kind === 'unsaved' && open)) {
+    try {
+      return await fileTarget(vscode.Uri.parse(run.documentUri, true));
+    } catch {
+      void vscode.window.showErrorMessage(`Not re-run: ${plainText(run.label)} could not be opened (was it moved or deleted?).`);
+      return undefined;
+    }
+  }
+  // A selection (or closed unsaved text) as it ran: no document version, so no diagnostic is placed on lines that may have changed.
+  return {
+    code: memory!.code, label: run.label, languageId: run.languageId, fileName: run.fileName, documentUri: run.documentUri,
+    version: -1, untitled: memory!.untitled, ...(memory!.where ? { where: memory!.where } : {}),
+  };
+}
+
+/** Registers the re-run commands; all disposables go into `context.subscriptions`. */
+export function registerRerunCommands(context: vscode.ExtensionContext, deps: CommandDeps, history: RunHistory): void {
+  let documents: RunOutputDocuments | undefined;
+  context.subscriptions.push({ dispose: () => documents?.dispose() });
+
+  const rerunEntry = async (arg: unknown): Promise<RunResult | undefined> => {
+    const entry = entryOf(history, arg);
+    if (!entry) {
+      void vscode.window.showInformationMessage('No sandbox run to re-run yet: run a file or a selection first.');
+      return undefined;
+    }
+    const target = await rerunTarget(entry);
+    return target && execute(deps, target, entry.run.profileName, entry.run.interactive, entry.run.args);
+  };
+
+  const handlers: Record<string, (...args: unknown[]) => unknown> = {
+    /** Asks for program arguments (prefilled with this document's last ones); `text` given: used as if typed (no prompt). */
+    [RERUN_COMMANDS.runWithArguments]: async (arg?: unknown, text?: unknown) => {
+      const target = arg instanceof vscode.Uri && arg.toString() !== vscode.window.activeTextEditor?.document.uri.toString()
+        ? await fileTarget(arg)
+        : editorTarget(false);
+      if (!target) {
+        void vscode.window.showInformationMessage('Open a file or select code to run it in the sandbox.');
+        return undefined;
+      }
+      const code = rerun();
+      let typed = typeof arg === 'string' ? arg : typeof text === 'string' ? text : undefined;
+      if (typed === undefined) {
+        typed = await vscode.window.showInputBox({
+          title: `Run in Sandbox with Arguments: ${plainText(target.label)}`,
+          prompt: 'Program arguments, split into words as a shell would (quotes and backslashes work); no shell runs, so | > ; $ are refused unless quoted.',
+          value: code.joinArgs(history.argsFor(target.documentUri) ?? []),
+          ignoreFocusOut: true,
+          validateInput: (value) => {
+            const split = code.splitArgs(value);
+            return 'error' in split ? split.error : undefined;
+          },
+        });
+        if (typed === undefined) return undefined;
+      }
+      const split = code.splitArgs(typed);
+      if ('error' in split) {
+        void vscode.window.showErrorMessage(`Not run: ${split.error}`);
+        return undefined;
+      }
+      await history.rememberArgs(target.documentUri, split.args);
+      return execute(deps, target, undefined, undefined, split.args);
+    },
+    [RERUN_COMMANDS.rerunLast]: () => rerunEntry(undefined),
+    [RERUN_COMMANDS.rerun]: (arg?: unknown) => rerunEntry(arg ?? null),
+    /** Opens the run's output (kept in this window's memory) as a read-only document. */
+    [RERUN_COMMANDS.showRunOutput]: async (arg?: unknown) => {
+      const entry = entryOf(history, arg);
+      if (!entry?.memory?.output) {
+        deps.output.show();
+        if (entry) void vscode.window.showInformationMessage('The output of this run is not kept across window reloads; the Sandbox Runner output shows the runs of this window.');
+        return undefined;
+      }
+      documents ??= new (rerun().RunOutputDocuments)();
+      await documents.show(entry.run.id, entry.run.label, entry.memory.output);
+      return entry.memory.output;
+    },
+    /** Copies a command line that reproduces the run (and returns it). */
+    [RERUN_COMMANDS.copyAsCli]: async (arg?: unknown) => {
+      const entry = entryOf(history, arg);
+      if (!entry) return undefined;
+      const { run, memory } = entry;
+      if (run.kind !== 'file' && !memory) {
+        void vscode.window.showInformationMessage(rerunBlocker(entry)!.replace('re-run', 'be copied as a command line'));
+        return undefined;
+      }
+      let profile = memory?.profile;
+      if (!profile) {
+        // After a reload: the profile as the current settings resolve it, and only without an unconsented loosening.
+        const settings = currentSettings();
+        const query = { name: run.profileName, languageId: run.languageId, fileName: run.fileName };
+        const chosen = pickProfile(settings, query);
+        const loosening = settings.looseningFor(query);
+        if (!chosen || (loosening && !deps.consents.has(loosening))) {
+          void vscode.window.showWarningMessage(`Not copied: the sandbox profile "${plainText(run.profileName)}" ${chosen ? 'loosens the sandbox and is not allowed in this workspace' : 'no longer exists'}.`);
+          return undefined;
+        }
+        profile = run.interactive ? chosen.profile : channelRunProfile(chosen.profile);
+      }
+      const code = rerun();
+      const text = code.cliCommandLine({
+        cli: await code.cliInvocation(context.extensionPath),
+        profileName: run.profileName,
+        profile,
+        ...(run.kind === 'file' ? { file: vscode.Uri.parse(run.documentUri, true).fsPath } : { code: memory!.code }),
+        args: run.args,
+        interactive: run.interactive,
+        docker: memory?.docker ?? dockerOptions(),
+      });
+      await vscode.env.clipboard.writeText(text);
+      void vscode.window.setStatusBarMessage(`Copied the sandbox-run command line for ${plainText(run.label)}.`, 4000);
+      return text;
+    },
+  };
+  for (const [id, handler] of Object.entries(handlers)) {
+    context.subscriptions.push(vscode.commands.registerCommand(id, handler));
+  }
+}
