@@ -2,8 +2,9 @@
  * Extension entry point. Activation is lazy (on a command, the profile view, or a document of a
  * built-in profile's language) and cheap: it creates the channels, the status bar item and the
  * tree, and registers commands; the engine is only checked when the profile view is shown, and a
- * warm container is prepared only for the language of the active editor (never for a profile a
- * workspace loosened without the user's consent to exactly that loosening).
+ * warm container is prepared only after a run, or on opening a file of a language run in this
+ * window (./vscode/warmStart.ts; never for a profile a workspace loosened without the user's
+ * consent to exactly that loosening).
  * Every disposable goes into `context.subscriptions`.
  *
  * Engine code (runner, warm pool, sweep, engine check, execa) is in a second bundle loaded on
@@ -15,6 +16,7 @@ import type { SandboxRunnerApi } from './vscode/api';
 import { registerCommands } from './vscode/commands';
 import { terminalText } from './vscode/interactiveRun';
 import { ConsentStore } from './vscode/consent';
+import { EditorStop } from './vscode/editorStop';
 import { engine, engineLoaded } from './vscode/lazy';
 import { OrphanSweep } from './vscode/orphanSweep';
 import { ProfileTree } from './vscode/profileTree';
@@ -42,12 +44,14 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
   const tree = new ProfileTree(() => settings.get(), runs, consents);
   const view = vscode.window.createTreeView('sandboxRunner.profiles', { treeDataProvider: tree, showCollapseAll: false });
   const protectedPaths = [context.globalStorageUri.fsPath, context.logUri.fsPath, ...(context.storageUri ? [context.storageUri.fsPath] : [])];
-  warm = new WarmStart(settings, consents, protectedPaths, log);
+  warm = new WarmStart(consents, protectedPaths, log);
   const refreshEngine = engineRefresher(tree);
   const sources = registerSourceLinks(context.subscriptions, output);
-  const controller = new RunController({ runs, output, log, protectedPaths, consents, warmFor: warm.warmFor, sources });
+  const controller = new RunController({ runs, output, log, protectedPaths, consents, warmFor: warm.warmFor, noteRun: warm.noteRun, sources });
   context.subscriptions.push(channel, log, runs, statusBar, consents, settings, tree, view, warm, new OrphanSweep(log));
-  registerCommands(context, { runs, controller, output, consents, refreshProfiles: refreshEngine });
+  const editorStop = new EditorStop(runs);
+  context.subscriptions.push(editorStop);
+  registerCommands(context, { runs, controller, output, consents, editorStop, refreshProfiles: refreshEngine });
   context.subscriptions.push(
     consents.onDidChange(() => tree.refresh(null)),
     runs.onDidChange(() => tree.refresh(null)),

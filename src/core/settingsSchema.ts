@@ -62,6 +62,26 @@ export function settingsContribution(): JsonSchema {
           'Whether the Run in Sandbox commands (Run, Run File, Run Selection, Run with Profile) are interactive: `always` gives each run a terminal of its own where the program reads what you type (`input()`, `scanf`) and shows its output, with stdout and stderr merged. The sandbox is the same either way. "Run in Sandbox (Interactive)" is always interactive. An interactive run needs `sh` and `stty` in the image and always starts a new container.',
         scope: 'resource',
       },
+      'sandboxRunner.clearOutputBeforeRun': {
+        type: 'boolean',
+        default: false,
+        markdownDescription:
+          'Clear the Sandbox Runner output channel before each run. Runs still in progress keep writing to it; the channel is not cleared while another run is in progress.',
+        scope: 'resource',
+      },
+      'sandboxRunner.revealOutput': {
+        type: 'string',
+        enum: ['always', 'onError', 'never'],
+        enumDescriptions: [
+          'Bring the Sandbox Runner output channel forward when a run starts (the editor keeps the keyboard focus).',
+          'Bring it forward only when a run did not exit with code 0 (a failure, a non-zero exit, a timeout, a limit or a cancel).',
+          'Never bring it forward; "Sandbox Runner: Show Output" still shows it.',
+        ],
+        default: 'always',
+        markdownDescription:
+          'When a run in the output channel brings the channel forward. Only `always` shows the Output panel at every run; none takes the keyboard focus from the editor. Interactive runs show their terminal instead.',
+        scope: 'resource',
+      },
       'sandboxRunner.warmStart': {
         type: 'string',
         enum: ['built-in', 'all', 'off'],
