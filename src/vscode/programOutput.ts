@@ -140,6 +140,7 @@ export class ProgramOutput {
   /** Whether the channel's last character is a line feed, and who wrote it (a frame's token; undefined: `line`). */
   private atLineStart = true;
   private lastWriter: object | undefined;
+  private cleared = 0;
 
   constructor(private readonly channel: vscode.OutputChannel) {
     this.writer = new OutputWriter({ append: (text) => this.append(text) });
@@ -190,6 +191,12 @@ export class ProgramOutput {
     this.writer.flush();
     this.channel.clear();
     this.mirror = '';
+    this.cleared = this.queuedLines;
+  }
+
+  /** Line feeds written before the last `clear()` (0: never cleared): the channel's document starts there. */
+  get clearedAt(): number {
+    return this.cleared;
   }
 
   /**

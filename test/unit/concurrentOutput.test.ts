@@ -67,7 +67,7 @@ describe('concurrent runs in the output channel, issue 12 (unit)', () => {
     assert.equal(shortLabel('a-very-long-file-name-that-goes-on.py').length, 24);
   });
 
-  it('clear() empties the channel and the API copy; a later run is found again by its links', () => {
+  it('clear() empties the channel and the API copy; a later run is found again by its links, also while the document lags', () => {
     const { channel: ch, appends } = channel();
     const out = new ProgramOutput(ch);
     const a = out.begin('a.py', 'python', 'user', profile);
@@ -81,7 +81,13 @@ describe('concurrent runs in the output channel, issue 12 (unit)', () => {
     const lines = out.text().split('\n');
     const index = new RunLineIndex();
     index.add({ ...c, source: { documentUri: 'file:///c.py', origin: { kind: 'file' } as never } });
-    const located = index.locate({ lineCount: lines.length, lineAt: (i) => lines[i]! }, out.lineCount);
+    const located = index.locate({ lineCount: lines.length, lineAt: (i) => lines[i]! }, out.lineCount, out.clearedAt);
     assert.equal(located.length, 1, JSON.stringify(lines));
+    // The channel's document lags behind the last append (the footer not shown yet): the run is
+    // found from the clear, where counting back from the end cannot find it.
+    const lagging = [...lines.slice(0, -2), ''];
+    const lagDoc = { lineCount: lagging.length, lineAt: (i: number) => lagging[i]! };
+    assert.equal(index.locate(lagDoc, out.lineCount).length, 0);
+    assert.equal(index.locate(lagDoc, out.lineCount, out.clearedAt).length, 1);
   });
 });
