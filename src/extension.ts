@@ -2,8 +2,9 @@
  * Extension entry point. Activation is lazy (on a command, the profile view, or a document of a
  * built-in profile's language) and cheap: it creates the channels, the status bar item and the
  * tree, and registers commands; the engine is only checked when the profile view is shown, and a
- * warm container is prepared only for the language of the active editor (never for a profile a
- * workspace loosened without the user's consent to exactly that loosening).
+ * warm container is prepared only after a run, or on opening a file of a language run in this
+ * window (./vscode/warmStart.ts; never for a profile a workspace loosened without the user's
+ * consent to exactly that loosening).
  * Every disposable goes into `context.subscriptions`.
  *
  * Engine code (runner, warm pool, sweep, engine check, execa) is in a second bundle loaded on
@@ -16,6 +17,7 @@ import { registerAgentSurfaces } from './vscode/agentToolEntry';
 import { registerCommands } from './vscode/commands';
 import { terminalText } from './vscode/interactiveRun';
 import { ConsentStore } from './vscode/consent';
+import { EditorStop } from './vscode/editorStop';
 import { engine, engineLoaded } from './vscode/lazy';
 import { OrphanSweep } from './vscode/orphanSweep';
 import { registerMarkdownLenses } from './vscode/markdownLenses';
@@ -49,13 +51,15 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
   const view = vscode.window.createTreeView('sandboxRunner.profiles', { treeDataProvider: tree, showCollapseAll: false });
   context.subscriptions.push(history, history.onDidChange(() => tree.refresh(null)));
   const protectedPaths = [context.globalStorageUri.fsPath, context.logUri.fsPath, ...(context.storageUri ? [context.storageUri.fsPath] : [])];
-  warm = new WarmStart(settings, consents, protectedPaths, log);
+  warm = new WarmStart(consents, protectedPaths, log);
   const refreshEngine = engineRefresher(tree);
   const sources = registerSourceLinks(context.subscriptions, output);
-  const runDeps = { runs, output, log, protectedPaths, consents, warmFor: warm.warmFor, sources, history };
+  const runDeps = { runs, output, log, protectedPaths, consents, warmFor: warm.warmFor, noteRun: warm.noteRun, sources, history };
   const controller = new RunController(runDeps);
   context.subscriptions.push(channel, log, runs, statusBar, consents, settings, tree, view, warm, new OrphanSweep(log));
-  const commandDeps = { runs, controller, output, consents, refreshProfiles: refreshEngine };
+  const editorStop = new EditorStop(runs);
+  context.subscriptions.push(editorStop);
+  const commandDeps = { runs, controller, output, consents, editorStop, refreshProfiles: refreshEngine };
   registerCommands(context, commandDeps);
   registerRerunCommands(context, commandDeps, history);
   // Issue 12: "Run in Sandbox" lenses on Markdown code blocks (scanner loaded on first use) and the walkthrough's commands.

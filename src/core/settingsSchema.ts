@@ -70,6 +70,26 @@ export function settingsContribution(): JsonSchema {
           'Show a "Run in Sandbox" CodeLens above each fenced code block of a Markdown file whose language a profile runs (through the profiles\' `languages` and the fence-name aliases: `py` → python, `js`/`node`/`mjs` → javascript, `sh`/`bash`/`shell` → shellscript, …). A block runs as a selection does, and its errors point at the Markdown lines.',
         scope: 'resource',
       },
+      'sandboxRunner.clearOutputBeforeRun': {
+        type: 'boolean',
+        default: false,
+        markdownDescription:
+          'Clear the Sandbox Runner output channel before each run. Runs still in progress keep writing to it; the channel is not cleared while another run is in progress.',
+        scope: 'resource',
+      },
+      'sandboxRunner.revealOutput': {
+        type: 'string',
+        enum: ['always', 'onError', 'never'],
+        enumDescriptions: [
+          'Bring the Sandbox Runner output channel forward when a run starts (the editor keeps the keyboard focus).',
+          'Bring it forward only when a run did not exit with code 0 (a failure, a non-zero exit, a timeout, a limit or a cancel).',
+          'Never bring it forward; "Sandbox Runner: Show Output" still shows it.',
+        ],
+        default: 'always',
+        markdownDescription:
+          'When a run in the output channel brings the channel forward. Only `always` shows the Output panel at every run; none takes the keyboard focus from the editor. Interactive runs show their terminal instead.',
+        scope: 'resource',
+      },
       'sandboxRunner.warmStart': {
         type: 'string',
         enum: ['built-in', 'all', 'off'],

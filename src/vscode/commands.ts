@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import type { RunResult } from '../core';
 import { codeBlockRunTarget } from './codeBlockRun';
 import type { ConsentStore } from './consent';
+import type { EditorStop } from './editorStop';
 import { reportNoEditor } from './failures';
 import type { TreeNode } from './profileTree';
 import { plainText } from './plainText';
@@ -24,6 +25,8 @@ export interface CommandDeps {
   readonly refreshProfiles: () => Promise<void>;
   /** Consent for workspace profiles that loosen the sandbox. */
   readonly consents: ConsentStore;
+  /** The editor title's stop button (issue 12). */
+  readonly editorStop: EditorStop;
 }
 
 /**
@@ -101,9 +104,10 @@ function runHandlers(deps: CommandDeps): Record<string, (...args: unknown[]) => 
   };
 }
 
-/** The cancel commands (a run by id or tree node; the only run; or one picked). */
-function cancelHandlers(runs: RunManager): Record<string, (...args: unknown[]) => unknown> {
+/** The cancel commands (a run by id or tree node; the only run; or one picked; an editor's runs). */
+function cancelHandlers(runs: RunManager, editorStop: EditorStop): Record<string, (...args: unknown[]) => unknown> {
   return {
+    'sandboxRunner.stopEditorRun': (arg?: unknown) => editorStop.stop(arg),
     'sandboxRunner.cancel': async (arg?: unknown) => {
       const id = typeof arg === 'string' ? arg : isNode(arg, 'run') ? arg.run.id : undefined;
       if (id !== undefined) return runs.cancel(id);
@@ -141,7 +145,7 @@ function viewHandlers(deps: CommandDeps): Record<string, (...args: unknown[]) =>
 
 /** Registers every command; all disposables go into `context.subscriptions`. */
 export function registerCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
-  const handlers = { ...runHandlers(deps), ...cancelHandlers(deps.runs), ...viewHandlers(deps) };
+  const handlers = { ...runHandlers(deps), ...cancelHandlers(deps.runs, deps.editorStop), ...viewHandlers(deps) };
   for (const [id, handler] of Object.entries(handlers)) {
     context.subscriptions.push(vscode.commands.registerCommand(id, handler));
   }

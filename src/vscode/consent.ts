@@ -1,6 +1,7 @@
 /**
  * Consent for workspace profiles that loosen the sandbox (issue: trust policy). Asked once per
- * workspace and loosening, in a modal that lists exactly what is loosened and the docker
+ * workspace folder and loosening (issue 12: in a multi-root workspace, allowing a loosening for
+ * one folder's files does not allow it for another's), in a modal that lists exactly what is loosened and the docker
  * arguments that differ; stored in VS Code's workspace storage (outside the repository, so a
  * cloned repository cannot pre-seed it) and revocable from the profile tree.
  */
@@ -10,6 +11,21 @@ import { looseningFingerprint, type LooseningReport } from '../core';
 const KEY = 'sandboxRunner.looseningConsents';
 const ALLOW = 'Allow for This Workspace';
 const REVIEW = 'Review Workspace Settings';
+
+/**
+ * The folder a consent is keyed by: the workspace folder of `uri` (a document), or, without one,
+ * the window's only folder. '' when there is none (a file outside every folder, or a multi-root
+ * window asked without a document). Source: VS Code `workspace.getWorkspaceFolder`.
+ */
+export function consentScope(uri?: vscode.Uri): string {
+  const folder = uri ? vscode.workspace.getWorkspaceFolder(uri) : vscode.workspace.workspaceFolders?.length === 1 ? vscode.workspace.workspaceFolders[0] : undefined;
+  return folder?.uri.toString() ?? '';
+}
+
+/** The stored key of a consent: the folder, a NUL, the loosening's fingerprint. */
+function consentKey(report: LooseningReport, scope: string): string {
+  return `${scope}\u0000${looseningFingerprint(report)}`;
+}
 
 export class ConsentStore {
   private readonly emitter = new vscode.EventEmitter<void>();
@@ -22,9 +38,9 @@ export class ConsentStore {
     return this.state.get<string[]>(KEY, []);
   }
 
-  /** True when the user allowed exactly this loosening in this workspace. */
-  has(report: LooseningReport): boolean {
-    return this.all().includes(looseningFingerprint(report));
+  /** True when the user allowed exactly this loosening for the folder `scope` (see {@link consentScope}). */
+  has(report: LooseningReport, scope = consentScope()): boolean {
+    return this.all().includes(consentKey(report, scope));
   }
 
   /** Number of consents stored for this workspace. */
@@ -32,8 +48,9 @@ export class ConsentStore {
     return this.all().length;
   }
 
-  async grant(report: LooseningReport): Promise<void> {
-    await this.state.update(KEY, [...new Set([...this.all(), looseningFingerprint(report)])]);
+  /** Allows exactly this loosening for the folder `scope` (see {@link consentScope}). */
+  async grant(report: LooseningReport, scope = consentScope()): Promise<void> {
+    await this.state.update(KEY, [...new Set([...this.all(), consentKey(report, scope)])]);
     this.emitter.fire();
   }
 
@@ -63,10 +80,11 @@ export function consentDetail(report: LooseningReport): string {
 }
 
 /**
- * Ensures consent for `report` (asking once, modally). Resolves true when the run may go ahead.
+ * Ensures consent for `report` in the folder `scope` (see {@link consentScope}; asking once,
+ * modally). Resolves true when the run may go ahead.
  */
-export async function ensureConsent(store: ConsentStore, report: LooseningReport): Promise<boolean> {
-  if (store.has(report)) return true;
+export async function ensureConsent(store: ConsentStore, report: LooseningReport, scope = consentScope()): Promise<boolean> {
+  if (store.has(report, scope)) return true;
   // The first item is the modal's default button: make Enter open the settings, never grant.
   const choice = await vscode.window.showWarningMessage(
     `The workspace profile "${report.profileName}" loosens the sandbox.`,
@@ -76,6 +94,6 @@ export async function ensureConsent(store: ConsentStore, report: LooseningReport
   );
   if (choice === REVIEW) await vscode.commands.executeCommand('workbench.action.openWorkspaceSettingsFile');
   if (choice !== ALLOW) return false;
-  await store.grant(report);
+  await store.grant(report, scope);
   return true;
 }

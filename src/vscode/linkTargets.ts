@@ -104,9 +104,10 @@ export interface LocatedRun {
 
 /**
  * Which lines of the shared output channel belong to which run. The channel's document may
- * start later than what was written (the user cleared it) or lag behind the last append, so a
- * run's lines are used only where its header line is found at the expected place: at its line
- * counted from the start, or counted back from the end of what was written.
+ * start later than what was written (the user or `clearOutputBeforeRun` cleared it) or lag behind
+ * the last append, so a run's lines are used only where its header line is found at the expected
+ * place: at its line counted from the start, or from the extension's last clear, or counted back
+ * from the end of what was written.
  */
 export class RunLineIndex {
   private readonly runs: RunLines[] = [];
@@ -126,13 +127,14 @@ export class RunLineIndex {
    * The runs found in a document, each with the document lines it wrote (its header excluded).
    * @param doc the channel's document: line count and a line's text
    * @param written lines written to the channel so far (line feeds counted)
+   * @param cleared lines written when the extension last cleared the channel (0: never)
    */
-  locate(doc: { lineCount: number; lineAt(i: number): string }, written: number): LocatedRun[] {
+  locate(doc: { lineCount: number; lineAt(i: number): string }, written: number, cleared = 0): LocatedRun[] {
     const found = (off: number, r: RunLines) => {
       const at = r.headerLine - off;
       return at >= 0 && at < doc.lineCount && doc.lineAt(at) === r.headerText;
     };
-    const offsets = [0, written - (doc.lineCount - 1)];
+    const offsets = [0, cleared, written - (doc.lineCount - 1)];
     const out: LocatedRun[] = [];
     for (const r of this.runs) {
       const off = offsets.find((o) => found(o, r));

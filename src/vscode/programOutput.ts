@@ -5,6 +5,9 @@
  * UTF-8 (invalid bytes shown as U+FFFD), with ANSI escape sequences stripped, stderr lines marked,
  * and very long lines cut with a marker.
  * Appends are batched (see OutputWriter). A copy of the last 1 MiB is kept for the exported API.
+ * Concurrent runs (issue 12) share the channel: while more than one run is in progress, every line
+ * a run writes starts with its short label (`[a.py#3] `), and a run's open line is ended before
+ * another run writes, so no line mixes two runs.
  * Our own lines (header, footer, notices, refusals) quote names, settings and engine or program
  * text: they pass the same filter as program output.
  */
@@ -37,6 +40,23 @@ export const MAX_LINE_CHARS = 4000;
 const MAX_SPANS = 10_000;
 /** Characters of channel text kept for `outputText()`. */
 const MIRROR_CHARS = 1024 * 1024;
+
+/**
+ * A run's short label for its lines while other runs are in progress: the last path segment of
+ * `what` (cut to 24 characters), with the first line of a selection (`a.py:10`). Pure.
+ */
+export function shortLabel(what: string): string {
+  const sel = /^selection of (.*) \(lines (\d+)-\d+\)$/.exec(what);
+  const name = (sel ? sel[1]! : what).split(/[\\/]/).pop() || what;
+  const cut = name.length > 24 ? `${name.slice(0, 23)}…` : name;
+  return sel ? `${cut}:${sel[2]}` : cut;
+}
+
+/** `text` with `tag` before each non-empty line that starts in it (at its start when `atLineStart`, and after each line feed). Pure. */
+function tagLines(text: string, tag: string, atLineStart: boolean): string {
+  const inner = text.replace(/\n(?=[^\n])/g, `\n${tag}`);
+  return atLineStart && !text.startsWith('\n') ? tag + inner : inner;
+}
 
 /** `text` through a fresh TerminalTextFilter: no escape sequences or control characters but tab and line feed. */
 function filtered(text: string): string {
@@ -114,6 +134,13 @@ export class ProgramOutput {
   /** Line feeds and characters queued so far (all of the channel's text, before batching). */
   private queuedLines = 0;
   private queuedChars = 0;
+  /** Runs whose frame is open (begun, not ended), and the number of the last run begun. */
+  private running = 0;
+  private runSeq = 0;
+  /** Whether the channel's last character is a line feed, and who wrote it (a frame's token; undefined: `line`). */
+  private atLineStart = true;
+  private lastWriter: object | undefined;
+  private cleared = 0;
 
   constructor(private readonly channel: vscode.OutputChannel) {
     this.writer = new OutputWriter({ append: (text) => this.append(text) });
@@ -121,9 +148,17 @@ export class ProgramOutput {
 
   /** Queues `text` for the channel, counting its lines (for source links, sourceLinks.ts). */
   private queue(text: string): void {
+    if (!text) return;
     this.queuedChars += text.length;
     for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) this.queuedLines++;
+    this.atLineStart = text.endsWith('\n');
     this.writer.write(text);
+  }
+
+  /** Ends the channel's open line when someone else (`writer`) left it open, so no line mixes two runs. */
+  private takeLine(writer: object | undefined): void {
+    if (!this.atLineStart && this.lastWriter !== writer) this.queue('\n');
+    this.lastWriter = writer;
   }
 
   /** Line feeds written to the channel so far (queued included): the 0-based index of the line being written. */
@@ -142,9 +177,26 @@ export class ProgramOutput {
     return this.mirror;
   }
 
-  /** Shows the channel without taking focus. */
+  /** Shows the channel without taking focus (VS Code `OutputChannel.show(preserveFocus: true)`). */
   show(): void {
     this.channel.show(true);
+  }
+
+  /**
+   * Clears the channel and the API's copy of it (`sandboxRunner.clearOutputBeforeRun`). Line
+   * counts go on from where they were: source links find runs in a cleared channel by counting
+   * back from its end (linkTargets.ts `RunLineIndex`).
+   */
+  clear(): void {
+    this.writer.flush();
+    this.channel.clear();
+    this.mirror = '';
+    this.cleared = this.queuedLines;
+  }
+
+  /** Line feeds written before the last `clear()` (0: never cleared): the channel's document starts there. */
+  get clearedAt(): number {
+    return this.cleared;
   }
 
   /**
@@ -155,15 +207,20 @@ export class ProgramOutput {
   begin(what: string, profileName: string, source: string, profile: Profile, engine?: string) {
     const l = profile.limits;
     const engineLine = (text: string) => filtered(`  engine ${text.replace(/\n/g, ' ')}`) + '\n';
-    const headerLine = this.queuedLines + 1; // the header starts with a line feed, after a complete line
-    const startChars = this.queuedChars;
+    const me = {};
+    const tag = `[${filtered(shortLabel(what)).replace(/\n/g, ' ')}#${++this.runSeq}] `;
+    this.running++;
+    // The run's own text, untagged (the last 1 MiB), for its error site (sourceLinks.ts `runLines`).
+    let own = '';
     // The channel lines this run's text went to (runs in flight together interleave), for source links.
     const spans: [number, number][] = [];
     const write = (text: string) => {
       if (!text) return;
+      own = (own + text).slice(-MIRROR_CHARS);
+      this.takeLine(me);
       const first = this.queuedLines;
-      this.queue(text);
-      const last = text.endsWith('\n') ? this.queuedLines - 1 : this.queuedLines;
+      this.queue(this.running > 1 ? tagLines(text, tag, this.atLineStart) : text);
+      const last = this.queuedLines - (this.atLineStart ? 1 : 0);
       const prev = spans[spans.length - 1];
       if (prev && first <= prev[1] + 1) prev[1] = Math.max(prev[1], last);
       else if (spans.length < MAX_SPANS) spans.push([first, last]);
@@ -173,7 +230,10 @@ export class ProgramOutput {
           `  profile ${profileName} (${source}) · image ${profile.image} · network ${profile.network === 'none' ? 'off' : 'ON (bridge)'}\n` +
           `  limits ${l.memoryMiB} MiB memory, ${l.cpus} CPU, ${l.pids} processes, ${l.timeoutSeconds} s, ${l.outputBytes} bytes per stream\n`,
     );
+    // The header starts with a line feed (a blank line before it): its text is the line after.
+    const headerLine = this.queuedLines + (this.atLineStart || this.lastWriter === me ? 1 : 2);
     write(header + (engine ? engineLine(engine) : ''));
+    const headerText = (this.running > 1 ? tag : '') + header.split('\n')[1]!;
     const shapers = { stdout: new LineShaper(''), stderr: new LineShaper(STDERR_PREFIX) };
     const sink: OutputSink = (stream, data) => {
       if (stream === 'notice') {
@@ -184,22 +244,23 @@ export class ProgramOutput {
       const other = shapers[stream === 'stdout' ? 'stderr' : 'stdout'];
       write((other.open ? other.interrupt() : '') + shapers[stream].shape(data));
     };
+    let ended = false;
     const end = (result: RunResult, lateEngine?: string) => {
       const late = !engine && lateEngine ? engineLine(lateEngine) : '';
       write(shapers.stdout.end() + shapers.stderr.end() + late + `■ ${filtered(footer(result))}\n`);
+      if (!ended) this.running--;
+      ended = true;
       this.writer.flush();
     };
-    /** The run's text in the channel so far (what the 1 MiB copy still holds of it), after a flush. */
-    const text = () => {
-      this.writer.flush();
-      return this.mirror.slice(Math.max(0, startChars - (this.queuedChars - this.mirror.length)));
-    };
+    /** The run's own text so far (its last 1 MiB; never another run's lines, never tagged). */
+    const text = () => own;
     // headerLine/headerText/lines: where the run is in the channel, for its source links (sourceLinks.ts).
-    return { sink, end, text, headerLine, headerText: header.split('\n')[1]!, lines: (): readonly (readonly [number, number])[] => spans };
+    return { sink, end, text, headerLine, headerText, lines: (): readonly (readonly [number, number])[] => spans };
   }
 
   /** Writes one line outside any run (e.g. a refused run). */
   line(text: string): void {
+    this.takeLine(undefined);
     this.queue(filtered(text) + '\n');
   }
 }

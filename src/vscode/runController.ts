@@ -8,16 +8,15 @@
  */
 import * as vscode from 'vscode';
 import { blockingIssues, chooseProfile, type Profile, type ResolvedProfile, type RunResult, type WarmPool } from '../core';
-import { ensureConsent, type ConsentStore } from './consent';
+import { consentScope, ensureConsent, type ConsentStore } from './consent';
 import { reportMalformedSettings, reportNoProfile, reportNotAllowed, reportRunFailure, reportUnknownProfile } from './failures';
-import { plainText } from './plainText';
 import { headerLines, openRunTerminal, terminalText, type RunTerminal } from './interactiveRun';
 import { engine } from './lazy';
 import { channelRunProfile, footer, type ProgramOutput } from './programOutput';
 import { startedRun, type RunHistory } from './runHistory';
 import type { RunManager } from './runManager';
 import type { Target } from './runTarget';
-import { currentSettings, dockerOptions, interactiveSetting, type SettingsSnapshot } from './settings';
+import { currentSettings, dockerOptions, interactiveSetting, outputSettings, type OutputSettings, type SettingsSnapshot } from './settings';
 import type { SourceLinks } from './sourceLinks';
 import { workspaceRunFor, type WorkspaceRunFields } from './workspaceRun';
 
@@ -34,11 +33,13 @@ export interface RunControllerDeps {
    * The warm pool for a profile, or undefined when warm start is off for it (or a loosening of
    * it lacks consent in `settings`).
    */
-  readonly warmFor: (profile: ResolvedProfile, settings: SettingsSnapshot) => WarmPool | undefined;
+  readonly warmFor: (profile: ResolvedProfile, settings: SettingsSnapshot, scope?: vscode.Uri) => WarmPool | undefined;
   /** Source links and diagnostics of runs (issue 11; made on first use, in the engine bundle); none when omitted. */
   readonly sources?: () => SourceLinks;
   /** Recent Runs (issue 12): told of every run that starts; none when omitted. */
   readonly history?: RunHistory;
+  /** Told the language of every run that starts (warm start prepares for files of languages run in this window). */
+  readonly noteRun?: (languageId: string) => void;
 }
 
 /** How to run a target. */
@@ -61,6 +62,20 @@ interface Admitted {
   readonly where?: WorkspaceRunFields;
 }
 
+/** The URI settings and consent are read for: the target's document (its own workspace folder in a multi-root window). */
+function scopeOf(target: Target): vscode.Uri | undefined {
+  try {
+    return vscode.Uri.parse(target.documentUri, true);
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when `result` should bring the channel forward under `revealOutput: onError`: anything but exit code 0. */
+function isError(result: RunResult): boolean {
+  return !(result.outcome === 'exited' && result.exitCode === 0);
+}
+
 /** One run's output frame in the channel (ProgramOutput `begin`). */
 type Frame = ReturnType<ProgramOutput['begin']>;
 
@@ -78,7 +93,7 @@ export class RunController {
     const where = workspaceRunFor(target);
     const admitted = await this.admit(target, options.profileName, where);
     if (!admitted) return undefined;
-    const interactive = options.interactive ?? interactiveSetting();
+    const interactive = options.interactive ?? interactiveSetting(scopeOf(target));
     const { chosen } = admitted;
     // The terminal shows colours: no NO_COLOR/TERM=dumb there (see CHANNEL_ENV).
     const profile = interactive ? chosen.profile : channelRunProfile(chosen.profile);
@@ -87,18 +102,21 @@ export class RunController {
       this.deps.output.line(`[sandbox-runner] Not run: the terminal for ${target.label} was closed before it opened.`);
       return undefined;
     }
+    this.deps.noteRun?.(target.languageId);
     return this.start(target, { ...admitted, where }, profile, term, options);
   }
 
   /**
    * The one gate every run passes, plain or interactive: the named profile, or the one for the
    * target's language/extension, or the default profile (workspace profiles only in a trusted
-   * workspace); no malformed settings for it; consent to a workspace loosening. Says why when it
+   * workspace); no malformed settings for it; consent to a workspace loosening. Settings and
+   * consent are those of the target's own workspace folder (multi-root). Says why when it
    * refuses. Resolves with the profile and the settings it was chosen from, or undefined (refused).
    */
   private async admit(target: Target, profileName?: string, where: WorkspaceRunFields = {}): Promise<Admitted | undefined> {
     const { output, consents } = this.deps;
-    const settings = currentSettings();
+    const scope = scopeOf(target);
+    const settings = currentSettings(scope);
     const query = { name: profileName, languageId: target.languageId, fileName: target.fileName, paths: where.paths };
     const chosen = chooseProfile(settings, query, settings.defaultProfile);
     if (!chosen) {
@@ -114,7 +132,7 @@ export class RunController {
     }
     // A loosened profile, or a document the workspace re-routed into a looser profile (core routeLoosening).
     const loosening = settings.looseningFor(query);
-    if (loosening && !(await ensureConsent(consents, loosening))) {
+    if (loosening && !(await ensureConsent(consents, loosening, consentScope(scope)))) {
       // The descriptions quote workspace values (mount paths, images): in the output, not the pop-up.
       output.line(
         `[sandbox-runner] Not run: the workspace profile "${chosen.name}" loosens the sandbox (${loosening.loosenings.map((l) => l.description).join('; ')}) and was not allowed.`,
@@ -149,13 +167,15 @@ export class RunController {
     const engineCode = engine();
     const known = engineCode.knownEngineIdentity(docker);
     if (!known) void engineCode.engineIdentity(docker);
-    if (!term) deps.output.show();
+    const shown = outputSettings(scopeOf(target));
+    if (!term) this.prepareChannel(shown);
     const frame = deps.output.begin(target.label, chosen.name, chosen.source, profile, known && engineCode.describeEngine(known));
     if (term) frame.sink('notice', `interactive: input and output are in the terminal "${term.name}"`);
     const afterRun = this.trackSource(target, frame, profile, term, admitted.where?.paths);
     const settle = (result: RunResult) => {
       const late = engineCode.knownEngineIdentity(docker);
       frame.end(result, late && engineCode.describeEngine(late));
+      if (!term && shown.reveal === 'onError' && isError(result)) deps.output.show();
       afterRun(result);
       term?.pty.finish(`■ ${footer(result)}`);
     };
@@ -165,11 +185,12 @@ export class RunController {
         profile,
         code: target.code,
         label: target.label,
+        documentUri: target.documentUri,
         sourceFileName: target.fileName,
         docker,
         protectedPaths: deps.protectedPaths,
         // A warm container was created without a TTY and with the channel's environment.
-        warm: term ? undefined : deps.warmFor(chosen, settings),
+        warm: term ? undefined : deps.warmFor(chosen, settings, scopeOf(target)),
         onOutput: term ? term.pty.sink : frame.sink,
         interactive: term?.pty.begin(),
         onArgv: (argv) => deps.log.debug(`docker ${argv.map((a) => JSON.stringify(a)).join(' ')}`),
@@ -181,19 +202,22 @@ export class RunController {
     deps.history?.started(startedRun(target, { id: info.id, profileName: chosen.name, profile, docker, args, interactive: !!term }, term ? () => terminalText(info.id) : frame.text));
     term?.attach(info.id, () => deps.runs.cancel(info.id));
     deps.log.info(`run ${info.id} started: ${target.label} with profile ${chosen.name}${term ? ' (interactive)' : ''}`);
-    void vscode.window.withProgress(
-      // The title renders `[label](command:…)` links: the label (a file name) goes through plainText.
-      { location: vscode.ProgressLocation.Notification, title: `Sandbox: ${plainText(target.label)}`, cancellable: true },
-      (_progress, progressToken) => {
-        progressToken.onCancellationRequested(() => deps.runs.cancel(info.id));
-        return done;
-      },
-    );
     const result = await done;
     deps.log.info(`run ${info.id} ended: ${result.outcome} (${result.message})${result.cleanupError ? ` cleanup: ${result.cleanupError}` : ''}`);
     if (result.error?.detail) deps.log.warn(`run ${info.id}: ${result.error.detail}`);
     void reportRunFailure(result, profile.image, docker);
     return result;
+  }
+
+  /**
+   * Before a channel run's header: clears the channel when `sandboxRunner.clearOutputBeforeRun`
+   * is on and no other run is writing to it, and brings it forward under `revealOutput: always`
+   * (VS Code `OutputChannel.show(preserveFocus: true)`: the editor keeps the keyboard focus, as
+   * before issue 12).
+   */
+  private prepareChannel(shown: OutputSettings): void {
+    if (shown.clear && this.deps.runs.active().length === 0) this.deps.output.clear();
+    if (shown.reveal === 'always') this.deps.output.show();
   }
 
   /**

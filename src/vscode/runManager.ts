@@ -13,6 +13,8 @@ import { engine } from './lazy';
 
 interface Entry {
   readonly info: ActiveRunInfo;
+  /** The document the run's code came from (`Uri.toString()`), when known. */
+  readonly documentUri?: string;
   /** First cancel: interrupt (SIGINT), removal after the profile's grace period. */
   readonly controller: AbortController;
   /** Second cancel, or the window closing: removal at once. */
@@ -21,7 +23,11 @@ interface Entry {
 }
 
 /** What a caller supplies to start a run (the signals are the manager's). */
-export type StartRequest = Omit<RunRequest, 'signal' | 'forceSignal'> & { readonly label: string };
+export type StartRequest = Omit<RunRequest, 'signal' | 'forceSignal'> & {
+  readonly label: string;
+  /** The document the code came from (`Uri.toString()`): the editor's stop button cancels its runs. */
+  readonly documentUri?: string;
+};
 
 /** How a started run is followed. */
 export interface StartOptions {
@@ -51,12 +57,13 @@ export class RunManager implements vscode.Disposable {
    * `options.settle` ran and `onDidFinish` fired.
    */
   start(request: StartRequest, options: StartOptions = {}): { info: ActiveRunInfo; done: Promise<RunResult> } {
+    const { documentUri, ...runRequest } = request;
     const info: ActiveRunInfo = { id: randomUUID(), profileName: request.profileName, label: request.label, startedAt: Date.now() };
     const controller = new AbortController();
     const force = new AbortController();
     const bridge = abortOnCancel(options.token, controller);
-    const done = engine().runInSandbox({ ...request, signal: controller.signal, forceSignal: force.signal });
-    this.entries.set(info.id, { info, controller, force, done });
+    const done = engine().runInSandbox({ ...runRequest, signal: controller.signal, forceSignal: force.signal });
+    this.entries.set(info.id, { info, documentUri, controller, force, done });
     void vscode.commands.executeCommand('setContext', 'sandboxRunner.runActive', true);
     this.startEmitter.fire(info);
     this.changeEmitter.fire();
@@ -70,6 +77,16 @@ export class RunManager implements vscode.Disposable {
       return result;
     });
     return { info, done: finished };
+  }
+
+  /** Ids of the active runs of the document `documentUri` (`Uri.toString()`), oldest first. */
+  runsOf(documentUri: string): string[] {
+    return [...this.entries.values()].filter((e) => e.documentUri === documentUri).sort((a, b) => a.info.startedAt - b.info.startedAt).map((e) => e.info.id);
+  }
+
+  /** The documents (`Uri.toString()`) that have an active run. */
+  documents(): string[] {
+    return [...new Set([...this.entries.values()].flatMap((e) => (e.documentUri ? [e.documentUri] : [])))];
   }
 
   /** Active runs, oldest first. */

@@ -50,5 +50,5 @@ export function registerSourceLinks(subscriptions: vscode.Disposable[], output: 
       resolveDocumentLink: (link) => sourceLinks?.resolveDocumentLink(link),
     }),
   );
-  return () => (sourceLinks ??= new (engine().SourceLinks)(() => output.lineCount));
+  return () => (sourceLinks ??= new (engine().SourceLinks)(() => output.lineCount, () => output.clearedAt));
 }

@@ -36,9 +36,15 @@ export interface SettingsSnapshot extends ProfileSet {
   looseningFor(query: ProfileQuery): LooseningReport | undefined;
 }
 
-/** The user value, plus workspace values when the workspace is trusted, of one setting. */
-function layered<T>(key: string): { user: T | undefined; workspace: Array<T | undefined> } {
-  const inspected = vscode.workspace.getConfiguration(SECTION).inspect<T>(key);
+/**
+ * Where settings are read for: a document's URI reads its own workspace folder's values (multi-root:
+ * `getConfiguration(section, uri)`); undefined reads the window's (no folder values in multi-root).
+ */
+export type SettingsScope = vscode.Uri | undefined;
+
+/** The user value, plus workspace values (the workspace's, then `scope`'s folder's) when the workspace is trusted, of one setting. */
+function layered<T>(key: string, scope?: SettingsScope): { user: T | undefined; workspace: Array<T | undefined> } {
+  const inspected = vscode.workspace.getConfiguration(SECTION, scope).inspect<T>(key);
   const trusted = vscode.workspace.isTrusted;
   return {
     user: inspected?.globalValue,
@@ -46,9 +52,9 @@ function layered<T>(key: string): { user: T | undefined; workspace: Array<T | un
   };
 }
 
-/** The effective value of a plain setting: workspace (if trusted) over user. */
-function effective<T>(key: string): T | undefined {
-  const v = layered<T>(key);
+/** The effective value of a plain setting for `scope`: workspace folder over workspace (if trusted) over user. */
+function effective<T>(key: string, scope?: SettingsScope): T | undefined {
+  const v = layered<T>(key, scope);
   return [...v.workspace].reverse().find((x) => x !== undefined) ?? v.user;
 }
 
@@ -65,24 +71,27 @@ function limitDefaults(read: (key: string) => unknown, issues?: ProfileIssue[]):
   return out;
 }
 
-/** The merged, validated profiles and related settings for the current window. */
-export function currentSettings(): SettingsSnapshot {
-  const profiles = layered<unknown>('profiles');
+/**
+ * The merged, validated profiles and related settings for `scope` (a document's URI: its own
+ * workspace folder's settings; undefined: the window's). Workspace trust is per window.
+ */
+export function currentSettings(scope?: SettingsScope): SettingsSnapshot {
+  const profiles = layered<unknown>('profiles', scope);
   const layers: ProfileLayer[] = [
     { source: 'user', value: profiles.user },
     ...profiles.workspace.map((value) => ({ source: 'workspace' as const, value })),
   ];
   const issues: ProfileIssue[] = [];
-  const effectiveDefaults = limitDefaults((k) => effective<unknown>(k), issues);
-  const userDefaults = limitDefaults((k) => layered<unknown>(k).user);
+  const effectiveDefaults = limitDefaults((k) => effective<unknown>(k, scope), issues);
+  const userDefaults = limitDefaults((k) => layered<unknown>(k, scope).user);
   const set = resolveProfiles(layers, undefined, { limitDefaults: effectiveDefaults });
-  const defaultProfile = effective<string>('defaultProfile') || undefined;
+  const defaultProfile = effective<string>('defaultProfile', scope) || undefined;
   const route = {
     layers,
     effectiveOptions: { limitDefaults: effectiveDefaults },
     baselineOptions: { limitDefaults: userDefaults },
     defaultProfile,
-    baselineDefaultProfile: layered<string>('defaultProfile').user || undefined,
+    baselineDefaultProfile: layered<string>('defaultProfile', scope).user || undefined,
   };
   return {
     ...set,
@@ -169,6 +178,23 @@ export class SettingsCache implements vscode.Disposable {
  * `defaultProfile`: the workspace value when the workspace is trusted, else the user value. A
  * workspace may set it: it only changes where input and output go, not what the sandbox allows.
  */
-export function interactiveSetting(): boolean {
-  return effective<string>('interactive') === 'always';
+export function interactiveSetting(scope?: SettingsScope): boolean {
+  return effective<string>('interactive', scope) === 'always';
+}
+
+/** How the output channel behaves at a run (issue 12): read like `interactive`, for the run's document. */
+export interface OutputSettings {
+  /** `sandboxRunner.clearOutputBeforeRun`: clear the channel before the run's header. */
+  readonly clear: boolean;
+  /** `sandboxRunner.revealOutput`: when the channel is brought forward (never taking the keyboard focus). */
+  readonly reveal: 'always' | 'onError' | 'never';
+}
+
+/** `sandboxRunner.clearOutputBeforeRun` and `sandboxRunner.revealOutput` for `scope` (unknown values: the defaults). */
+export function outputSettings(scope?: SettingsScope): OutputSettings {
+  const reveal = effective<string>('revealOutput', scope);
+  return {
+    clear: effective<unknown>('clearOutputBeforeRun', scope) === true,
+    reveal: reveal === 'onError' || reveal === 'never' ? reveal : 'always',
+  };
 }

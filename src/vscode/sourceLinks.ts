@@ -40,8 +40,14 @@ export class SourceLinks implements vscode.DocumentLinkProvider, vscode.Disposab
   private problems: vscode.DiagnosticCollection | undefined;
   private readonly subscriptions: vscode.Disposable[] = [];
 
-  /** @param lineCount lines written to the output channel so far (ProgramOutput `lineCount`) */
-  constructor(private readonly lineCount: () => number) {}
+  /**
+   * @param lineCount lines written to the output channel so far (ProgramOutput `lineCount`)
+   * @param clearedAt lines written when the extension last cleared the channel (ProgramOutput `clearedAt`)
+   */
+  constructor(
+    private readonly lineCount: () => number,
+    private readonly clearedAt: () => number = () => 0,
+  ) {}
 
   /** Remembers that the run whose header is at `frame.headerLine` (and whose lines are `frame.lines()`) came from `source`. */
   track(frame: Pick<RunLines, 'headerLine' | 'headerText' | 'lines'>, source: RunSource): void {
@@ -62,7 +68,7 @@ export class SourceLinks implements vscode.DocumentLinkProvider, vscode.Disposab
     if (doc.uri.scheme !== 'output' || this.index.empty) return [];
     const links: SourceLink[] = [];
     let budget = MAX_SCANNED_LINES;
-    const runs = this.index.locate({ lineCount: doc.lineCount, lineAt: (i) => doc.lineAt(i).text }, this.lineCount());
+    const runs = this.index.locate({ lineCount: doc.lineCount, lineAt: (i) => doc.lineAt(i).text }, this.lineCount(), this.clearedAt());
     for (const { run, ranges } of runs.reverse()) {
       for (const [from, to] of ranges) {
         for (let i = from; i < to && budget-- > 0 && !token.isCancellationRequested; i++) links.push(...this.lineLinks(doc, i, run.source));

@@ -4,30 +4,38 @@
  * the engine bundle), and when one is prepared. The pool is replaced (old containers removed) when
  * its settings change, and emptied when every consent is revoked. A warm container is created and
  * started with the profile's mounts, network and limits: a profile a workspace loosened gets one
- * only once the user allowed exactly that loosening.
+ * only once the user allowed exactly that loosening (for the document's folder).
+ *
+ * When (issue 12): a warm container is prepared when the user first runs a profile (the run's
+ * `take` prepares the next one), or opens a file of a language they have run in this window. Never
+ * on a mere tab switch, and never for a language not run yet in this window: opening a repository
+ * starts no container.
  */
 import * as vscode from 'vscode';
 import { pickProfile, type ResolvedProfile, type WarmPool } from '../core';
-import type { ConsentStore } from './consent';
+import { consentScope, type ConsentStore } from './consent';
 import { engine } from './lazy';
 import { channelRunProfile } from './programOutput';
-import { currentSettings, dockerOptions, SECTION, warmStartSettings, type SettingsCache, type SettingsSnapshot } from './settings';
+import { currentSettings, dockerOptions, SECTION, warmStartSettings, type SettingsSnapshot } from './settings';
 
 /** Settings whose change replaces the pool (its engine or idle expiry changed). */
 const POOL_KEYS = ['warmStart', 'warmIdleSeconds', 'dockerPath', 'dockerContext', 'dockerHost'];
 
+/** Schemes of documents a user opens to edit (not output channels, diffs' git views or settings). */
+const EDITED_SCHEMES = new Set(['file', 'untitled', 'vscode-remote']);
+
 export class WarmStart implements vscode.Disposable {
   private pool: WarmPool | undefined;
   private readonly subscriptions: vscode.Disposable[];
+  /** Languages run in this window (any profile, plain or interactive). */
+  private readonly ranLanguages = new Set<string>();
 
   /**
-   * @param settings the cached settings snapshot (cheap reads on editor events)
    * @param consents consent to workspace loosenings (a loosened profile is warmed only with it)
    * @param protectedPaths host paths no mount may touch (the extension's storage)
    * @param log where the pool's messages go
    */
   constructor(
-    private readonly settings: SettingsCache,
     private readonly consents: ConsentStore,
     private readonly protectedPaths: readonly string[],
     private readonly log: vscode.LogOutputChannel,
@@ -36,7 +44,7 @@ export class WarmStart implements vscode.Disposable {
       // Revoked consents: warm containers of loosened profiles (prepared after a run) go too.
       consents.onDidChange(() => consents.count === 0 && this.reset()),
       vscode.workspace.onDidChangeConfiguration((e) => POOL_KEYS.some((k) => e.affectsConfiguration(`${SECTION}.${k}`)) && this.reset()),
-      vscode.window.onDidChangeActiveTextEditor((editor) => this.prepareFor(editor)),
+      vscode.workspace.onDidOpenTextDocument((doc) => this.ranLanguages.has(doc.languageId) && this.prepareFor(doc)),
     ];
   }
 
@@ -46,18 +54,23 @@ export class WarmStart implements vscode.Disposable {
     return mode === 'all' || (mode === 'built-in' && chosen.source === 'built-in');
   }
 
-  /** True unless a workspace loosened `chosen` and the user did not allow exactly that loosening. */
-  private consented(chosen: ResolvedProfile, snapshot: SettingsSnapshot): boolean {
+  /** True unless a workspace loosened `chosen` and the user did not allow exactly that loosening for `scope`'s folder. */
+  private consented(chosen: ResolvedProfile, snapshot: SettingsSnapshot, scope?: vscode.Uri): boolean {
     const report = snapshot.loosenings.get(chosen.name);
-    return report === undefined || this.consents.has(report);
+    return report === undefined || this.consents.has(report, consentScope(scope));
   }
+
+  /** Notes that a document of `languageId` ran: opening another file of it prepares a warm container. */
+  readonly noteRun = (languageId: string): void => {
+    this.ranLanguages.add(languageId);
+  };
 
   /**
    * The warm pool for a run of `chosen` (made on first use), or undefined when warm start is off
-   * for it or a loosening of it lacks consent in `snapshot`.
+   * for it or a loosening of it lacks consent in `snapshot` (for `scope`'s folder).
    */
-  readonly warmFor = (chosen: ResolvedProfile, snapshot: SettingsSnapshot): WarmPool | undefined => {
-    if (!this.covers(chosen) || !this.consented(chosen, snapshot)) return undefined;
+  readonly warmFor = (chosen: ResolvedProfile, snapshot: SettingsSnapshot, scope?: vscode.Uri): WarmPool | undefined => {
+    if (!this.covers(chosen) || !this.consented(chosen, snapshot, scope)) return undefined;
     this.pool ??= new (engine().WarmPool)({
       docker: dockerOptions(),
       idleMs: warmStartSettings().idleMs,
@@ -68,22 +81,19 @@ export class WarmStart implements vscode.Disposable {
   };
 
   /**
-   * Prepares a warm container for the profile of `editor`'s document. Cheap checks and the cached
-   * snapshot first; fresh settings (which resolve mount paths on disk) only for a profile that a
-   * workspace loosened.
+   * Prepares a warm container for the profile of `doc` (an opened file of a language run in this
+   * window), with the settings of its own workspace folder; nothing for a document the workspace
+   * re-routed into a looser profile before the user allowed that (for its folder).
    */
-  prepareFor(editor: vscode.TextEditor | undefined): void {
-    if (!editor || editor.document.uri.scheme === 'output' || warmStartSettings().mode === 'off') return;
-    const cached = this.settings.get();
-    const query = { languageId: editor.document.languageId, fileName: editor.document.fileName };
-    const chosen = pickProfile(cached, query);
+  private prepareFor(doc: vscode.TextDocument): void {
+    if (!EDITED_SCHEMES.has(doc.uri.scheme) || warmStartSettings().mode === 'off') return;
+    const snapshot = currentSettings(doc.uri);
+    const query = { languageId: doc.languageId, fileName: doc.fileName };
+    const chosen = pickProfile(snapshot, query);
     if (!chosen || !this.covers(chosen)) return;
-    const snapshot = cached.loosenings.has(chosen.name) ? currentSettings() : cached;
-    // A document the workspace re-routed into a looser profile (the user's own included) gets no
-    // warm container before the user allowed that re-routing.
     const routed = snapshot.looseningFor(query);
-    if (routed && !this.consents.has(routed)) return;
-    this.warmFor(chosen, snapshot)?.prepare(chosen.name, channelRunProfile(chosen.profile));
+    if (routed && !this.consents.has(routed, consentScope(doc.uri))) return;
+    this.warmFor(chosen, snapshot, doc.uri)?.prepare(chosen.name, channelRunProfile(chosen.profile));
   }
 
   /** Removes the pool's containers; the next run or preparation makes a new pool. */

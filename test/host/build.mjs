@@ -1,6 +1,6 @@
 // Bundles the extension-host test harness with esbuild into out/test/host/:
 //   codeServerShim.js (executable), runHostTests.js, suite/index.js + suite/*.test.js,
-//   suite-trust/index.js + suite-trust/*.test.js, ui/uiCheck.js, ui/consentCheck.js, ui/linkCheck.js.
+//   suite-trust/index.js + suite-trust/*.test.js, suite-multiroot/index.js + suite-multiroot/*.test.js, ui/uiCheck.js, ui/consentCheck.js, ui/linkCheck.js.
 // Same settings as esbuild.config.mjs (CommonJS for Node 20, `vscode` external, ESM entry points
 // first). mocha, playwright-core and @vscode/test-electron stay external: they load files of
 // their own at run time and resolve from the repo's node_modules.
@@ -29,6 +29,7 @@ const testsOf = (dir) =>
     .map((f) => join(host, dir, f));
 const suites = testsOf('suite');
 const trustSuites = testsOf('suite-trust');
+const multirootSuites = testsOf('suite-multiroot');
 
 await Promise.all([
   build({ ...common, entryPoints: [join(host, 'codeServerShim.ts')], outfile: join(outdir, 'codeServerShim.js'), banner: { js: '#!/usr/bin/env node' } }),
@@ -38,5 +39,6 @@ await Promise.all([
   build({ ...common, entryPoints: [join(host, 'ui', 'linkCheck.ts')], outfile: join(outdir, 'ui', 'linkCheck.js') }),
   build({ ...common, entryPoints: [join(host, 'suite', 'index.ts'), ...suites], outdir: join(outdir, 'suite') }),
   build({ ...common, entryPoints: [join(host, 'suite-trust', 'index.ts'), ...trustSuites], outdir: join(outdir, 'suite-trust') }),
+  build({ ...common, entryPoints: [join(host, 'suite-multiroot', 'index.ts'), ...multirootSuites], outdir: join(outdir, 'suite-multiroot') }),
 ]);
 chmodSync(join(outdir, 'codeServerShim.js'), 0o755);

@@ -1,7 +1,7 @@
 /**
  * An "Electron-style VS Code executable" for @vscode/test-electron's runTests on machines without
  * desktop VS Code. It takes the arguments runTests passes to VS Code:
- *   --extensionDevelopmentPath=DIR (repeatable) --extensionTestsPath=INDEX [WORKSPACE_FOLDER] [ignored…]
+ *   --extensionDevelopmentPath=DIR (repeatable) --extensionTestsPath=INDEX [WORKSPACE_FOLDER | FILE.code-workspace] [ignored…]
  * and runs the tests in a real extension host instead: code-server (VS Code server + web workbench,
  * with the smoke-test driver enabled) on 127.0.0.1, opened by headless Chromium with the test
  * payload. The workbench calls `codeAutomationExit(code)` when the test runner finishes; that code
@@ -59,7 +59,9 @@ async function main(): Promise<number> {
     return 2;
   }
   for (const p of [...args.developmentPaths, args.folder].filter((x): x is string => !!x)) {
-    if (!existsSync(p) || !statSync(p).isDirectory()) {
+    // A multi-root workspace is a .code-workspace file (the multiroot host suite).
+    const workspaceFile = p === args.folder && p.endsWith('.code-workspace') && existsSync(p) && statSync(p).isFile();
+    if (!workspaceFile && (!existsSync(p) || !statSync(p).isDirectory())) {
       log(`not a folder: ${p}`);
       return 2;
     }

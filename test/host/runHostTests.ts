@@ -13,6 +13,8 @@
  *            that the extension host ended by itself (deactivate ran) leaving no container it owned
  *            (warm ones included), and that the hostile workspace's fake docker never ran.
  *            Code-server only: test-electron always passes --disable-workspace-trust to desktop VS Code.
+ *   multiroot out/test/host/suite-multiroot in a fresh copy of test/host/fixtures/multiroot opened
+ *            as a two-folder workspace (multi.code-workspace), Workspace Trust off (trusted).
  *
  * Uses the extension's own bundle (dist/extension.js, from `npm run build`) and the compiled
  * suites (out/test/host, from `node test/host/build.mjs`). Exits non-zero when the host cannot
@@ -128,6 +130,19 @@ function trustSuite(): Suite {
   };
 }
 
+/** A fresh copy of the multi-root fixture (two folders with their own settings), opened by its .code-workspace file. */
+function multirootSuite(): Suite {
+  const root = mkdtempSync(join(tmpdir(), 'sandbox-runner-multiroot-'));
+  cpSync(join(repo, 'test', 'host', 'fixtures', 'multiroot'), root, { recursive: true });
+  return {
+    index: join(repo, 'out', 'test', 'host', 'suite-multiroot', 'index.js'),
+    workspace: join(root, 'multi.code-workspace'),
+    env: {},
+    userSettings: {},
+    dispose: () => rmSync(root, { recursive: true, force: true, maxRetries: 3 }),
+  };
+}
+
 function defaultSuite(): Suite {
   return {
     index: join(repo, 'out', 'test', 'host', 'suite', 'index.js'),
@@ -150,8 +165,8 @@ function ranProblem(resultFile: string): string | undefined {
 async function main(): Promise<number> {
   const desktop = process.env.SANDBOX_RUNNER_HOST === 'desktop';
   const name = parseSuite(process.argv.slice(2));
-  if (name !== 'default' && name !== 'trust') {
-    console.error(`host tests: unknown suite "${name}" (use --suite default or --suite trust)`);
+  if (name !== 'default' && name !== 'trust' && name !== 'multiroot') {
+    console.error(`host tests: unknown suite "${name}" (use --suite default, trust or multiroot)`);
     return 2;
   }
   if (name === 'trust' && desktop) {
@@ -160,7 +175,7 @@ async function main(): Promise<number> {
   }
   const label = name === 'default' ? '' : ` (${name})`;
   const shim = join(repo, 'out', 'test', 'host', 'codeServerShim.js');
-  const suite = name === 'trust' ? trustSuite() : defaultSuite();
+  const suite = name === 'trust' ? trustSuite() : name === 'multiroot' ? multirootSuite() : defaultSuite();
   const extensionTestsPath = suite.index;
   for (const [path, fix] of [
     [join(repo, 'dist', 'extension.js'), 'npm run build'],

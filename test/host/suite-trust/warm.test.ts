@@ -1,7 +1,8 @@
 /**
  * Warm start in the real extension host, in Restricted Mode: the user's sandboxRunner.warmStart
- * "all" (seeded by the runner) counts, the hostile workspace's "off" does not. A started container
- * waits for the python profile with exactly the floor; the next run takes it (its result names
+ * "all" (seeded by the runner) counts, the hostile workspace's "off" does not. A container is
+ * prepared by the profile's first run, or on opening a python file after one (issue 12: not on a
+ * tab switch); it waits for the python profile with exactly the floor; the next run takes it (its result names
  * that container) and a fresh one replaces it. That the window's warm containers are removed on
  * deactivate is checked by runHostTests.ts from outside, after the extension host has exited.
  */
@@ -39,6 +40,19 @@ interface Inspected {
   };
 }
 
+/** Empties the warm pool: the user's warmStart "off" removes its containers, then "all" again (both user settings). */
+async function resetPool(): Promise<void> {
+  const config = () => vscode.workspace.getConfiguration('sandboxRunner');
+  await config().update('warmStart', 'off', vscode.ConfigurationTarget.Global);
+  const end = Date.now() + 20_000;
+  while ((await warmContainers('python')).length > 0) {
+    if (Date.now() > end) throw new Error('warm containers stayed after warmStart "off"');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  await config().update('warmStart', 'all', vscode.ConfigurationTarget.Global);
+  assert.equal(config().inspect('warmStart')?.globalValue, 'all');
+}
+
 async function inspect(name: string): Promise<Inspected> {
   const [info] = JSON.parse(await docker(['container', 'inspect', name])) as Inspected[];
   assert.ok(info, `docker inspect ${name} returned nothing`);
@@ -53,12 +67,31 @@ describe('warm start in Restricted Mode (trust host)', function () {
     await getApi();
   });
 
-  it('the user\'s warmStart "all" counts and the workspace\'s "off" does not: a warm container waits for the python profile', async function () {
+  it('the user\'s warmStart "all" counts and the workspace\'s "off" does not; a tab switch prepares nothing, the first run of the python profile does', async function () {
     const inspected = vscode.workspace.getConfiguration('sandboxRunner').inspect('warmStart');
     assert.equal(inspected?.globalValue, 'all', 'the runner did not seed the user setting sandboxRunner.warmStart "all"');
-    // Switching editors makes the extension prepare a container for the active editor's profile.
+    // Earlier suites ran python: start from an empty pool (turning warm start off removes its containers).
+    await resetPool();
+    // Issue 12: switching tabs prepares no warm container, even for a language run in this window.
     await openFile('notes.txt');
     await openFile('probe.py');
+    await openFile('notes.txt');
+    await openFile('probe.py');
+    await new Promise((r) => setTimeout(r, 3_000));
+    assert.deepEqual(await warmContainers('python'), [], 'switching tabs prepared a warm container');
+    // The profile's run (cold) prepares the next run's container.
+    const { result } = await runActiveEditor(await getApi());
+    assert.equal(result.outcome, 'exited', result.message);
+    const warm = await waitForWarm('python');
+    assert.ok(warm.startsWith('sandbox-runner-'), warm);
+    assert.notEqual(result.containerName, warm);
+  });
+
+  it('opening a file of a language run in this window prepares a warm container', async function () {
+    await resetPool();
+    const uri = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0]!.uri, `opened-${Date.now()}.py`);
+    await vscode.workspace.fs.writeFile(uri, Buffer.from('print("HOST-OPENED")\n'));
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri), { preview: false });
     const warm = await waitForWarm('python');
     assert.ok(warm.startsWith('sandbox-runner-'), warm);
   });

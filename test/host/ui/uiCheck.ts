@@ -5,10 +5,12 @@
  *   3. open the fixture workspace in headless Chromium, open sleepy.py via Quick Open, run
  *      "Sandbox Runner: Run in Sandbox" from the command palette;
  *   4. read the extension's status-bar item while the run is in progress (sleepy.py sleeps 4 s),
- *      then the Output panel; save screenshots to .artifacts/ui-check-running.png and
- *      .artifacts/ui-check.png; assert on the texts;
+ *      and the editor title's "Stop Sandbox Run" button (issue 12), then the Output panel; save
+ *      screenshots to .artifacts/ui-check-running.png (status bar and stop button) and
+ *      .artifacts/ui-check.png; assert on the texts, and that the successful run showed no
+ *      notification (issue 12: the status bar is its progress);
  *   5. untrusted text never becomes a link (issue 8): a file named like a markdown command link
- *      runs (its progress notification), the same name on the missing-image profile fails (the
+ *      runs (its status-bar tooltip; no progress notification since issue 12), the same name on the missing-image profile fails (the
  *      genuine error notification), and a snippet prints a line shaped like tini's exec failure
  *      with a command link to stderr and exits 127 (output, not an error pop-up); no notification
  *      may render an anchor to `command:`, `file:` or `http(s):`; screenshots
@@ -93,6 +95,9 @@ async function drive(page: Page, server: CodeServer, workspace: string): Promise
     // reported below
   }
   const allStatus = clean(await page.locator('#workbench\\.parts\\.statusbar').innerText()).replace(/\s*\n\s*/g, ' | ');
+  // Issue 12: the running editor's title shows the stop button (visible in the screenshot).
+  const stopVisible = await stopButton(page).first().waitFor({ state: 'visible', timeout: 5_000 }).then(() => true, () => false);
+  const sandboxToasts = (await toastTexts(page)).filter((t) => /sandbox/i.test(t));
   await page.screenshot({ path: join(artifacts, 'ui-check-running.png') });
   step(`status bar while running: "${allStatus}"`);
   check(
@@ -101,6 +106,8 @@ async function drive(page: Page, server: CodeServer, workspace: string): Promise
     runningStatus ? `"${runningStatus}"` : `no visible item with id ${EXTENSION_ID}.*; the status bar reads: ${allStatus}`,
   );
   check('the status-bar item offers to cancel the run (text, label or tooltip)', /cancel/i.test(`${runningStatus} ${tooltip}`), `text "${runningStatus}", tooltip "${tooltip}"`);
+  check('the editor title shows "Stop Sandbox Run" while the run is in progress', stopVisible, await editorActions(page));
+  check('no notification while the run is in progress (the status bar is the progress)', sandboxToasts.length === 0, JSON.stringify(sandboxToasts));
   await page.mouse.move(700, 300);
 
   // After it ends: the Output panel.
@@ -121,6 +128,7 @@ async function drive(page: Page, server: CodeServer, workspace: string): Promise
   await page.waitForTimeout(500);
   const afterStatus = await statusText(page);
   check('the status-bar item is gone after the run', afterStatus === '', afterStatus ? `still shows "${afterStatus}"` : '');
+  check('the stop button is gone after the run', (await stopButton(page).count()) === 0 || !(await stopButton(page).first().isVisible()), await editorActions(page));
   // Toasts may be held back: the notification centre lists every notification.
   await showCenter(page);
   const errors = (await toastTexts(page)).filter((t) => /error|failed/i.test(t));
@@ -132,6 +140,17 @@ async function drive(page: Page, server: CodeServer, workspace: string): Promise
   await linkChecks(page);
   await interactiveChecks(page, report, { query: 'linkname.py', name: LINK_PY });
   await markdownChecks(page, report);
+}
+
+/** The editor title's "Stop Sandbox Run" action (issue 12; package.json menus `editor/title`). */
+function stopButton(page: Page): Locator {
+  return page.locator('.editor-actions .action-label[aria-label*="Stop Sandbox Run"], .editor-actions .action-label[title*="Stop Sandbox Run"]');
+}
+
+/** The editor title actions' labels, for a check's detail. */
+async function editorActions(page: Page): Promise<string> {
+  const labels = await page.locator('.editor-actions .action-label').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? e.getAttribute('title') ?? '')).catch(() => [] as string[]);
+  return `editor title actions: ${JSON.stringify(labels)}`;
 }
 
 // --- 5. Untrusted text never becomes a link ------------------------------------------------------
@@ -264,8 +283,8 @@ async function linkChecks(page: Page): Promise<void> {
   const progressToasts = [...seen.toasts, ...progress.toasts];
   step(`toasts while the link-named file ran: ${JSON.stringify(progressToasts)}`);
   check('the link-named file ran', /HOST-LINKNAME-DONE/.test(progress.output), JSON.stringify(progress.output.slice(-300)));
-  check('its progress notification shows the file name', progressToasts.some((t) => /linkname\.py/.test(t)), JSON.stringify(progressToasts));
-  check('the progress notification renders no link from the file name', progressLinks.length === 0, showLinks(progressLinks));
+  check('its run shows no notification (issue 12: no progress toast; the status bar is the progress)', !progressToasts.some((t) => /linkname\.py|Sandbox:/.test(t)), JSON.stringify(progressToasts));
+  check('no notification renders a link from the file name', progressLinks.length === 0, showLinks(progressLinks));
   await clearNotifications(page);
 
   // 5b. A genuine failure (image-missing) of the same name: the error notification, without a link.
