@@ -7,11 +7,11 @@
  * run is refused with that reason, and nothing runs.
  */
 import assert from 'node:assert/strict';
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
-import { ENGINE_KIND, IMAGES, productContainers, pythonProfile, requireEngine, run, TEST_PATH } from './helpers';
+import { ENGINE_KIND, engineSeesClientFiles, IMAGES, productContainers, pythonProfile, requireEngine, run, TEST_PATH } from './helpers';
 
 const CLI = resolve(__dirname, '../../../dist/cli.js');
 
@@ -69,6 +69,21 @@ describe('workspace folder beside the snippet (engine)', function () {
     return root;
   }
 
+  /**
+   * On an engine that cannot see this machine's files (engine 2, a remote host), every workspace
+   * mount is refused by the visibility probe: asserts that refusal instead and returns true.
+   */
+  async function refusedByEngine(): Promise<boolean> {
+    if (await engineSeesClientFiles()) return false;
+    const root = await makeProject();
+    const r = await run(wsProfile(), 'print(1)\n', { paths: { workspaceFolder: root } });
+    assert.equal(r.result.outcome, 'failed-to-start');
+    assert.match(r.result.message, /sandboxRunner\.profiles\.test\.workspace .* does not see it/);
+    assert.equal(r.stdout, '');
+    console.log('      this engine cannot see the client\'s files: the workspace run was refused, as asserted');
+    return true;
+  }
+
   if (ENGINE_KIND === 'podman') {
     it('is refused on Podman, naming why (it cannot pin the workspace folder), and nothing runs', async () => {
       const root = await makeProject();
@@ -86,6 +101,7 @@ describe('workspace folder beside the snippet (engine)', function () {
   }
 
   it('a file run imports a sibling and reads a relative data file, from its mirrored path and folder', async () => {
+    if (await refusedByEngine()) return;
     const root = await makeProject();
     const name = root.split('/').pop()!;
     const r = await run(wsProfile(), MAIN, {
@@ -99,6 +115,7 @@ describe('workspace folder beside the snippet (engine)', function () {
   });
 
   it('a selection run keeps the snippet path, runs in the file\'s folder and imports a sibling through PYTHONPATH', async () => {
+    if (await refusedByEngine()) return;
     const root = await makeProject();
     const name = root.split('/').pop()!;
     const code = 'import os, sys\nfrom helper import greet\nprint(greet("sel"))\nprint(open("data.txt").read().strip())\nprint(os.getcwd(), __file__, os.environ["PYTHONPATH"])\n';
@@ -121,6 +138,7 @@ describe('workspace folder beside the snippet (engine)', function () {
   });
 
   it('hides .git, .env* , *.pem and .ssh at any depth while other files stay visible, and the mount is read-only', async () => {
+    if (await refusedByEngine()) return;
     const root = await makeProject();
     const name = root.split('/').pop()!;
     // World-writable on the host: only the read-only mount can refuse the write (EROFS, 30), not permissions (EACCES, 13).
@@ -155,7 +173,48 @@ describe('workspace folder beside the snippet (engine)', function () {
     );
   });
 
+  it('symlinks: one to a host file outside the folder resolves inside the container (not found); a matching one is masked where it leads', async () => {
+    if (await refusedByEngine()) return;
+    const root = await makeProject();
+    const name = root.split('/').pop()!;
+    const outside = await project({ 'canary.txt': 'HOST-CANARY\n' });
+    roots.push(outside);
+    await writeFile(join(root, 'pkg/real.txt'), 'REAL-SECRET\n', { mode: 0o644 });
+    await symlink(join(outside, 'canary.txt'), join(root, 'to-canary'));
+    await symlink('pkg/real.txt', join(root, '.env.link'));
+    const probe = [
+      'import os',
+      `w = "/workspace/${name}"`,
+      'print(os.readlink(os.path.join(w, "to-canary")) == os.readlink(os.path.join(w, "to-canary")), os.path.islink(os.path.join(w, "to-canary")))',
+      'for p in ["to-canary", ".env.link", "pkg/real.txt"]:',
+      '    try:',
+      '        print(p, repr(open(os.path.join(w, p)).read()))',
+      '    except OSError as e:',
+      '        print(p, e.errno)',
+      '',
+    ].join('\n');
+    const r = await run(wsProfile(), probe, { paths: { workspaceFolder: root } });
+    assert.equal(r.stderr, '');
+    assert.equal(r.stdout, "True True\nto-canary 2\n.env.link ''\npkg/real.txt ''\n");
+  });
+
+  it('an engine that cannot see the folder refuses the run, naming the workspace key and the engine (visibility probe)', async function () {
+    if (await engineSeesClientFiles()) {
+      // This engine sees the client's files: the refusal is proved with DOCKER_HOST set to engine 2 (test:engine:remote).
+      const root = await makeProject();
+      const r = await run(wsProfile(), 'print(1)\n', { paths: { workspaceFolder: root } });
+      assert.equal(r.stdout, '1\n');
+      return;
+    }
+    const root = await makeProject();
+    const r = await run(wsProfile(), 'print(1)\n', { paths: { workspaceFolder: root } });
+    assert.equal(r.result.outcome, 'failed-to-start');
+    assert.match(r.result.message, /sandboxRunner\.profiles\.test\.workspace .* does not see it/);
+    assert.equal(r.stdout, '');
+  });
+
   it('a mount source with ${fileDirname} mounts the file\'s folder (resolved per run, then checked and pinned)', async () => {
+    if (await refusedByEngine()) return;
     const root = await makeProject();
     const profile = pythonProfile({ mounts: [{ source: '${fileDirname}', target: '/beside' }] });
     const r = await run(profile, 'import os\nprint(sorted(os.listdir("/beside")))\n', {
@@ -170,6 +229,7 @@ describe('workspace folder beside the snippet (engine)', function () {
   });
 
   it(`takes the cold path even on the warm path (${TEST_PATH}): a warm container starts before the file is known`, async () => {
+    if (await refusedByEngine()) return;
     const root = await makeProject();
     const r = await run(wsProfile(), 'print("ok")\n', { paths: { workspaceFolder: root } });
     assert.equal(r.stdout, 'ok\n');
@@ -177,6 +237,7 @@ describe('workspace folder beside the snippet (engine)', function () {
   });
 
   it('the CLI\'s --workspace runs FILE from its mirrored path; from workspace settings it needs --allow-loosening', async () => {
+    if (await refusedByEngine()) return;
     const root = await makeProject();
     const name = root.split('/').pop()!;
     await mkdir(join(root, '.vscode'));

@@ -165,6 +165,12 @@ describe('workspace consent (unit)', () => {
     assert.equal(fromUser, undefined);
   });
 
+  it('a workspace that swaps the image of a user profile with workspace: "ro" needs consent (the grant goes with the program)', () => {
+    const user = { source: 'user' as const, value: { python: { workspace: 'ro' } } };
+    const swap = routeLoosening({ layers: [user, { source: 'workspace', value: { python: { image: 'evil/python:1' } } }] }, { name: 'python', paths });
+    assert.deepEqual(swap?.loosenings.map((l) => l.key), ['sandboxRunner.profiles.python.image']);
+  });
+
   it('compares variable mounts by the run\'s resolved paths', () => {
     const user = { source: 'user' as const, value: { python: { mounts: [{ source: '${fileDirname}', target: '/d' }] } } };
     const sameByPath = { source: 'workspace' as const, value: { python: { mounts: [{ source: '/w/proj/pkg', target: '/d' }] } } };
