@@ -11,8 +11,8 @@
 // Options: --production (minified, no source maps), --metafile=PATH (esbuild's metafile of the
 // extension bundles, for `npm run bench`'s composition lines).
 import { build } from 'esbuild';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 
 const production = process.argv.includes('--production');
 const metafileOut = process.argv.find((a) => a.startsWith('--metafile='))?.slice('--metafile='.length);
@@ -48,16 +48,47 @@ function testEntries(dir) {
   }
 }
 
-const extension = {
-  ...common,
-  entryPoints: { extension: 'src/extension.ts', ...Object.fromEntries(Object.entries(LAZY_BUNDLES).map(([out, src]) => [out.replace(/\.js$/, ''), src])) },
-  outdir: 'dist',
-  external: ['vscode', ...Object.keys(LAZY_BUNDLES).map((f) => `./${f}`)],
-  metafile: true,
+/**
+ * Repository paths of the modules the lazy bundles take from the loaded activation bundle
+ * (src/vscode/sharedModules.ts `SHARED`, whose keys are read here).
+ */
+const SHARED = new Set([...readFileSync('src/vscode/sharedModules.ts', 'utf8').matchAll(/^  '(src\/[^']+\.ts)':/gm)].map((m) => m[1]));
+
+/**
+ * esbuild plugin for the lazy bundles: an import that resolves to a module in SHARED becomes
+ * `require('./extension.js').__shared[path]` (dist/extension.js is loaded before any lazy bundle,
+ * and Node's module cache returns that instance) instead of a second copy of the module.
+ */
+const fromActivationBundle = {
+  name: 'from-activation-bundle',
+  setup(b) {
+    b.onResolve({ filter: /^\./ }, async (args) => {
+      if (args.pluginData === 'shared-check' || args.namespace !== 'file') return undefined;
+      const r = await b.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: 'shared-check' });
+      const rel = r.path ? relative(process.cwd(), r.path).split('\\').join('/') : '';
+      return SHARED.has(rel) ? { path: rel, namespace: 'shared' } : undefined;
+    });
+    b.onLoad({ filter: /.*/, namespace: 'shared' }, (args) => ({
+      contents: `module.exports = require('./extension.js').__shared[${JSON.stringify(args.path)}];`,
+      loader: 'js',
+    }));
+  },
 };
 
-const [ext] = await Promise.all([
-  build(extension),
+const lazyExternal = ['vscode', './extension.js', ...Object.keys(LAZY_BUNDLES).map((f) => `./${f}`)];
+const activationBundle = { ...common, entryPoints: { extension: 'src/extension.ts' }, outdir: 'dist', external: lazyExternal, metafile: true };
+const lazyBundles = {
+  ...common,
+  entryPoints: Object.fromEntries(Object.entries(LAZY_BUNDLES).map(([out, src]) => [out.replace(/\.js$/, ''), src])),
+  outdir: 'dist',
+  external: lazyExternal,
+  metafile: true,
+  plugins: [fromActivationBundle],
+};
+
+const [act, lazy] = await Promise.all([
+  build(activationBundle),
+  build(lazyBundles),
   build({
     ...common,
     entryPoints: ['src/cli/main.ts'],
@@ -76,6 +107,14 @@ const [ext] = await Promise.all([
     outbase: 'test',
   }),
 ]);
+
+/** The extension's bundles as one metafile (the activation bundle's and the lazy bundles' builds). */
+const ext = { metafile: { inputs: { ...lazy.metafile.inputs, ...act.metafile.inputs }, outputs: { ...act.metafile.outputs, ...lazy.metafile.outputs } } };
+const missing = [...SHARED].filter((p) => !act.metafile.inputs[p]);
+if (missing.length > 0) {
+  console.error(`esbuild.config.mjs: src/vscode/sharedModules.ts lists modules missing from dist/extension.js: ${missing.join(', ')}`);
+  process.exit(1);
+}
 
 if (metafileOut) {
   mkdirSync(dirname(metafileOut), { recursive: true });

@@ -33,6 +33,9 @@ import { RunStatusBar } from './vscode/statusBar';
 import { WarmStart } from './vscode/warmStart';
 import { registerWalkthroughCommands } from './vscode/walkthrough';
 
+/** For the lazy bundles (esbuild.config.mjs, src/vscode/sharedModules.ts): modules they take from this bundle. */
+export { SHARED as __shared } from './vscode/sharedModules';
+
 let runs: RunManager | undefined;
 let warm: WarmStart | undefined;
 let logChannel: vscode.LogOutputChannel | undefined;

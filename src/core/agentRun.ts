@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import * as z from 'zod/mini';
+import * as z from './zod';
 import { withDescription } from './limits';
 import type { OutputSink, ProgramStream } from './output';
 import { PROFILE_NAME, ProfileSchema, type Profile } from './profile';

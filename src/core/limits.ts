@@ -3,7 +3,7 @@
  * (named on the field) or to a runner rule; the isolation floor is in
  * `../shared/design/isolation.md` ("Resources").
  */
-import * as z from 'zod/mini';
+import * as z from './zod';
 
 // `zod/mini` ships without a locale (3 KB we do not load): every check here carries its own
 // message, and unknown keys are worded by `toProfileIssues`, so zod's default texts never show.

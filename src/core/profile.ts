@@ -4,7 +4,7 @@
  * generated from these same schemas (see `settingsSchema.ts`).
  */
 import { posix } from 'node:path';
-import * as z from 'zod/mini';
+import * as z from './zod';
 import { hostPathSegments, isAbsoluteHostPath, UNSAFE_HOST_PATH_CHARS } from './hostPath';
 import { LimitsSchema, withDescription } from './limits';
 import { splitPathVariable } from './pathVariables';

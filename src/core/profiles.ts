@@ -4,7 +4,7 @@
  * `env` merged key by key), then validated. All problems are returned, never just the first.
  */
 import { extname } from 'node:path';
-import type * as z from 'zod/mini';
+import type * as z from './zod';
 import { BUILTIN_PROFILES } from './defaults';
 import type { RunPaths } from './pathVariables';
 import { PROFILE_NAME, ProfileSchema, type Profile } from './profile';

@@ -19,7 +19,8 @@
  *   `when` also hides the tool from agents then).
  */
 import * as vscode from 'vscode';
-import { blockingIssues, type LooseningReport, type Profile, type ResolvedProfile } from '../core';
+import { blockingIssues } from '../core/profiles';
+import type { LooseningReport, Profile, ResolvedProfile } from '../core';
 import {
   AgentOutput, agentProfile, agentQuery, agentResult, agentResultText, agentStdin, chooseAgentProfile, DEFAULT_AGENT_MAX_TIMEOUT_SECONDS, parseAgentInput, type AgentRunInput,
 } from '../core/agentRun';

@@ -8,9 +8,15 @@
  * imports) reaches engine code at run time; type imports from '../core' are free. esbuild.config.mjs
  * fails the build when execa lands in dist/extension.js again.
  */
-export { awaitRemovals, closeProcessLease, describeEngine, engineIdentity, knownEngineIdentity, reapOrphans, removeOwnContainers, runInSandbox, WarmPool } from '../core';
+export { describeEngine, engineIdentity, knownEngineIdentity } from '../core/engine';
+export { closeProcessLease } from '../core/ownerLease';
+export { reapOrphans, removeOwnContainers } from '../core/reaper';
+export { awaitRemovals } from '../core/removals';
+export { runInSandbox } from '../core/runner';
+export { WarmPool } from '../core/warm';
 // Source links (issue 11): the origin needs argv.ts, and the error site is needed only after a run.
-export { findErrorSite, snippetOrigin } from '../core';
+export { findErrorSite } from '../core/errorSite';
+export { snippetOrigin } from '../core/snippetOrigin';
 export { SourceLinks } from './sourceLinks';
 export { checkEngine } from './engineStatus';
 // The interactive run's pseudoterminal and its TTY filter: only an interactive run needs them,

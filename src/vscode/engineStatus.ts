@@ -7,7 +7,10 @@
  * engine text).
  */
 import * as vscode from 'vscode';
-import { classifyEngineFailure, docker, engineNames, engineProduct, isSandboxError, welcomeHint, type DockerOptions } from '../core';
+import { classifyEngineFailure, docker, engineNames } from '../core/docker';
+import { engineProduct, welcomeHint } from '../core/engineHints';
+import { isSandboxError } from '../core/errors';
+import type { DockerOptions } from '../core';
 
 /** Checks `docker version` and sets the context keys; returns the problem text or undefined. */
 export async function checkEngine(opts: DockerOptions): Promise<string | undefined> {

@@ -18,7 +18,10 @@
  */
 import { PassThrough } from 'node:stream';
 import * as vscode from 'vscode';
-import { TerminalTextFilter, TtyTextFilter, ttyResultLead, Utf8Decoder, type InteractiveIo, type OutputSink, type TtySize } from '../core';
+import { Utf8Decoder } from '../core/output';
+import { TerminalTextFilter } from '../core/terminalText';
+import { TtyTextFilter, ttyResultLead } from '../core/ttyText';
+import type { InteractiveIo, OutputSink, TtySize } from '../core';
 
 /** The TTY size used when VS Code gives none at `open` (the terminal is not laid out yet). */
 export const DEFAULT_TTY_SIZE: TtySize = { columns: 80, rows: 24 };

@@ -9,7 +9,9 @@
  */
 import { realpath } from 'node:fs/promises';
 import stripAnsi from 'strip-ansi';
-import { findSourceRefs, isPathInside, type SnippetOrigin } from '../core';
+import { isPathInside } from '../core/profile';
+import { findSourceRefs } from '../core/sourceRefs';
+import type { SnippetOrigin } from '../core';
 import { STDERR_PREFIX } from './programOutput';
 
 /** Where a link goes: the run's document, or a host file under a mount. Lines and columns 0-based. */

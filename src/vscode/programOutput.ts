@@ -12,7 +12,9 @@
  * text: they pass the same filter as program output.
  */
 import type * as vscode from 'vscode';
-import { TerminalTextFilter, Utf8Decoder, type OutputSink, type Profile, type RunResult } from '../core';
+import { Utf8Decoder } from '../core/output';
+import { TerminalTextFilter } from '../core/terminalText';
+import type { OutputSink, Profile, RunResult } from '../core';
 import { OutputWriter } from './outputWriter';
 
 /**
