@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { settingsContribution } from '../../src/core/settingsSchema';
+import { localizedPackageJson } from './localizedPackage';
 
 interface MenuItem {
   command: string;
@@ -9,7 +8,7 @@ interface MenuItem {
 }
 
 describe('interactive runs in package.json (unit)', () => {
-  const pkg = JSON.parse(readFileSync(join(__dirname, '../../../package.json'), 'utf8'));
+  const pkg = localizedPackageJson();
   const menus = pkg.contributes.menus as Record<string, MenuItem[]>;
 
   it('contributes "Run in Sandbox (Interactive)" to the palette, the editor context menu and the editor title run menu', () => {

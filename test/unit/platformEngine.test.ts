@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import {
   classifyEngineFailure, contextDir, defaultDockerHost, dockerConfigDir, dockerMissing, endpointSocketPath, engineProduct,
   namedPipePath, resolveEndpoint, signalFromExitCode, startEngineFix, welcomeHint, type DockerOptions, type EngineProduct,
 } from '../../src/core';
+import { localizedPackageJson } from './localizedPackage';
 import { interruptSignals } from '../../src/cli/signals';
 
 describe('engines on Windows and macOS clients (unit)', () => {
@@ -103,7 +104,7 @@ describe('engines on Windows and macOS clients (unit)', () => {
   });
 
   it('the welcome view has one fixed text for each hint the engine check can set, and one when none is set', () => {
-    const pkg = JSON.parse(readFileSync(resolve(__dirname, '../../../package.json'), 'utf8')) as { contributes: { viewsWelcome: Array<{ when: string; contents: string }> } };
+    const pkg = localizedPackageJson() as { contributes: { viewsWelcome: Array<{ when: string; contents: string }> } };
     const welcome = pkg.contributes.viewsWelcome;
     const products: EngineProduct[] = ['docker-desktop', 'colima', 'rancher-desktop', 'podman-machine', 'orbstack', 'service', 'other'];
     const hints = [welcomeHint('docker-missing', 'service'), welcomeHint('permission-denied', 'service'), ...products.map((p) => welcomeHint('daemon-unreachable', p))];
