@@ -33,10 +33,12 @@ export const HEREDOC_STEM = 'SANDBOX_RUN_EOF';
 
 /**
  * A here-document delimiter no line of `code` equals (bash and zsh end the body at the first line
- * exactly equal to the delimiter; `<<`, not `<<-`, so leading tabs count).
+ * exactly equal to the delimiter; `<<`, not `<<-`, so leading tabs count). Lines end at LF, CR and
+ * CRLF: a terminal paste turns each into one line end (xterm.js sends `\r?\n` as CR; readline and
+ * zle read a pasted CR as LF), so a CRLF document's `SANDBOX_RUN_EOF\r` line would end the body.
  */
 export function heredocDelimiter(code: string): string {
-  const lines = new Set(code.split('\n'));
+  const lines = new Set(code.split(/\r\n|\r|\n/));
   let delimiter = HEREDOC_STEM;
   for (let n = 1; lines.has(delimiter); n++) delimiter = `${HEREDOC_STEM}_${n}`;
   return delimiter;
@@ -45,7 +47,8 @@ export function heredocDelimiter(code: string): string {
 /**
  * The command line for `spec`, ending with a newline (after the here-document's delimiter line
  * when the code travels on stdin).
- * @throws Error when `spec` has neither `file` nor `code`
+ * @throws Error when `spec` has neither `file` nor `code`, or when its words or code hold a control
+ *   character other than tab, LF and CR (C0, DEL, C1): pasted, a terminal acts on it whatever the quoting
  */
 export function cliCommandLine(spec: CliRunSpec): string {
   const words: string[] = [];
@@ -64,6 +67,11 @@ export function cliCommandLine(spec: CliRunSpec): string {
   }
   if (spec.args.length > 0) words.push('--', ...spec.args);
   const line = env + quote(words);
+  const control = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/.exec(line + (spec.code ?? ''));
+  if (control) {
+    // A pasted control character acts in the terminal (ESC [201~ ends a bracketed paste, Ctrl-C drops the here-document, …), whatever the quoting.
+    throw new Error(`cliCommandLine: the run's text holds control character U+${control[0].charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()}, which a terminal would act on when pasted`);
+  }
   if (spec.file !== undefined) return line + '\n';
   const code = spec.code!;
   const delimiter = heredocDelimiter(code);

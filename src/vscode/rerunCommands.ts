@@ -146,15 +146,21 @@ export function registerRerunCommands(context: vscode.ExtensionContext, deps: Co
         profile = run.interactive ? chosen.profile : channelRunProfile(chosen.profile);
       }
       const code = rerun();
-      const text = code.cliCommandLine({
-        cli: await code.cliInvocation(context.extensionPath),
-        profileName: run.profileName,
-        profile,
-        ...(run.kind === 'file' ? { file: vscode.Uri.parse(run.documentUri, true).fsPath } : { code: memory!.code }),
-        args: run.args,
-        interactive: run.interactive,
-        docker: memory?.docker ?? dockerOptions(),
-      });
+      let text: string;
+      try {
+        text = code.cliCommandLine({
+          cli: await code.cliInvocation(context.extensionPath),
+          profileName: run.profileName,
+          profile,
+          ...(run.kind === 'file' ? { file: vscode.Uri.parse(run.documentUri, true).fsPath } : { code: memory!.code }),
+          args: run.args,
+          interactive: run.interactive,
+          docker: memory?.docker ?? dockerOptions(),
+        });
+      } catch {
+        void vscode.window.showWarningMessage(`Not copied: the code, file name, arguments or profile of ${plainText(run.label)} hold a control character that a terminal would act on when the command line is pasted.`);
+        return undefined;
+      }
       await vscode.env.clipboard.writeText(text);
       void vscode.window.setStatusBarMessage(`Copied the sandbox-run command line for ${plainText(run.label)}.`, 4000);
       return text;
