@@ -153,12 +153,13 @@ export function registerRerunCommands(context: vscode.ExtensionContext, deps: Co
           profileName: run.profileName,
           profile,
           ...(run.kind === 'file' ? { file: vscode.Uri.parse(run.documentUri, true).fsPath } : { code: memory!.code }),
+          ...workspaceOf(run.documentUri),
           args: run.args,
           interactive: run.interactive,
           docker: memory?.docker ?? dockerOptions(),
         });
-      } catch {
-        void vscode.window.showWarningMessage(`Not copied: the code, file name, arguments or profile of ${plainText(run.label)} hold a control character that a terminal would act on when the command line is pasted.`);
+      } catch (e) {
+        void vscode.window.showWarningMessage(`Not copied: the run ${plainText(run.label)}: ${(e as Error).message}.`);
         return undefined;
       }
       await vscode.env.clipboard.writeText(text);
@@ -169,4 +170,10 @@ export function registerRerunCommands(context: vscode.ExtensionContext, deps: Co
   for (const [id, handler] of Object.entries(handlers)) {
     context.subscriptions.push(vscode.commands.registerCommand(id, handler));
   }
+}
+
+/** `{ workspace }`: the folder of the workspace the run's document belongs to (VS Code `getWorkspaceFolder`), when it is a local folder. */
+function workspaceOf(documentUri: string): { workspace?: string } {
+  const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.parse(documentUri, true));
+  return folder?.uri.scheme === 'file' ? { workspace: folder.uri.fsPath } : {};
 }

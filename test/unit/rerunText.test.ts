@@ -76,6 +76,17 @@ describe('Copy as sandbox-run Command (unit)', function () {
     assert.doesNotThrow(() => cliCommandLine({ cli: ECHO_CLI, profileName: 'python', profile, code: 'a\tb\r\nc\n', args: [] }));
   });
 
+  it('a profile that mounts the workspace names its folder with --workspace; without a known folder it is not copied (attack3)', async () => {
+    // Without --workspace the CLI mounts the folder the line is pasted in (its default is ".").
+    const ro = ProfileSchema.parse({ image: 'img:1', command: ['python3', '${file}'], workspace: 'ro' });
+    const line = cliCommandLine({ cli: ECHO_CLI, profileName: 'python', profile: ro, file: '/w/my proj/a.py', workspace: '/w/my proj', args: [] });
+    const r = await execa('bash', ['-c', line], { reject: false, input: '' });
+    assert.deepEqual((JSON.parse(r.stdout) as { argv: string[] }).argv.slice(0, 2), ['--workspace', '/w/my proj']);
+    assert.throws(() => cliCommandLine({ cli: ECHO_CLI, profileName: 'python', profile: ro, file: '/w/a.py', args: [] }), /workspace folder/);
+    const variable = ProfileSchema.parse({ image: 'img:1', command: ['python3', '${file}'], mounts: [{ source: '${workspaceFolder}/data', target: '/data' }] });
+    assert.throws(() => cliCommandLine({ cli: ECHO_CLI, profileName: 'python', profile: variable, code: 'print(1)', args: [] }), /workspace folder/);
+  });
+
   for (const shell of ['bash', 'zsh']) {
     const hostile = `import sys\nprint('$(id) \`id\` !! \\\\ ~')\n${HEREDOC_STEM}\n'EOF'\nEOF\n\tindented\n# no newline at the end`;
     it(`${shell}: a selection's command line hands the CLI every word as it was and the code on stdin exactly`, async function () {
