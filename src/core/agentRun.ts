@@ -142,6 +142,18 @@ export function agentProfile(profile: Profile, requestedSeconds: number | undefi
   return { profile: ProfileSchema.parse({ ...profile, limits: { ...profile.limits, timeoutSeconds } }), capped: timeoutSeconds < wanted };
 }
 
+/**
+ * The host folders `profile` gives the program, one line each, for the agent tool's confirmation:
+ * every bind mount (`mounts[]`: source as written, target, read-only or read-write) and the
+ * workspace folder of `workspace: "ro"`; `Host folders: none` when there are none. Untrusted text
+ * (settings values): the caller shows it as plain text.
+ */
+export function agentGrantLines(profile: Pick<Profile, 'mounts' | 'workspace'>): string[] {
+  const lines = profile.mounts.map((m) => `Host folder: ${m.source} at ${m.target} (${m.mode === 'rw' ? 'read-write: the program can change and delete its files' : 'read-only'})`);
+  if (profile.workspace === 'ro') lines.push('Host folder: the workspace folder, read-only (workspace: "ro")');
+  return lines.length > 0 ? lines : ['Host folders: none'];
+}
+
 /** The interactive pipe input for an agent's `stdin` text (UTF-8, then end of input), or undefined. */
 export function agentStdin(stdin: string | undefined): InteractiveIo | undefined {
   return stdin === undefined ? undefined : { input: Readable.from([Buffer.from(stdin, 'utf8')]) };

@@ -175,6 +175,18 @@ export function compareToBaseline(
   if (granted && JSON.stringify(effective.command) !== JSON.stringify(baseline.command)) {
     loosenings.push({ key: `${key}.command`, description: `command: ${JSON.stringify(baseline.command)} → ${JSON.stringify(effective.command)} in a profile with network or mounts` });
   }
+  // Environment variables choose what the program loads as surely as its command does
+  // (NODE_OPTIONS=--import=data:…, LD_PRELOAD, PYTHONPATH to a sitecustomize.py in the workspace mount).
+  if (granted) {
+    for (const [name, value] of Object.entries(effective.env)) {
+      if (baseline.env[name] !== value) {
+        loosenings.push({ key: `${key}.env.${name}`, description: `env ${name}: ${JSON.stringify(baseline.env[name] ?? null)} → ${JSON.stringify(value)} in a profile with network or mounts` });
+      }
+    }
+    if (effective.modulePathEnv !== baseline.modulePathEnv) {
+      loosenings.push({ key: `${key}.modulePathEnv`, description: `modulePathEnv: ${JSON.stringify(baseline.modulePathEnv ?? null)} → ${JSON.stringify(effective.modulePathEnv ?? null)} in a profile with network or mounts` });
+    }
+  }
   if (baseline.runtime !== undefined && effective.runtime !== baseline.runtime) {
     loosenings.push({ key: `${key}.runtime`, description: `runtime: ${baseline.runtime} → ${effective.runtime ?? 'engine default'}` });
   }

@@ -22,7 +22,7 @@ import * as vscode from 'vscode';
 import { blockingIssues } from '../core/profiles';
 import type { LooseningReport, Profile, ResolvedProfile } from '../core';
 import {
-  AgentOutput, agentProfile, agentQuery, agentResult, agentResultText, agentStdin, chooseAgentProfile, DEFAULT_AGENT_MAX_TIMEOUT_SECONDS, parseAgentInput, type AgentRunInput,
+  agentGrantLines, AgentOutput, agentProfile, agentQuery, agentResult, agentResultText, agentStdin, chooseAgentProfile, DEFAULT_AGENT_MAX_TIMEOUT_SECONDS, parseAgentInput, type AgentRunInput,
 } from '../core/agentRun';
 import type { RunControllerDeps } from './runController';
 import { channelRunProfile } from './programOutput';
@@ -151,7 +151,7 @@ export class AgentTool implements vscode.LanguageModelTool<unknown> {
 }
 
 /**
- * The confirmation: profile, image, network, limits and the first lines of the code, as plain
+ * The confirmation: profile, image, network, host folders (mounts, workspace), limits and the first lines of the code, as plain
  * text. Untrusted MarkdownString (no command links, no HTML, no theme icons); values from
  * settings through `appendText` (escaped), the code fenced (see {@link fenceFor}).
  */
@@ -167,6 +167,7 @@ export function confirmationMessage(a: Pick<Admitted, 'chosen' | 'profile' | 'in
   line(`Profile: ${a.chosen.name} (${a.chosen.source})`);
   line(`Image: ${a.profile.image}`);
   line(`Network: ${a.profile.network === 'none' ? 'off' : 'ON (bridge)'}`);
+  for (const grant of agentGrantLines(a.profile)) line(grant);
   line(`Limits: ${l.memoryMiB} MiB memory, ${l.cpus} CPU, ${l.pids} processes, ${l.timeoutSeconds} s, ${l.outputBytes} bytes per stream`);
   if (a.input.stdin !== undefined) line(`Standard input: ${a.input.stdin.length} characters from the agent`);
   const preview = codePreview(a.input.code);

@@ -9,6 +9,7 @@
  */
 import { quote } from 'shell-quote';
 import type { DockerOptions, Profile } from '../core';
+import { usesPathVariables } from '../core/pathVariables';
 
 /** What one run was, as the command line needs it. */
 export interface CliRunSpec {
@@ -24,6 +25,11 @@ export interface CliRunSpec {
   readonly args: readonly string[];
   /** An interactive file run gets `-i` (the CLI takes no -i with code on stdin). */
   readonly interactive?: boolean;
+  /**
+   * The run's workspace folder (absolute path), passed as `--workspace` so a `workspace: "ro"`
+   * profile or a `${workspaceFolder}` mount source means that folder, not the one the line is pasted in.
+   */
+  readonly workspace?: string;
   /** The engine: `--docker-path`, `--context`, and `DOCKER_HOST=` before the command for a host. */
   readonly docker?: DockerOptions;
 }
@@ -33,10 +39,12 @@ export const HEREDOC_STEM = 'SANDBOX_RUN_EOF';
 
 /**
  * A here-document delimiter no line of `code` equals (bash and zsh end the body at the first line
- * exactly equal to the delimiter; `<<`, not `<<-`, so leading tabs count).
+ * exactly equal to the delimiter; `<<`, not `<<-`, so leading tabs count). Lines end at LF, CR and
+ * CRLF: a terminal paste turns each into one line end (xterm.js sends `\r?\n` as CR; readline and
+ * zle read a pasted CR as LF), so a CRLF document's `SANDBOX_RUN_EOF\r` line would end the body.
  */
 export function heredocDelimiter(code: string): string {
-  const lines = new Set(code.split('\n'));
+  const lines = new Set(code.split(/\r\n|\r|\n/));
   let delimiter = HEREDOC_STEM;
   for (let n = 1; lines.has(delimiter); n++) delimiter = `${HEREDOC_STEM}_${n}`;
   return delimiter;
@@ -45,12 +53,21 @@ export function heredocDelimiter(code: string): string {
 /**
  * The command line for `spec`, ending with a newline (after the here-document's delimiter line
  * when the code travels on stdin).
- * @throws Error when `spec` has neither `file` nor `code`
+ * @throws Error when `spec` has neither `file` nor `code`; when its words or code hold a control
+ *   character other than tab, LF and CR (C0, DEL, C1): pasted, a terminal acts on it whatever the
+ *   quoting; when the profile mounts the workspace folder and `spec.workspace` is not given. The
+ *   message completes "Not copied: the run …" (rerunCommands.ts shows it)
  */
 export function cliCommandLine(spec: CliRunSpec): string {
   const words: string[] = [];
   const env = spec.docker?.host ? `DOCKER_HOST=${quote([spec.docker.host])} ` : '';
   words.push(...spec.cli);
+  if (spec.workspace !== undefined) {
+    words.push('--workspace', spec.workspace);
+  } else if (spec.profile.workspace === 'ro' || usesPathVariables(spec.profile)) {
+    // The CLI's --workspace defaults to ".": pasted elsewhere, the line would mount that folder.
+    throw new Error('its profile mounts the workspace folder, and the run has no workspace folder to name');
+  }
   if (spec.docker?.dockerPath) words.push('--docker-path', spec.docker.dockerPath);
   if (spec.docker?.context) words.push('--context', spec.docker.context);
   words.push('--profile', spec.profileName, '--profile-json', JSON.stringify(spec.profile));
@@ -64,6 +81,11 @@ export function cliCommandLine(spec: CliRunSpec): string {
   }
   if (spec.args.length > 0) words.push('--', ...spec.args);
   const line = env + quote(words);
+  const control = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/.exec(line + (spec.code ?? ''));
+  if (control) {
+    // A pasted control character acts in the terminal (ESC [201~ ends a bracketed paste, Ctrl-C drops the here-document, …), whatever the quoting.
+    throw new Error(`its code, file name, arguments or profile hold control character U+${control[0].charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()}, which a terminal would act on when the line is pasted`);
+  }
   if (spec.file !== undefined) return line + '\n';
   const code = spec.code!;
   const delimiter = heredocDelimiter(code);

@@ -146,15 +146,22 @@ export function registerRerunCommands(context: vscode.ExtensionContext, deps: Co
         profile = run.interactive ? chosen.profile : channelRunProfile(chosen.profile);
       }
       const code = rerun();
-      const text = code.cliCommandLine({
-        cli: await code.cliInvocation(context.extensionPath),
-        profileName: run.profileName,
-        profile,
-        ...(run.kind === 'file' ? { file: vscode.Uri.parse(run.documentUri, true).fsPath } : { code: memory!.code }),
-        args: run.args,
-        interactive: run.interactive,
-        docker: memory?.docker ?? dockerOptions(),
-      });
+      let text: string;
+      try {
+        text = code.cliCommandLine({
+          cli: await code.cliInvocation(context.extensionPath),
+          profileName: run.profileName,
+          profile,
+          ...(run.kind === 'file' ? { file: vscode.Uri.parse(run.documentUri, true).fsPath } : { code: memory!.code }),
+          ...workspaceOf(run.documentUri),
+          args: run.args,
+          interactive: run.interactive,
+          docker: memory?.docker ?? dockerOptions(),
+        });
+      } catch (e) {
+        void vscode.window.showWarningMessage(`Not copied: the run ${plainText(run.label)}: ${(e as Error).message}.`);
+        return undefined;
+      }
       await vscode.env.clipboard.writeText(text);
       void vscode.window.setStatusBarMessage(`Copied the sandbox-run command line for ${plainText(run.label)}.`, 4000);
       return text;
@@ -163,4 +170,10 @@ export function registerRerunCommands(context: vscode.ExtensionContext, deps: Co
   for (const [id, handler] of Object.entries(handlers)) {
     context.subscriptions.push(vscode.commands.registerCommand(id, handler));
   }
+}
+
+/** `{ workspace }`: the folder of the workspace the run's document belongs to (VS Code `getWorkspaceFolder`), when it is a local folder. */
+function workspaceOf(documentUri: string): { workspace?: string } {
+  const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.parse(documentUri, true));
+  return folder?.uri.scheme === 'file' ? { workspace: folder.uri.fsPath } : {};
 }

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BUILTIN_PROFILES, ProfileSchema, resolveProfiles, type RunResult } from '../../src/core';
 import {
-  AGENT_STREAM_BYTES, AgentOutput, agentProfile, agentResult, agentResultText, agentStdin, chooseAgentProfile, parseAgentInput,
+  AGENT_STREAM_BYTES, agentGrantLines, AgentOutput, agentProfile, agentResult, agentResultText, agentStdin, chooseAgentProfile, parseAgentInput,
 } from '../../src/core/agentRun';
 import { agentInputJsonSchema } from '../../src/core/agentInputJson';
 import { mcpOptions } from '../../src/cli/mcp';
@@ -129,5 +129,15 @@ describe('agent runs: input, profile, bounded output, labelled result (unit)', (
     assert.deepEqual(mcpOptions({ 'max-runs': '2', 'max-timeout': '5' }, []), { maxRuns: 2, maxTimeoutSeconds: 5 });
     assert.ok('error' in mcpOptions({ 'max-runs': '0' }, []));
     assert.ok('error' in mcpOptions({ 'max-timeout': 'soon' }, []));
+  });
+
+  it('the confirmation names every host folder the profile mounts and whether the program can write there (attack3)', () => {
+    // A user profile with a read-write mount of the user's data: an agent choosing it by name gets that folder.
+    const data = ProfileSchema.parse({ ...BUILTIN_PROFILES.python, mounts: [{ source: '/home/u/data', target: '/data', mode: 'rw' }, { source: '${workspaceFolder}/ref', target: '/ref' }], workspace: 'ro' });
+    const lines = agentGrantLines(data);
+    assert.ok(lines.some((l) => l.includes('/home/u/data') && l.includes('/data') && /read-write/.test(l)), lines.join('\n'));
+    assert.ok(lines.some((l) => l.includes('${workspaceFolder}/ref') && /read-only/.test(l)), lines.join('\n'));
+    assert.ok(lines.some((l) => /workspace folder/.test(l)), lines.join('\n'));
+    assert.deepEqual(agentGrantLines(python), ['Host folders: none']);
   });
 });

@@ -216,6 +216,12 @@ describe('workspace re-routing into another profile (unit)', () => {
     const q = { name: 'net' };
     assert.deepEqual(routeLoosening({ layers: layers({ image: 'evil/img:1' }) }, q)?.loosenings.map((l) => l.key), ['sandboxRunner.profiles.net.image']);
     assert.deepEqual(routeLoosening({ layers: layers({ command: ['sh', '${file}'] }) }, q)?.loosenings.map((l) => l.key), ['sandboxRunner.profiles.net.command']);
+    // env and modulePathEnv choose what the program loads as surely as the command does (attack3):
+    // NODE_OPTIONS=--import=data:…, LD_PRELOAD, PYTHONPATH to a sitecustomize.py in the workspace mount.
+    assert.deepEqual(routeLoosening({ layers: layers({ env: { NODE_OPTIONS: '--import=data:text/javascript,fetch("http://x")' } }) }, q)?.loosenings.map((l) => l.key), ['sandboxRunner.profiles.net.env.NODE_OPTIONS']);
+    assert.deepEqual(routeLoosening({ layers: layers({ modulePathEnv: 'LD_PRELOAD' }) }, q)?.loosenings.map((l) => l.key), ['sandboxRunner.profiles.net.modulePathEnv']);
+    const wsRo: ProfileLayer = { source: 'user', value: { py: { image: 'tools/py:1', command: ['python3', '${file}'], workspace: 'ro', env: { A: '1' } } } };
+    assert.deepEqual(routeLoosening({ layers: [wsRo, ws({ py: { env: { PYTHONPATH: '/workspace/repo/evil' } } })] }, { name: 'py' })?.loosenings.map((l) => l.key), ['sandboxRunner.profiles.py.env.PYTHONPATH']);
     // The same swap on a profile with neither network nor mounts changes nothing the floor holds.
     assert.equal(routeLoosening({ layers: [user, ws({ tight: { image: 'evil/img:1', command: ['sh', '${file}'] } })] }, { name: 'tight' }), undefined);
   });

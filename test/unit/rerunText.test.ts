@@ -53,6 +53,40 @@ describe('Copy as sandbox-run Command (unit)', function () {
     assert.equal(heredocDelimiter(`${HEREDOC_STEM} \n\t${HEREDOC_STEM}`), HEREDOC_STEM, 'only an exactly equal line ends the body');
   });
 
+  it('a CRLF line equal to the delimiter cannot end the here-document when pasted into a terminal (attack3)', async () => {
+    // A terminal paste turns every CR, LF and CRLF into one line end (xterm.js sends \r?\n as \r;
+    // readline and zle read a pasted \r as \n), so a line "SANDBOX_RUN_EOF\r" of a CRLF document
+    // ends the here-document there and the code's next lines run on the host.
+    const code = `print(1)\r\n${HEREDOC_STEM}\r\necho HOST-RAN\r\n`;
+    assert.notEqual(heredocDelimiter(code), HEREDOC_STEM);
+    assert.notEqual(heredocDelimiter(`x\r${HEREDOC_STEM}\ry`), HEREDOC_STEM, 'a lone CR is a line end too');
+    const line = cliCommandLine({ cli: ECHO_CLI, profileName: 'python', profile, code, args: [] });
+    const pasted = line.replace(/\r\n|\r/g, '\n');
+    const r = await execa('bash', ['-s'], { input: pasted, reject: false });
+    assert.ok(!r.stdout.split('\n').includes('HOST-RAN'), `the code ran on the host: ${r.stdout}`);
+    assert.equal((JSON.parse(r.stdout) as { stdin: string }).stdin, code.replace(/\r\n/g, '\n'));
+  });
+
+  it('refuses to copy text a terminal would act on when pasted: control characters other than tab and line ends (attack3)', () => {
+    for (const bad of ['\x1b[201~\x03', '\x03', '\x04', '\x1b]52;c;x\x07', '\x7f', '\x9b']) {
+      assert.throws(() => cliCommandLine({ cli: ECHO_CLI, profileName: 'python', profile, code: `print(1)${bad}\n`, args: [] }), /control character/);
+      assert.throws(() => cliCommandLine({ cli: ECHO_CLI, profileName: 'python', profile, file: `/w/a${bad}.py`, args: [] }), /control character/);
+      assert.throws(() => cliCommandLine({ cli: ECHO_CLI, profileName: 'python', profile, file: '/w/a.py', args: [`x${bad}`] }), /control character/);
+    }
+    assert.doesNotThrow(() => cliCommandLine({ cli: ECHO_CLI, profileName: 'python', profile, code: 'a\tb\r\nc\n', args: [] }));
+  });
+
+  it('a profile that mounts the workspace names its folder with --workspace; without a known folder it is not copied (attack3)', async () => {
+    // Without --workspace the CLI mounts the folder the line is pasted in (its default is ".").
+    const ro = ProfileSchema.parse({ image: 'img:1', command: ['python3', '${file}'], workspace: 'ro' });
+    const line = cliCommandLine({ cli: ECHO_CLI, profileName: 'python', profile: ro, file: '/w/my proj/a.py', workspace: '/w/my proj', args: [] });
+    const r = await execa('bash', ['-c', line], { reject: false, input: '' });
+    assert.deepEqual((JSON.parse(r.stdout) as { argv: string[] }).argv.slice(0, 2), ['--workspace', '/w/my proj']);
+    assert.throws(() => cliCommandLine({ cli: ECHO_CLI, profileName: 'python', profile: ro, file: '/w/a.py', args: [] }), /workspace folder/);
+    const variable = ProfileSchema.parse({ image: 'img:1', command: ['python3', '${file}'], mounts: [{ source: '${workspaceFolder}/data', target: '/data' }] });
+    assert.throws(() => cliCommandLine({ cli: ECHO_CLI, profileName: 'python', profile: variable, code: 'print(1)', args: [] }), /workspace folder/);
+  });
+
   for (const shell of ['bash', 'zsh']) {
     const hostile = `import sys\nprint('$(id) \`id\` !! \\\\ ~')\n${HEREDOC_STEM}\n'EOF'\nEOF\n\tindented\n# no newline at the end`;
     it(`${shell}: a selection's command line hands the CLI every word as it was and the code on stdin exactly`, async function () {

@@ -66,6 +66,7 @@ describe('language model tool sandboxRunner_run (host)', function () {
     assert.match(v, /Profile: python \(workspace\)/);
     assert.match(v, /Image: sandbox-runner-test\/python:2/);
     assert.match(v, /Network: off/);
+    assert.match(v, /Host folders: none/);
     // The cap (sandboxRunner.agentTool.maxTimeoutSeconds, default 120) lowered the 9999 s asked for.
     assert.match(v, /Limits: 512 MiB memory, 1 CPU, 128 processes, 120 s, 1048576 bytes per stream/);
     const fence = /\n(`{4,})\nprint\("```"\)\n/.exec(v)?.[1];
