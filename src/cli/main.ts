@@ -5,6 +5,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { quote } from 'shell-quote';
 import {
   awaitRemovals, engineIdentity, engineTarget, isSandboxError, LIMIT_RANGES, pickProfile, ProfileSchema, rangeMessage, reapOrphans, resolveProfiles, routeLoosening, runInSandbox,
   blockingIssues, snippetOrigin, targetText, checkProgramArgs, MAX_PROGRAM_ARGS, MAX_PROGRAM_ARGS_BYTES, type DockerOptions, type EngineIdentity, type Profile, type RunResult,
@@ -205,6 +206,10 @@ async function main(): Promise<number> {
   // `-it` (docker's habit) reads as -i plus -t (--timeout) taking the next word: say so first.
   if (values.timeout !== undefined && !/^\s*\d+(\.\d+)?\s*$/.test(values.timeout)) {
     fail(`-t (--timeout) takes a number of seconds, not ${JSON.stringify(values.timeout)}; for input, -i alone passes yours to the program (there is no -t for a terminal).`);
+  }
+  // `sandbox-run main.py a b` (the `python main.py a b` habit): say where the program's words go.
+  if (positionals.length > 1 && terminator === undefined) {
+    fail(`give exactly one FILE; program arguments go after --: sandbox-run [options] FILE -- ${quote(positionals.slice(1))}`);
   }
   if (positionals.length !== 1) fail(`give exactly one FILE (or - for standard input)${terminator === undefined ? '' : ' before --'}. Run "sandbox-run --help" for usage.`);
   const file = positionals[0]!;

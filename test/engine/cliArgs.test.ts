@@ -62,6 +62,11 @@ describe('sandbox-run program arguments and --profile-json (engine)', function (
     const noFile = await cli(['--', join(ws, 'argv.py')]);
     assert.equal(noFile.exitCode, 2);
     assert.match(noFile.stderr, /give exactly one FILE \(or - for standard input\) before --/);
+    // `python main.py a b` habit: words after FILE without `--` are a usage error that says where they go.
+    const noTerminator = await cli([join(ws, 'argv.py'), 'a', 'b c']);
+    assert.equal(noTerminator.exitCode, 2);
+    assert.equal(noTerminator.stdout, '');
+    assert.match(noTerminator.stderr, /program arguments go after --: sandbox-run \[options\] FILE -- a 'b c'$/m);
   });
 
   it('--profile-json runs code from stdin with exactly that profile, with arguments, and names it in the summary', async () => {
