@@ -66,7 +66,8 @@ Options:
                          when stdout/stderr is a terminal); sandbox-run's own lines, which may
                          quote the program, file names or settings, are filtered regardless
   -q, --quiet            do not print the summary line on stderr (it names the profile, the
-                         image and the engine that ran the code)
+                         image and the engine that ran the code); why a run could not start
+                         is still printed
       --mcp              serve the Model Context Protocol on stdin/stdout (tools run_in_sandbox
                          and list_profiles) with the same profiles and refusal rules; a
                          loosening profile is always refused (not with --allow-loosening)
@@ -319,6 +320,9 @@ async function main(): Promise<number> {
     // Normally known long before the run ends; an engine slow to say what it is delays the summary at most this long.
     await Promise.race([identityKnown, new Promise((r) => setTimeout(r, IDENTITY_GRACE_MS).unref())]);
     terminal.line(`${result.message} [profile ${chosen.name}, image ${profile.image}, network ${network}, ${engineSummary(engine, identity)}]`);
+  } else if (result.outcome === 'failed-to-start' || result.outcome === 'engine-error') {
+    // -q drops the summary of a run, not the only word on why nothing (or not all) ran: 125/126 alone says too little.
+    terminal.line(result.message);
   }
   if (result.error?.detail && !values.quiet) terminal.line(`engine said: ${result.error.detail}`);
   if (result.cleanupError) terminal.line(`cleanup failed: ${result.cleanupError}`);

@@ -89,6 +89,18 @@ describe('sandbox-run program arguments and --profile-json (engine)', function (
     assert.match(notJson.stderr, /--profile-json: is not valid JSON/);
   });
 
+  it('-q keeps the reason a run could not start (only the summary of a run that ran is left out)', async () => {
+    const absent = pythonProfile({ image: 'sandbox-runner-test/absent-image:0' });
+    const r = await cli(['-q', '--profile-json', JSON.stringify(absent), join(ws, 'argv.py')]);
+    assert.equal(r.exitCode, 125);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /^sandbox-run: The image "sandbox-runner-test\/absent-image:0" is not present on the Docker engine .*runs never pull/m);
+    assert.doesNotMatch(r.stderr, /\[profile /, 'the summary\'s bracket stays out with -q');
+    const ran = await cli(['-q', join(ws, 'argv.py')]);
+    assert.equal(ran.exitCode, 0, ran.stderr);
+    assert.equal(ran.stderr, '');
+  });
+
   it('a loosened profile on the command line needs no --allow-loosening; the same profile from the workspace is still refused', async () => {
     await writeFile(join(ws, 'x.big'), 'print("ran")\n');
     const workspace = await cli(['-q', join(ws, 'x.big')]);
