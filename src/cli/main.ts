@@ -164,7 +164,7 @@ async function main(): Promise<number> {
     return 0;
   }
   // Issue 14: the MCP server (src/cli/mcp.ts); its stdout is the protocol's.
-  if (values.mcp) return mcpCommand(values, positionals);
+  if (values.mcp) return mcpCommand(values, positionals, args);
   if (values['max-runs'] !== undefined || values['max-timeout'] !== undefined) fail('--max-runs and --max-timeout go with --mcp. Run "sandbox-run --help" for usage.');
 
   if ((values.reap || values['list-profiles']) && (positionals.length > 0 || terminator !== undefined || values['profile-json'] !== undefined)) {
