@@ -26,6 +26,17 @@ export interface CliRunSpec {
   readonly interactive?: boolean;
   /** The engine: `--docker-path`, `--context`, and `DOCKER_HOST=` before the command for a host. */
   readonly docker?: DockerOptions;
+  /**
+   * The run's workspace folder (absolute host path), when it had one: passed as `--workspace` when
+   * the profile mounts it (`workspace: "ro"`, or a mount source with `${workspaceFolder}`), since
+   * the CLI's own default is the directory the line is pasted in.
+   */
+  readonly workspace?: string;
+}
+
+/** True when `profile` mounts the workspace folder: `workspace: "ro"` or a `${workspaceFolder}` mount source (pathVariables.ts). */
+function usesWorkspaceFolder(profile: Profile): boolean {
+  return profile.workspace === 'ro' || profile.mounts.some((m) => m.source.includes('${workspaceFolder}'));
 }
 
 /** The here-document delimiter's stem; a suffix is added while a line of the code equals it. */
@@ -53,6 +64,7 @@ export function cliCommandLine(spec: CliRunSpec): string {
   words.push(...spec.cli);
   if (spec.docker?.dockerPath) words.push('--docker-path', spec.docker.dockerPath);
   if (spec.docker?.context) words.push('--context', spec.docker.context);
+  if (spec.workspace !== undefined && usesWorkspaceFolder(spec.profile)) words.push('--workspace', spec.workspace);
   words.push('--profile', spec.profileName, '--profile-json', JSON.stringify(spec.profile));
   if (spec.file !== undefined) {
     if (spec.interactive) words.push('-i');

@@ -146,6 +146,8 @@ export function registerRerunCommands(context: vscode.ExtensionContext, deps: Co
         profile = run.interactive ? chosen.profile : channelRunProfile(chosen.profile);
       }
       const code = rerun();
+      // The folder a workspace-mounting profile mounts (the CLI would take the directory the line is pasted in).
+      const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.parse(run.documentUri, true));
       const text = code.cliCommandLine({
         cli: await code.cliInvocation(context.extensionPath),
         profileName: run.profileName,
@@ -154,6 +156,7 @@ export function registerRerunCommands(context: vscode.ExtensionContext, deps: Co
         args: run.args,
         interactive: run.interactive,
         docker: memory?.docker ?? dockerOptions(),
+        ...(folder?.uri.scheme === 'file' ? { workspace: folder.uri.fsPath } : {}),
       });
       await vscode.env.clipboard.writeText(text);
       void vscode.window.setStatusBarMessage(`Copied the sandbox-run command line for ${plainText(run.label)}.`, 4000);
