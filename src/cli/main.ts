@@ -146,6 +146,13 @@ async function main(): Promise<number> {
       },
     });
   } catch (e) {
+    // node:util's text says "positional argument" and leaves a quote open; an unknown option after
+    // FILE is most often the program's (`sandbox-run main.py -v`): say where it goes.
+    const unknown = (e as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /^Unknown option '(.+?)'\./.exec((e as Error).message)?.[1] : undefined;
+    if (unknown !== undefined) {
+      const word = process.argv.slice(2).find((a) => a === unknown || a.startsWith(`${unknown}=`)) ?? unknown;
+      fail(`unknown option ${unknown}; if it is for the program, put it after --: sandbox-run [options] FILE -- ${quote([word])}. Run "sandbox-run --help" for usage.`);
+    }
     fail(`${(e as Error).message}. Run "sandbox-run --help" for usage.`);
   }
   const { values } = parsed;

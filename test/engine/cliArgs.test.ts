@@ -67,6 +67,10 @@ describe('sandbox-run program arguments and --profile-json (engine)', function (
     assert.equal(noTerminator.exitCode, 2);
     assert.equal(noTerminator.stdout, '');
     assert.match(noTerminator.stderr, /program arguments go after --: sandbox-run \[options\] FILE -- a 'b c'$/m);
+    // `sandbox-run main.py -v`: an unknown option may be the program's; say where it goes, in our words.
+    const unknown = await cli([join(ws, 'argv.py'), '-v']);
+    assert.equal(unknown.exitCode, 2);
+    assert.match(unknown.stderr, /^sandbox-run: unknown option -v; if it is for the program, put it after --: sandbox-run \[options\] FILE -- -v\. Run "sandbox-run --help" for usage\.$/m);
   });
 
   it('--profile-json runs code from stdin with exactly that profile, with arguments, and names it in the summary', async () => {
