@@ -5,6 +5,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { quote } from 'shell-quote';
 import {
   awaitRemovals, engineIdentity, engineTarget, isSandboxError, LIMIT_RANGES, pickProfile, ProfileSchema, rangeMessage, reapOrphans, resolveProfiles, routeLoosening, runInSandbox,
   blockingIssues, snippetOrigin, targetText, checkProgramArgs, MAX_PROGRAM_ARGS, MAX_PROGRAM_ARGS_BYTES, type DockerOptions, type EngineIdentity, type Profile, type RunResult,
@@ -65,7 +66,8 @@ Options:
                          when stdout/stderr is a terminal); sandbox-run's own lines, which may
                          quote the program, file names or settings, are filtered regardless
   -q, --quiet            do not print the summary line on stderr (it names the profile, the
-                         image and the engine that ran the code)
+                         image and the engine that ran the code); why a run could not start
+                         is still printed
       --mcp              serve the Model Context Protocol on stdin/stdout (tools run_in_sandbox
                          and list_profiles) with the same profiles and refusal rules; a
                          loosening profile is always refused (not with --allow-loosening)
@@ -144,6 +146,13 @@ async function main(): Promise<number> {
       },
     });
   } catch (e) {
+    // node:util's text says "positional argument" and leaves a quote open; an unknown option after
+    // FILE is most often the program's (`sandbox-run main.py -v`): say where it goes.
+    const unknown = (e as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /^Unknown option '(.+?)'\./.exec((e as Error).message)?.[1] : undefined;
+    if (unknown !== undefined) {
+      const word = process.argv.slice(2).find((a) => a === unknown || a.startsWith(`${unknown}=`)) ?? unknown;
+      fail(`unknown option ${unknown}; if it is for the program, put it after --: sandbox-run [options] FILE -- ${quote([word])}. Run "sandbox-run --help" for usage.`);
+    }
     fail(`${(e as Error).message}. Run "sandbox-run --help" for usage.`);
   }
   const { values } = parsed;
@@ -162,7 +171,7 @@ async function main(): Promise<number> {
     return 0;
   }
   // Issue 14: the MCP server (src/cli/mcp.ts); its stdout is the protocol's.
-  if (values.mcp) return mcpCommand(values, positionals);
+  if (values.mcp) return mcpCommand(values, positionals, args);
   if (values['max-runs'] !== undefined || values['max-timeout'] !== undefined) fail('--max-runs and --max-timeout go with --mcp. Run "sandbox-run --help" for usage.');
 
   if ((values.reap || values['list-profiles']) && (positionals.length > 0 || terminator !== undefined || values['profile-json'] !== undefined)) {
@@ -205,6 +214,10 @@ async function main(): Promise<number> {
   // `-it` (docker's habit) reads as -i plus -t (--timeout) taking the next word: say so first.
   if (values.timeout !== undefined && !/^\s*\d+(\.\d+)?\s*$/.test(values.timeout)) {
     fail(`-t (--timeout) takes a number of seconds, not ${JSON.stringify(values.timeout)}; for input, -i alone passes yours to the program (there is no -t for a terminal).`);
+  }
+  // `sandbox-run main.py a b` (the `python main.py a b` habit): say where the program's words go.
+  if (positionals.length > 1 && terminator === undefined) {
+    fail(`give exactly one FILE; program arguments go after --: sandbox-run [options] FILE -- ${quote(positionals.slice(1))}`);
   }
   if (positionals.length !== 1) fail(`give exactly one FILE (or - for standard input)${terminator === undefined ? '' : ' before --'}. Run "sandbox-run --help" for usage.`);
   const file = positionals[0]!;
@@ -314,6 +327,9 @@ async function main(): Promise<number> {
     // Normally known long before the run ends; an engine slow to say what it is delays the summary at most this long.
     await Promise.race([identityKnown, new Promise((r) => setTimeout(r, IDENTITY_GRACE_MS).unref())]);
     terminal.line(`${result.message} [profile ${chosen.name}, image ${profile.image}, network ${network}, ${engineSummary(engine, identity)}]`);
+  } else if (result.outcome === 'failed-to-start' || result.outcome === 'engine-error') {
+    // -q drops the summary of a run, not the only word on why nothing (or not all) ran: 125/126 alone says too little.
+    terminal.line(result.message);
   }
   if (result.error?.detail && !values.quiet) terminal.line(`engine said: ${result.error.detail}`);
   if (result.cleanupError) terminal.line(`cleanup failed: ${result.cleanupError}`);

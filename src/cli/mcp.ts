@@ -57,21 +57,25 @@ const NOT_WITH_MCP: Readonly<Record<string, string>> = {
   reap: 'run sandbox-run --reap on its own',
   interactive: 'each call passes its own stdin',
   profile: 'each call names its own profile',
+  'profile-json': 'each call names a profile of the workspace (list_profiles)',
   timeout: 'use --max-timeout SECONDS to cap the time limit of agent runs',
   raw: 'output goes to the client as data, never to a terminal',
 };
 
 /**
  * The `--mcp` options from the parsed command line.
+ * @param positionals words before `--` (a FILE: refused)
+ * @param programArgs words after `--` (program arguments: refused)
  * @returns the options, or a one-sentence usage error
  */
 export function mcpOptions(
-  values: Readonly<Record<string, string | boolean | undefined>>, positionals: readonly string[],
+  values: Readonly<Record<string, string | boolean | undefined>>, positionals: readonly string[], programArgs: readonly string[] = [],
 ): { maxRuns: number; maxTimeoutSeconds: number } | { error: string } {
   for (const [flag, why] of Object.entries(NOT_WITH_MCP)) {
     if (values[flag] !== undefined && values[flag] !== false) return { error: `--mcp cannot be combined with --${flag}: ${why}.` };
   }
   if (positionals.length > 0) return { error: '--mcp takes no FILE: the agent sends the code.' };
+  if (programArgs.length > 0) return { error: '--mcp takes no program arguments (after --): the agent sends the code, which runs without any.' };
   const runs = values['max-runs'];
   const maxRuns = runs === undefined ? DEFAULT_MAX_RUNS : Number(runs);
   if (!Number.isInteger(maxRuns) || maxRuns < MAX_RUNS_RANGE.min || maxRuns > MAX_RUNS_RANGE.max) {
@@ -297,12 +301,14 @@ function packageVersion(): string {
  * Usage errors are written to stderr (never stdout: it is the protocol's).
  * @returns the exit status (2 for a usage error, else {@link serveMcp}'s)
  */
-export async function mcpCommand(values: Readonly<Record<string, string | boolean | undefined>>, positionals: readonly string[]): Promise<number> {
+export async function mcpCommand(
+  values: Readonly<Record<string, string | boolean | undefined>>, positionals: readonly string[], programArgs: readonly string[] = [],
+): Promise<number> {
   const usage = (message: string) => {
     process.stderr.write(ownLine(`${message} Run "sandbox-run --help" for usage.`, process.stderr));
     return EXIT.usage;
   };
-  const options = mcpOptions(values, positionals);
+  const options = mcpOptions(values, positionals, programArgs);
   if ('error' in options) return usage(options.error);
   const engine = engineFromFlags(values as { context?: string; 'docker-path'?: string });
   if ('error' in engine) return usage(engine.error);

@@ -145,9 +145,9 @@ export interface MountEngine {
   readonly probe?: typeof probeEngineView;
 }
 
-/** The fix for a mount the engine cannot see. */
+/** The fix for a mount the engine cannot see, up to its last way out (the mount's or the workspace's, added by the caller). */
 const UNSEEN_FIX =
-  'Mount a directory the engine shares at the same path (Docker Desktop, Colima and Rancher Desktop share your home directory), run on a local engine, or remove the mount from the profile.';
+  'Mount a directory the engine shares at the same path (Docker Desktop, Colima and Rancher Desktop share your home directory), run on a local engine, or';
 
 /** A mount source after {@link checkSource}. */
 interface CheckedSource {
@@ -247,11 +247,14 @@ export async function resolveMounts(
   };
   try {
     const out: ResolvedMount[] = [];
-    const all = profile.mounts.map((m, i) => ({ m, key: `sandboxRunner.profiles.${profileName}.mounts.${i}` }));
-    if (workspace) all.push({ m: { source: workspace.source, target: workspace.target, mode: 'ro' }, key: `sandboxRunner.profiles.${profileName}.workspace` });
-    for (const { m, key } of all) {
-      const fail = (why: string, fix = 'Mount a project directory instead, or remove the mount from the profile.') =>
-        new SandboxError('invalid-mount', `The bind mount ${key} (${m.source}) is refused because ${why}.`, fix);
+    const all: Array<{ m: Profile['mounts'][number]; key: string; isWorkspace?: boolean }> = profile.mounts.map((m, i) => ({ m, key: `sandboxRunner.profiles.${profileName}.mounts.${i}` }));
+    if (workspace) all.push({ m: { source: workspace.source, target: workspace.target, mode: 'ro' }, key: `sandboxRunner.profiles.${profileName}.workspace`, isWorkspace: true });
+    for (const { m, key, isWorkspace } of all) {
+      // The workspace folder is no entry of `mounts`: name it as what it is and point at its own switch.
+      const way = isWorkspace ? `set ${key} to "none"` : 'remove the mount from the profile';
+      const subject = isWorkspace ? `The workspace folder ${m.source} (${key}: "ro")` : `The bind mount ${key} (${m.source})`;
+      const fail = (why: string, fix = `${isWorkspace ? 'Open a project folder instead' : 'Mount a project directory instead'}, or ${way}.`) =>
+        new SandboxError('invalid-mount', `${subject} is refused because ${why}.`, fix);
       if (RESERVED_TARGETS.some((t) => isPathInside(m.target, t))) {
         throw fail(`its target ${m.target} is reserved by the sandbox (${RESERVED_TARGETS.join(', ')})`);
       }
@@ -268,7 +271,7 @@ export async function resolveMounts(
       const access = await engineMountAccess(
         engine.docker ?? {}, profile.image, profileName, { root: pinnedPath, rootFd: handle.fd, anchorFd: pinnable ? anchor?.handle.fd : undefined }, engine.probe,
       );
-      if (access.kind === 'refused') throw fail(`${access.engine} does not see it: ${access.why}`, UNSEEN_FIX);
+      if (access.kind === 'refused') throw fail(`${access.engine} does not see it: ${access.why}`, `${UNSEEN_FIX} ${way}.`);
       if (access.kind === 'by-path' || !anchor) {
         out.push({ source: pinnedPath, target: m.target, readOnly: m.mode !== 'rw' });
         continue;

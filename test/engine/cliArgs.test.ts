@@ -62,6 +62,15 @@ describe('sandbox-run program arguments and --profile-json (engine)', function (
     const noFile = await cli(['--', join(ws, 'argv.py')]);
     assert.equal(noFile.exitCode, 2);
     assert.match(noFile.stderr, /give exactly one FILE \(or - for standard input\) before --/);
+    // `python main.py a b` habit: words after FILE without `--` are a usage error that says where they go.
+    const noTerminator = await cli([join(ws, 'argv.py'), 'a', 'b c']);
+    assert.equal(noTerminator.exitCode, 2);
+    assert.equal(noTerminator.stdout, '');
+    assert.match(noTerminator.stderr, /program arguments go after --: sandbox-run \[options\] FILE -- a 'b c'$/m);
+    // `sandbox-run main.py -v`: an unknown option may be the program's; say where it goes, in our words.
+    const unknown = await cli([join(ws, 'argv.py'), '-v']);
+    assert.equal(unknown.exitCode, 2);
+    assert.match(unknown.stderr, /^sandbox-run: unknown option -v; if it is for the program, put it after --: sandbox-run \[options\] FILE -- -v\. Run "sandbox-run --help" for usage\.$/m);
   });
 
   it('--profile-json runs code from stdin with exactly that profile, with arguments, and names it in the summary', async () => {
@@ -82,6 +91,18 @@ describe('sandbox-run program arguments and --profile-json (engine)', function (
     const notJson = await cli(['--profile-json', '{image:', join(ws, 'argv.py')]);
     assert.equal(notJson.exitCode, 2);
     assert.match(notJson.stderr, /--profile-json: is not valid JSON/);
+  });
+
+  it('-q keeps the reason a run could not start (only the summary of a run that ran is left out)', async () => {
+    const absent = pythonProfile({ image: 'sandbox-runner-test/absent-image:0' });
+    const r = await cli(['-q', '--profile-json', JSON.stringify(absent), join(ws, 'argv.py')]);
+    assert.equal(r.exitCode, 125);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /^sandbox-run: The image "sandbox-runner-test\/absent-image:0" is not present on the Docker engine .*runs never pull/m);
+    assert.doesNotMatch(r.stderr, /\[profile /, 'the summary\'s bracket stays out with -q');
+    const ran = await cli(['-q', join(ws, 'argv.py')]);
+    assert.equal(ran.exitCode, 0, ran.stderr);
+    assert.equal(ran.stderr, '');
   });
 
   it('a loosened profile on the command line needs no --allow-loosening; the same profile from the workspace is still refused', async () => {

@@ -129,6 +129,9 @@ describe('agent runs: input, profile, bounded output, labelled result (unit)', (
     assert.deepEqual(mcpOptions({ 'max-runs': '2', 'max-timeout': '5' }, []), { maxRuns: 2, maxTimeoutSeconds: 5 });
     assert.ok('error' in mcpOptions({ 'max-runs': '0' }, []));
     assert.ok('error' in mcpOptions({ 'max-timeout': 'soon' }, []));
+    // Silently ignored before: an inline profile and program arguments mean nothing to an MCP server.
+    assert.match((mcpOptions({ 'profile-json': '{}' }, []) as { error: string }).error, /--mcp cannot be combined with --profile-json: each call names a profile of the workspace \(list_profiles\)/);
+    assert.match((mcpOptions({}, [], ['a']) as { error: string }).error, /^--mcp takes no program arguments \(after --\)/);
   });
 
   it('the confirmation names every host folder the profile mounts and whether the program can write there (attack3)', () => {

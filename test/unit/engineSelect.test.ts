@@ -200,6 +200,17 @@ describe('which mounts an engine can see (unit)', () => {
       );
     });
 
+    it('refuses a workspace folder the engine does not see, naming the workspace key and the way out ("none", not a mount to remove)', async () => {
+      const probe = async () => ({ sees: 'no' as const, local: false, why: 'the probe file written there was not found at that path on the engine' });
+      const plain = ProfileSchema.parse({ image: 'img', command: ['${file}'] });
+      await assert.rejects(
+        resolveMounts('p', plain, [], { docker: engineOptions({ host: 'ssh://me@build' }), probe }, { source: join(dir, 'project'), target: '/workspace/project' }),
+        (e: unknown) => isSandboxError(e) && e.code === 'invalid-mount' &&
+          e.message === `The workspace folder ${join(dir, 'project')} (sandboxRunner.profiles.p.workspace: "ro") is refused because the Docker engine of host "ssh://me@build" does not see it: the probe file written there was not found at that path on the engine.` &&
+          /share your home directory\), run on a local engine, or set sandboxRunner\.profiles\.p\.workspace to "none"\.$/.test(e.fix),
+      );
+    });
+
     it('mounts by path (no pin) on an engine that sees the file but not this process', async () => {
       const pins = await resolveMounts('p', profile(), [], { docker: engineOptions({ context: 'colima' }), probe: async () => ({ sees: 'yes' as const, local: false }) });
       try {

@@ -108,5 +108,18 @@ describe('Copy as sandbox-run Command (unit)', function () {
       const r = await execa(shell, ['-c', line], { reject: false, input: '' });
       assert.deepEqual((JSON.parse(r.stdout) as { argv: string[] }).argv, ['--profile', 'python', '--profile-json', JSON.stringify(profile), '-i', '/w/my $(id) file.py']);
     });
+
+    it(`${shell}: a run whose profile mounts the workspace (workspace "ro", a \${workspaceFolder} source) names that folder with --workspace (so do the others: the CLI also reads that folder's settings)`, async function () {
+      assert.equal((await execa('sh', ['-c', `command -v ${shell}`], { reject: false })).exitCode, 0, `${shell} is not installed: run bash scripts/unit-tools.sh`);
+      const argv = async (p: typeof profile) => {
+        const line = cliCommandLine({ cli: ECHO_CLI, profileName: 'python', profile: p, file: '/w/my proj/main.py', workspace: '/w/my proj', args: [] });
+        return (JSON.parse((await execa(shell, ['-c', line], { input: '' })).stdout) as { argv: string[] }).argv;
+      };
+      const ro = ProfileSchema.parse({ ...profile, workspace: 'ro' });
+      assert.deepEqual(await argv(ro), ['--workspace', '/w/my proj', '--profile', 'python', '--profile-json', JSON.stringify(ro), '/w/my proj/main.py']);
+      const variable = ProfileSchema.parse({ ...profile, mounts: [{ source: '${workspaceFolder}/data', target: '/data' }] });
+      assert.deepEqual((await argv(variable)).slice(0, 2), ['--workspace', '/w/my proj']);
+      assert.deepEqual((await argv(profile)).slice(0, 2), ['--workspace', '/w/my proj']);
+    });
   }
 });
