@@ -78,7 +78,7 @@ describe('workspace folder beside the snippet (engine)', function () {
     const root = await makeProject();
     const r = await run(wsProfile(), 'print(1)\n', { paths: { workspaceFolder: root } });
     assert.equal(r.result.outcome, 'failed-to-start');
-    assert.match(r.result.message, /sandboxRunner\.profiles\.test\.workspace .* does not see it/);
+    assert.match(r.result.message, /The workspace folder \S+ \(sandboxRunner\.profiles\.test\.workspace: "ro"\) is refused because the Docker engine of host "[^"]+" does not see it/);
     assert.equal(r.stdout, '');
     console.log('      this engine cannot see the client\'s files: the workspace run was refused, as asserted');
     return true;
@@ -209,7 +209,7 @@ describe('workspace folder beside the snippet (engine)', function () {
     const root = await makeProject();
     const r = await run(wsProfile(), 'print(1)\n', { paths: { workspaceFolder: root } });
     assert.equal(r.result.outcome, 'failed-to-start');
-    assert.match(r.result.message, /sandboxRunner\.profiles\.test\.workspace .* does not see it/);
+    assert.match(r.result.message, /The workspace folder \S+ \(sandboxRunner\.profiles\.test\.workspace: "ro"\) is refused because the Docker engine of host "[^"]+" does not see it/);
     assert.equal(r.stdout, '');
   });
 
