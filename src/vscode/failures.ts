@@ -13,9 +13,12 @@ import { commandFor, type DockerOptions, type ProfileIssue, type RunResult } fro
 import { failureNotice } from './failureText';
 import { plainText } from './plainText';
 
-const SHOW_OUTPUT = 'Show Output';
-const OPEN_SETTINGS = 'Open Settings';
-const PULL_IMAGE = 'Pull Image';
+// Every text here goes through `vscode.l10n.t` (English only for now; the keys are the English
+// text). Arguments are inserted as they are: names first go through `plainText`.
+// Read at call time, never at load: this module is in the activation bundle.
+const showOutputLabel = () => vscode.l10n.t('Show Output');
+const openSettingsLabel = () => vscode.l10n.t('Open Settings');
+const pullImageLabel = () => vscode.l10n.t('Pull Image');
 
 /**
  * The task's environment for the engine of `docker` (as docker.ts `engineEnv`: a host as
@@ -46,21 +49,21 @@ export function pullImage(docker: DockerOptions, image: string): void {
 /** Shows the failure of a run, if it is one the user must act on. */
 export async function reportRunFailure(result: RunResult, image: string, docker: DockerOptions): Promise<void> {
   if (result.outcome !== 'failed-to-start' && result.outcome !== 'engine-error') return;
-  const actions = [SHOW_OUTPUT];
+  const actions = [showOutputLabel()];
   const code = result.error?.code;
-  if (code === 'image-missing') actions.unshift(PULL_IMAGE);
-  if (code === 'invalid-mount' || code === 'invalid-profile' || code === 'docker-missing' || code === 'image-has-volumes') actions.push(OPEN_SETTINGS);
+  if (code === 'image-missing') actions.unshift(pullImageLabel());
+  if (code === 'invalid-mount' || code === 'invalid-profile' || code === 'docker-missing' || code === 'image-has-volumes') actions.push(openSettingsLabel());
   const choice = await vscode.window.showErrorMessage(failureNotice(result), ...actions);
   await act(choice, { image, docker });
 }
 
 /** Shows why no run could start (no or invalid profile). */
 export async function reportNoProfile(languageId: string, issues: readonly ProfileIssue[]): Promise<void> {
-  const why = issues.length > 0 ? ` (${issues.length} profile problem${issues.length === 1 ? '' : 's'} in settings)` : '';
+  const why = issues.length === 0 ? '' : issues.length === 1 ? vscode.l10n.t(' (1 profile problem in settings)') : vscode.l10n.t(' ({0} profile problems in settings)', issues.length);
   const choice = await vscode.window.showErrorMessage(
-    `No valid sandbox profile runs ${plainText(languageId)} files${why}; add or fix one under sandboxRunner.profiles.`,
-    OPEN_SETTINGS,
-    SHOW_OUTPUT,
+    vscode.l10n.t('No valid sandbox profile runs {0} files{1}; add or fix one under sandboxRunner.profiles.', plainText(languageId), why),
+    openSettingsLabel(),
+    showOutputLabel(),
   );
   await act(choice, {});
 }
@@ -70,7 +73,7 @@ export async function reportNoProfile(languageId: string, issues: readonly Profi
  * sentences of our own saying why (an invalid profile; workspace profiles ignored).
  */
 export async function reportUnknownProfile(profileName: string, invalid: string, untrusted: string): Promise<void> {
-  const choice = await vscode.window.showErrorMessage(`No valid sandbox profile named "${plainText(profileName)}".${invalid}${untrusted}`, SHOW_OUTPUT);
+  const choice = await vscode.window.showErrorMessage(vscode.l10n.t('No valid sandbox profile named "{0}".{1}{2}', plainText(profileName), invalid, untrusted), showOutputLabel());
   await act(choice, {});
 }
 
@@ -80,33 +83,35 @@ export async function reportUnknownProfile(profileName: string, invalid: string,
  */
 export async function reportMalformedSettings(profileName: string, count: number): Promise<void> {
   const choice = await vscode.window.showErrorMessage(
-    `Not run: the settings for sandbox profile "${plainText(profileName)}", or of a profile meant for this file, are malformed (${count} problem${count === 1 ? '' : 's'}, listed in the Sandbox Runner output).`,
-    OPEN_SETTINGS,
-    SHOW_OUTPUT,
+    count === 1
+      ? vscode.l10n.t('Not run: the settings for sandbox profile "{0}", or of a profile meant for this file, are malformed (1 problem, listed in the Sandbox Runner output).', plainText(profileName))
+      : vscode.l10n.t('Not run: the settings for sandbox profile "{0}", or of a profile meant for this file, are malformed ({1} problems, listed in the Sandbox Runner output).', plainText(profileName), count),
+    openSettingsLabel(),
+    showOutputLabel(),
   );
-  if (choice === OPEN_SETTINGS) await vscode.commands.executeCommand('workbench.action.openSettings', 'sandboxRunner.profiles');
+  if (choice === openSettingsLabel()) await vscode.commands.executeCommand('workbench.action.openSettings', 'sandboxRunner.profiles');
   else await act(choice, {});
 }
 
 /** Shows that a workspace loosening was not allowed (what it loosens is in the output: it quotes workspace values). */
 export async function reportNotAllowed(profileName: string): Promise<void> {
   await vscode.window.showWarningMessage(
-    `Not run: the workspace profile "${plainText(profileName)}" loosens the sandbox and was not allowed (the Sandbox Runner output lists what it loosens).`,
+    vscode.l10n.t('Not run: the workspace profile "{0}" loosens the sandbox and was not allowed (the Sandbox Runner output lists what it loosens).', plainText(profileName)),
   );
 }
 
 /** Says that a run command needs an open file or a selection. */
 export async function reportNoEditor(): Promise<void> {
-  await vscode.window.showInformationMessage('Open a file or select code to run it in the sandbox.');
+  await vscode.window.showInformationMessage(vscode.l10n.t('Open a file or select code to run it in the sandbox.'));
 }
 
 /** Says that a clicked terminal link leads outside the run's mounted folder, so it is not opened. */
 export async function reportLinkOutsideMount(): Promise<void> {
-  await vscode.window.showWarningMessage('That file is not inside the run\'s mounted folder, so it is not opened.');
+  await vscode.window.showWarningMessage(vscode.l10n.t('That file is not inside the run\'s mounted folder, so it is not opened.'));
 }
 
 async function act(choice: string | undefined, ctx: { image?: string; docker?: DockerOptions }): Promise<void> {
-  if (choice === SHOW_OUTPUT) await vscode.commands.executeCommand('sandboxRunner.showOutput');
-  if (choice === OPEN_SETTINGS) await vscode.commands.executeCommand('workbench.action.openSettings', 'sandboxRunner');
-  if (choice === PULL_IMAGE && ctx.image) pullImage(ctx.docker ?? {}, ctx.image);
+  if (choice === showOutputLabel()) await vscode.commands.executeCommand('sandboxRunner.showOutput');
+  if (choice === openSettingsLabel()) await vscode.commands.executeCommand('workbench.action.openSettings', 'sandboxRunner');
+  if (choice === pullImageLabel() && ctx.image) pullImage(ctx.docker ?? {}, ctx.image);
 }
