@@ -31,10 +31,38 @@ export function installToolCaller(report: CheckReport, session: HostSession, out
   report.check('code-server installs the test-only tool caller', /successfully installed/i.test(installed), installed.split('\n').filter((l) => /install/i.test(l)).join(' / '));
 }
 
-/** Texts of the notification toasts (one line each). */
-async function toasts(page: Page): Promise<string[]> {
-  const texts = await page.locator('.notifications-toasts .notification-toast').allInnerTexts().catch(() => [] as string[]);
+/**
+ * Texts of the notifications shown (one line each): the toasts, and the rows of the notification
+ * centre (the workbench may hold a toast back; the centre lists every notification).
+ */
+async function notifications(page: Page): Promise<string[]> {
+  const texts = await page
+    .locator('.notifications-toasts .notification-toast, .notifications-center .notification-list-item')
+    .allInnerTexts()
+    .catch(() => [] as string[]);
   return texts.map((t) => clean(t).replace(/\s*\n\s*/g, ' ').trim()).filter((t) => t !== '');
+}
+
+/**
+ * Polls the notifications every 250 ms for one containing `text`, for `ms`; after the first half
+ * opens the notification centre ("Notifications: Show Notifications"). Returns it, or undefined,
+ * with every notification seen and whether the centre was opened.
+ */
+async function waitForNotification(page: Page, text: string, ms: number): Promise<{ found?: string; seen: string[]; center: boolean }> {
+  const seen = new Set<string>();
+  const start = Date.now();
+  let center = false;
+  while (Date.now() - start < ms) {
+    for (const t of await notifications(page)) seen.add(t);
+    const found = [...seen].find((t) => t.includes(text));
+    if (found) return { found, seen: [...seen], center };
+    if (!center && Date.now() - start > ms / 2) {
+      center = true;
+      await quickPick(page, 'F1', 'Notifications: Show Notifications', /Show Notifications/, 'click').catch(() => page.keyboard.press('Escape'));
+    }
+    await page.waitForTimeout(250);
+  }
+  return { seen: [...seen], center };
 }
 
 /** Runs the tool-confirmation checks on the workbench `page` (the fixture workspace is open). */
@@ -47,7 +75,7 @@ export async function toolConfirmChecks(page: Page, report: CheckReport): Promis
   const dialog = page.locator('.monaco-dialog-box').filter({ hasText: 'Run in Sandbox?' });
   const shown = await dialog.waitFor({ state: 'visible', timeout: 30_000 }).then(() => true, () => false);
   const text = shown ? clean(await dialog.innerText()) : '';
-  const failure = shown ? [] : (await toasts(page)).filter((t) => /tool call failed/.test(t));
+  const failure = shown ? [] : (await notifications(page)).filter((t) => /tool call failed/.test(t));
   check('vscode.lm.invokeTool outside a chat shows the modal confirmation "Run in Sandbox?"', shown, shown ? '' : `no dialog; toasts: ${JSON.stringify(failure)}`);
   await page.screenshot({ path: join(artifacts, 'ui-check-tool-confirm.png') });
   step('saved .artifacts/ui-check-tool-confirm.png');
@@ -81,9 +109,9 @@ export async function toolConfirmChecks(page: Page, report: CheckReport): Promis
   check('the run printed 42 and exited with code 0', /^42$/m.test(run) && /exited with code 0/.test(run), JSON.stringify(run.slice(-400)));
 
   // What the caller got back from invokeTool: the outcome and the program's stdout, labelled as data.
-  const result = page.locator('.notifications-toasts .notification-toast', { hasText: RESULT_PREFIX }).first();
-  const returned = await result.waitFor({ state: 'visible', timeout: 30_000 }).then(() => true, () => false);
-  const resultText = returned ? clean(await result.innerText()).replace(/\s*\n\s*/g, ' ') : JSON.stringify(await toasts(page));
-  check('invokeTool returns the outcome to the caller', returned && /Sandbox run exited with code 0/.test(resultText), resultText.slice(0, 300));
+  const { found, seen, center } = await waitForNotification(page, RESULT_PREFIX, 30_000);
+  step(`the caller's result notification ${found ? 'shown' : 'not shown'}${center ? ' (looked in the notification centre)' : ' as a toast'}`);
+  const resultText = found ?? JSON.stringify(seen);
+  check('invokeTool returns the outcome to the caller', found !== undefined && /Sandbox run exited with code 0/.test(resultText), resultText.slice(0, 300));
   check('invokeTool returns stdout 42 as labelled program output', /<program-output stream="stdout"[^>]*> \| 42 \| <\/program-output/.test(resultText), resultText.slice(0, 900));
 }
