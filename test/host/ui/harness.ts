@@ -91,9 +91,9 @@ export class CheckReport {
   }
 }
 
-/** Runs a command synchronously with a time limit; throws with its output on failure. */
-function run(cmd: string, args: readonly string[], opts: { env?: NodeJS.ProcessEnv; timeoutMs: number; what: string }): string {
-  const r = spawnSync(cmd, args, { cwd: repo, env: opts.env ?? process.env, timeout: opts.timeoutMs, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+/** Runs a command synchronously (in `opts.cwd`, default the repository) with a time limit; throws with its output on failure. */
+function run(cmd: string, args: readonly string[], opts: { env?: NodeJS.ProcessEnv; timeoutMs: number; what: string; cwd?: string }): string {
+  const r = spawnSync(cmd, args, { cwd: opts.cwd ?? repo, env: opts.env ?? process.env, timeout: opts.timeoutMs, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   const out = `${r.stdout ?? ''}${r.stderr ?? ''}`.trim();
   if (r.error || r.status !== 0) {
     throw new Error(`${opts.what} failed (${r.error?.message ?? `exit ${r.status ?? r.signal}`}):\n${out.split('\n').slice(-30).join('\n')}`);
@@ -101,13 +101,17 @@ function run(cmd: string, args: readonly string[], opts: { env?: NodeJS.ProcessE
   return out;
 }
 
-/** Packages the extension with vsce (`extraArgs` added) into `outDir`; returns the .vsix path. */
-export function packageExtension(outDir: string, extraArgs: readonly string[] = []): string {
-  const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { name: string; version: string };
+/**
+ * Packages the extension in `folder` (default: this repository's) with vsce (`extraArgs` added)
+ * into `outDir`; returns the .vsix path.
+ */
+export function packageExtension(outDir: string, extraArgs: readonly string[] = [], folder: string = repo): string {
+  const pkg = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as { name: string; version: string };
   const vsix = join(outDir, `${pkg.name}-${pkg.version}.vsix`);
   run('npx', ['--yes', VSCE, 'package', '--no-dependencies', '--allow-missing-repository', ...extraArgs, '--out', vsix], {
     timeoutMs: 240_000,
     what: `npx ${VSCE} package`,
+    cwd: folder,
     // vsce must not prompt; npx must not ask to install.
     env: { ...process.env, CI: 'true', npm_config_yes: 'true' },
   });

@@ -127,4 +127,7 @@ async function linkNameChecks(page: Page, report: CheckReport, linkFile: { query
   const links = anchors.filter((a) => /^\s*(command|file|https?):/i.test(a.href) || /Repair the Docker runtime/.test(a.text));
   check('the terminal tab\'s hover renders no link from the file name', links.length === 0, JSON.stringify(links));
   await page.mouse.move(700, 300);
+  // The run (5 s) ends before the next check starts one: a run in flight would tag the next run's lines.
+  const ended = await waitForTerminal(page, /HOST-LINKNAME-DONE[\s\S]*■ exited/, 30_000);
+  check('the link-named interactive run ends', /■ exited with code 0/.test(ended), JSON.stringify(ended.slice(-200)));
 }

@@ -23,6 +23,10 @@
  *   8. Recent Runs (issue 12, ./recentRunsCheck.ts): the profiles view lists the sleepy.py run with
  *      its outcome, with its actions and the view's Re-run Last button; screenshot
  *      .artifacts/ui-check-recent-runs.png; the .vsix ships dist/cli.js and dist/rerun.js.
+ *   9. the Run in Sandbox language model tool through the real `vscode.lm.invokeTool` (issue 14,
+ *      ./toolConfirmCheck.ts): a test-only extension (test/host/fixtures/tool-caller, installed
+ *      next to the .vsix) calls it outside a chat; VS Code's modal confirmation shows the profile,
+ *      limits and code; screenshot .artifacts/ui-check-tool-confirm.png; confirmed, the run prints 42.
  * The fixture workspace is copied into the run's folder, where the hostile file names are made.
  * Every check is reported (PASS/FAIL) and the screenshots are taken even when a check fails;
  * the exit status is non-zero when any check failed or the workbench could not be driven.
@@ -39,6 +43,7 @@ import { HostSession } from '../lib/session';
 import { INTERACTIVE_USER_SETTINGS, interactiveChecks } from './interactiveCheck';
 import { markdownChecks } from './markdownCheck';
 import { recentRunsChecks, vsixShipsRerunBundles } from './recentRunsCheck';
+import { installToolCaller, toolConfirmChecks } from './toolConfirmCheck';
 import { CheckReport, RUN_ROW, RUN_TITLE, artifacts, clean, codeServerCli, installVsix, outputPanelText, packageExtension, quickPick, repo, startWorkbench } from './harness';
 
 const fixtureWorkspace = join(repo, 'test', 'host', 'fixtures', 'workspace');
@@ -140,6 +145,7 @@ async function drive(page: Page, server: CodeServer, workspace: string): Promise
   await linkChecks(page);
   await interactiveChecks(page, report, { query: 'linkname.py', name: LINK_PY });
   await markdownChecks(page, report);
+  await toolConfirmChecks(page, report);
 }
 
 /** The editor title's "Stop Sandbox Run" action (issue 12; package.json menus `editor/title`). */
@@ -339,6 +345,7 @@ async function main(): Promise<number> {
     const list = codeServerCli(session, ['--list-extensions', '--show-versions'], 60_000, 'code-server --list-extensions');
     check('the extension is listed as installed', list.includes(`${EXTENSION_ID}@`), list.split('\n').filter((l) => l.includes('@')).join(', '));
     step('installed the .vsix');
+    installToolCaller(report, session, artifacts);
 
     const workspace = join(session.dirs.root, 'workspace');
     cpSync(fixtureWorkspace, workspace, { recursive: true });
