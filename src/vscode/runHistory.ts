@@ -64,16 +64,7 @@ export interface RunMemory {
 }
 
 /** What the run controller reports when a run starts (commands.ts `execute`). */
-export interface StartedRun {
-  readonly id: string;
-  readonly kind: RunKind;
-  readonly label: string;
-  readonly documentUri: string;
-  readonly fileName: string;
-  readonly languageId: string;
-  readonly profileName: string;
-  readonly args: readonly string[];
-  readonly interactive: boolean;
+export interface StartedRun extends Pick<RecentRun, 'id' | 'kind' | 'label' | 'documentUri' | 'fileName' | 'languageId' | 'profileName' | 'args' | 'interactive'> {
   readonly memory: RunMemory;
   /** The run's output so far (its output channel frame, or its terminal's text). */
   readonly outputText: () => string | undefined;
