@@ -17,7 +17,7 @@ import { mountSourceProblems } from './mountProof';
 import { engineSpec } from './engineKind';
 import { podmanFloorProblems } from './podmanProof';
 import { containerProblems, containerRefusedError, type Expected, type Problem } from './precheck';
-import type { Profile } from './profile';
+import type { Profile } from './profileSchema';
 
 /**
  * Waits for the launcher, then checks the container.

@@ -7,7 +7,7 @@ import type { EngineKind } from './engineKind';
 import { SandboxError } from './errors';
 import { isAbsoluteHostPath, UNSAFE_HOST_PATH_CHARS } from './hostPath';
 import { LAUNCHER, TTY_LAUNCHER } from './launcher';
-import { ENV_NAME, FILE_PLACEHOLDER, UNSAFE_CONTAINER_PATH_CHARS, type Profile } from './profile';
+import { ENV_NAME, FILE_PLACEHOLDER, UNSAFE_CONTAINER_PATH_CHARS, type Profile } from './profileSchema';
 
 /** In-container directory of the snippet file: an exec tmpfs the launcher writes it into (a read-only bind of a host directory on the direct fallback). */
 export const SNIPPET_DIR = '/sandbox';
@@ -110,7 +110,7 @@ function tmpfs(path: string, sizeMiB: number, opts: { exec: boolean; uid?: strin
  * raise nproc above the hard limit it runs with (Podman 4.3 lowers its own to 32768, measured in
  * `/proc/<podman pid>/limits`), which needs CAP_SYS_RESOURCE: without it every run fails with
  * "error setting rlimit type 6: operation not permitted". 32768 is at that ceiling and far above
- * any pids limit (at most 4096, profile.ts), so the pids cgroup (`--pids-limit`) stays the process limit, as on Docker
+ * any pids limit (at most 4096, profileSchema.ts), so the pids cgroup (`--pids-limit`) stays the process limit, as on Docker
  * (an nproc at `limits.pids` would refuse forks first and count every process of the run's uid on
  * the host, including other runs').
  */

@@ -2,7 +2,7 @@
  * Built-in profiles, using official images from Docker Hub. Users pull these once
  * (`docker pull python:3.12-slim`); runs themselves never pull (`--pull never`).
  */
-import type { ProfileInput } from './profile';
+import type { ProfileInput } from './profileSchema';
 
 /** The built-in profiles by name; settings with the same name are merged over them key by key. */
 export const BUILTIN_PROFILES: Readonly<Record<string, ProfileInput>> = Object.freeze({

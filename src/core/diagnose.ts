@@ -6,7 +6,7 @@ import { engineKind, initCouldNotExec } from './engineKind';
 import { classifyEngineFailure, dockerMissing, inspectState, spawnErrno, tail, type ContainerState, type DockerOptions } from './docker';
 import { isSandboxError, SandboxError, type SandboxErrorInfo } from './errors';
 import type { AttachExit, ContainerLease } from './lease';
-import type { Profile } from './profile';
+import type { Profile } from './profileSchema';
 import type { RunOutcome } from './result';
 
 /** Re-inspections of a SIGKILLed container whose `OOMKilled` flag is not set yet, and their spacing (ms). */

@@ -2,11 +2,11 @@
  * Which profile runs a Markdown code block (issue 12): the fence's info word is turned into a
  * VS Code language id through {@link FENCE_ALIASES} (or taken as a language id itself), and the
  * profile is the one a file of that language would run with: the first profile (workspace, user,
- * built-in order) whose `languages` lists it (profiles.ts `pickProfile`). Never the
+ * built-in order) whose `languages` lists it (profileResolution.ts `pickProfile`). Never the
  * `defaultProfile` fallback: a block whose language no profile lists gets no lens and does not
  * run. Pure; no `vscode` import.
  */
-import type { ProfileSet, ResolvedProfile } from './profiles';
+import type { ProfileSet, ResolvedProfile } from './profileResolution';
 
 /** What a fence name stands for: a VS Code language id, and the file extension a block of it needs, if any. */
 export interface FenceLanguage {
@@ -92,7 +92,7 @@ export interface BlockProfile {
 export function blockProfile(set: ProfileSet, info: string): BlockProfile | undefined {
   const language = fenceLanguage(info);
   if (!language) return undefined;
-  // profiles.ts `pickProfile`'s language route, written out: importing it would pull the profile
+  // profileResolution.ts `pickProfile`'s language route, written out: importing it would pull the profile
   // schema (zod) into the lazily loaded Markdown bundle. A unit test checks that both agree.
   const chosen = set.profiles.find((p) => p.profile.languages.includes(language.languageId));
   return chosen && { language, chosen };

@@ -12,8 +12,8 @@ import { hostPathProblem } from './hostPath';
 import { splitPathVariable, substitutePathVariable, type RunPaths } from './pathVariables';
 import { workspaceTarget } from './workspaceMount';
 import { LIMIT_RANGES, type Limits } from './limits';
-import { ProfileSchema, type Profile } from './profile';
-import { pickProfile, resolveProfiles, type ProfileLayer, type ProfileQuery, type ProfileSet, type ResolvedProfile, type ResolveOptions } from './profiles';
+import { ProfileSchema, type Profile } from './profileSchema';
+import { pickProfile, resolveProfiles, type ProfileLayer, type ProfileQuery, type ProfileSet, type ResolvedProfile, type ResolveOptions } from './profileResolution';
 
 /** One loosened setting. */
 export interface Loosening {

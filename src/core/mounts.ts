@@ -20,7 +20,7 @@ import { currentStartTime } from './labels';
 import { engineMountAccess, probeEngineView, type MountAccess } from './mountProbe';
 import { engineTarget, targetText } from './engineTarget';
 import { hostPathProblem, isAbsoluteHostPath, UNSAFE_HOST_PATH_CHARS, type HostPlatform } from './hostPath';
-import { isPathInside, type Profile } from './profile';
+import { isPathInside, type Profile } from './profileSchema';
 import { POSIX_PROTECTED_PATHS, protectedReasonFor } from './protectedPaths';
 
 /** Host paths a mount may not be, contain, or sit inside, on Linux (protectedPaths.ts has every platform's). */

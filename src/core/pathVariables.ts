@@ -9,7 +9,7 @@
  */
 import { SandboxError } from './errors';
 import { pathFlavor, type HostPlatform } from './hostPath';
-import type { Profile } from './profile';
+import type { Profile } from './profileSchema';
 
 /** The variables a mount source may start with. */
 export const PATH_VARIABLES = ['${workspaceFolder}', '${fileDirname}'] as const;

@@ -17,7 +17,7 @@ import { DOCKER_CLIENT_PROXY_VARS, floorEnv, MASK_FILE_SOURCE, PODMAN_INIT, PODM
 import type { EngineSpec } from './engineKind';
 import { SandboxError, type SandboxErrorCode } from './errors';
 import type { ContainerInspect, ImageInspect } from './inspect';
-import type { Profile } from './profile';
+import type { Profile } from './profileSchema';
 
 /** What the runner asked for. */
 export interface Expected {

@@ -6,7 +6,7 @@
  * exactly like death by SIGXFSZ), so a rule read from it is worded as a hint. Nothing here reads
  * program output.
  */
-import type { Profile } from './profile';
+import type { Profile } from './profileSchema';
 import type { RunOutcome } from './result';
 
 /** A sandbox rule named for a run. */

@@ -5,7 +5,7 @@
  */
 import * as z from 'zod/mini';
 import { LimitsSchema } from './limits';
-import { ProfileSchema } from './profile';
+import { ProfileSchema } from './profileSchema';
 import { DEFAULT_MASK_GLOBS } from './workspaceMount';
 
 type JsonSchema = Record<string, unknown>;

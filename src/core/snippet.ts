@@ -9,7 +9,7 @@
 import { chmod, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
-import type { Profile } from './profile';
+import type { Profile } from './profileSchema';
 
 /** A written snippet; call {@link SnippetFile.dispose} when the run is over. */
 export interface SnippetFile {

@@ -5,7 +5,7 @@
  */
 import { SNIPPET_DIR } from './argv';
 import { substitutePathVariable, type RunPaths } from './pathVariables';
-import type { Profile } from './profile';
+import type { Profile } from './profileSchema';
 import { snippetFileName } from './snippet';
 import type { OriginMount, SnippetOrigin } from './sourceRefs';
 import { mirroredPath, workspaceTarget } from './workspaceMount';

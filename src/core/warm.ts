@@ -18,7 +18,7 @@ import { LABELS, ownerLabels } from './labels';
 import { openRunLease, type ContainerLease } from './lease';
 import { resolveMounts } from './mounts';
 import { usesPathVariables } from './pathVariables';
-import type { Profile } from './profile';
+import type { Profile } from './profileSchema';
 import { scheduleRemoval } from './removals';
 import { snippetFileName } from './snippet';
 

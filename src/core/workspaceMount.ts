@@ -16,7 +16,7 @@ import { posix } from 'node:path';
 import { SNIPPET_DIR, SANDBOX_HOME } from './argv';
 import { SandboxError } from './errors';
 import { isHostPathInside, pathFlavor, type HostPlatform } from './hostPath';
-import { isPathInside, UNSAFE_CONTAINER_PATH_CHARS, type Profile } from './profile';
+import { isPathInside, UNSAFE_CONTAINER_PATH_CHARS, type Profile } from './profileSchema';
 
 /**
  * Globs hidden from the workspace mount by default (`sandboxRunner.maskedFiles`' default; `.git`

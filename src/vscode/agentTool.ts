@@ -19,7 +19,7 @@
  *   `when` also hides the tool from agents then).
  */
 import * as vscode from 'vscode';
-import { blockingIssues } from '../core/profiles';
+import { blockingIssues } from '../core/profileResolution';
 import type { LooseningReport, Profile, ResolvedProfile } from '../core';
 import {
   agentGrantLines, AgentOutput, agentProfile, agentQuery, agentResult, agentResultText, agentStdin, chooseAgentProfile, DEFAULT_AGENT_MAX_TIMEOUT_SECONDS, parseAgentInput, type AgentRunInput,

@@ -9,7 +9,7 @@
  */
 import { realpath } from 'node:fs/promises';
 import stripAnsi from 'strip-ansi';
-import { isPathInside } from '../core/profile';
+import { isPathInside } from '../core/profileSchema';
 import { findSourceRefs } from '../core/sourceRefs';
 import type { SnippetOrigin } from '../core';
 import { STDERR_PREFIX } from './programOutput';

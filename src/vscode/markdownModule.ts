@@ -8,7 +8,7 @@
 import * as vscode from 'vscode';
 import { blockProfile } from '../core/fenceLanguages';
 import { findFencedBlocks, type FencedBlock } from '../core/fences';
-import type { ProfileSet } from '../core/profiles';
+import type { ProfileSet } from '../core/profileResolution';
 
 /** The command a block's lens runs: arguments `(documentUri: string, fenceLine: number)`. */
 export const RUN_CODE_BLOCK = 'sandboxRunner.runCodeBlock';

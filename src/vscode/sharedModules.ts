@@ -21,8 +21,8 @@ import * as limits from '../core/limits';
 import * as loosening from '../core/loosening';
 import * as ownerLease from '../core/ownerLease';
 import * as pathVariables from '../core/pathVariables';
-import * as profile from '../core/profile';
-import * as profiles from '../core/profiles';
+import * as profile from '../core/profileSchema';
+import * as profiles from '../core/profileResolution';
 import * as stateDir from '../core/stateDir';
 import * as terminalText from '../core/terminalText';
 import * as workspaceMount from '../core/workspaceMount';
@@ -47,8 +47,8 @@ export const SHARED: Readonly<Record<string, unknown>> = {
   'src/core/loosening.ts': loosening,
   'src/core/ownerLease.ts': ownerLease,
   'src/core/pathVariables.ts': pathVariables,
-  'src/core/profile.ts': profile,
-  'src/core/profiles.ts': profiles,
+  'src/core/profileSchema.ts': profile,
+  'src/core/profileResolution.ts': profiles,
   'src/core/stateDir.ts': stateDir,
   'src/core/terminalText.ts': terminalText,
   'src/core/workspaceMount.ts': workspaceMount,

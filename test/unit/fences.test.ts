@@ -141,7 +141,7 @@ describe('Markdown fence languages (unit)', () => {
     assert.equal(blockProfile(set, 'js')?.chosen.name, 'deno');
   });
 
-  it('chooses the profile a file of the same language would run with (profiles.ts pickProfile)', () => {
+  it('chooses the profile a file of the same language would run with (profileResolution.ts pickProfile)', () => {
     const set = resolveProfiles([
       { source: 'user', value: { py2: { image: 'python:2', command: ['python', '${file}'], languages: ['python'] } } },
       { source: 'workspace', value: { zz: { image: 'x:1', command: ['sh', '${file}'], languages: ['shellscript', 'python'] } } },

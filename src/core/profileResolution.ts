@@ -7,7 +7,7 @@ import { extname } from 'node:path';
 import type * as z from './zod';
 import { BUILTIN_PROFILES } from './defaults';
 import type { RunPaths } from './pathVariables';
-import { PROFILE_NAME, ProfileSchema, type Profile } from './profile';
+import { PROFILE_NAME, ProfileSchema, type Profile } from './profileSchema';
 
 /** The settings section and key that hold profiles. */
 export const PROFILES_SETTING = 'sandboxRunner.profiles';
