@@ -12,7 +12,7 @@ import { commandFor, engineTarget, engineText, targetText } from './engineTarget
 import { engineProduct, installDockerFix, startEngineFix, type EngineNames } from './engineHints';
 import { SandboxError } from './errors';
 import { cliKind } from './engineKind';
-import { currentStartTime } from './labels';
+import { currentStartTime } from './procLiveness';
 
 /** How to reach the engine. */
 export interface DockerOptions {

@@ -22,6 +22,7 @@ export * from './hostPath';
 export type { InspectMount } from './inspect';
 export * from './interactive';
 export * from './labels';
+export * from './procLiveness';
 export * from './ownerLease';
 export * from './stateDir';
 export * from './launcher';

@@ -16,7 +16,7 @@ import { podmanMountsRefused, SANDBOX_HOME, SNIPPET_DIR } from './argv';
 import { engineKind } from './engineKind';
 import type { DockerOptions } from './docker';
 import { SandboxError } from './errors';
-import { currentStartTime } from './labels';
+import { currentStartTime } from './procLiveness';
 import { engineMountAccess, probeEngineView, type MountAccess } from './mountProbe';
 import { engineTarget, targetText } from './engineTarget';
 import { hostPathProblem, isAbsoluteHostPath, UNSAFE_HOST_PATH_CHARS, type HostPlatform } from './hostPath';

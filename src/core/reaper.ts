@@ -22,7 +22,7 @@
  *  5. otherwise the lease file decides: missing → dead; mtime older than 6 refresh periods →
  *     dead (unless this sweeper was itself just suspended → unknown); else alive.
  * Containers without those labels (made before leases, or when the state directory was unusable)
- * keep the /proc rule above. `SANDBOX_RUNNER_NO_PROC=1` (labels.ts `procEvidenceOff`, tests only)
+ * keep the /proc rule above. `SANDBOX_RUNNER_NO_PROC=1` (procLiveness.ts `procEvidenceOff`, tests only)
  * turns step 4 and the /proc rule off, as on macOS and Windows.
  *
  * Labels alone do not prove the product made a container: an image's Dockerfile `LABEL`s are
@@ -38,9 +38,8 @@ import { inspectContainer, inspectImage, listContainers, removeContainer, type D
 import { ENGINE_DIR_NAME } from './docker';
 import { isSandboxError } from './errors';
 import { ANCHOR_NAME, anchorRoots } from './mounts';
-import {
-  currentBootId, currentPidNamespace, currentStartTime, LABELS, PRODUCT_LABEL, procEvidenceOff, statStartTime, statState,
-} from './labels';
+import { LABELS, PRODUCT_LABEL } from './labels';
+import { currentBootId, currentPidNamespace, currentStartTime, procEvidenceOff, statStartTime, statState } from './procLiveness';
 import { hostIdIn, leaseLiveness, leasePathFor, OWNER_ID, processLease, readLeaseFile, removeOldLeaseFiles, type LeaseFile } from './ownerLease';
 import { stateDir } from './stateDir';
 
@@ -365,18 +364,10 @@ async function removeAll(opts: DockerOptions, chosen: readonly OwnedContainer[],
 export async function reapOrphans(opts: ReapOptions = {}): Promise<ReapReport> {
   const dockerOpts = opts.docker ?? {};
   const probe = opts.probe ?? localProbe();
-  const kept: KeptContainer[] = [];
-  const orphans: OwnedContainer[] = [];
   const listed = await listOwnedContainers(dockerOpts);
   // After the listing: a lease refreshed while the engine answered is seen as refreshed.
   const leases = opts.leases ?? localLeaseView();
-  for (const c of listed) {
-    const notOurs = notProductNamed(c);
-    const live = containerLiveness(c.labels, probe, leases);
-    if (notOurs) kept.push({ name: c.name, reason: notOurs });
-    else if (live.state === 'dead') orphans.push(c);
-    else kept.push({ name: c.name, reason: live.reason });
-  }
+  const { picked: orphans, kept } = pickByOwner(listed, 'dead', probe, leases);
   const removed = await removeAll(dockerOpts, await withoutImageLabelled(dockerOpts, orphans, kept), kept);
   const own = processLease();
   if (!opts.leases && own) removeOldLeaseFiles(own.dir, Date.now(), own.clockTrusted());
@@ -473,6 +464,26 @@ export function removeStaleAnchors(probe: ProcessProbe = localProbe(), roots: re
 }
 
 /**
+ * Splits listed containers by their owner: `picked` are those named as the product names them
+ * ({@link notProductNamed}) whose owner's liveness ({@link containerLiveness}) is `wanted`;
+ * every other one is `kept`, with the reason (the name's, else the liveness's).
+ */
+function pickByOwner(
+  listed: readonly OwnedContainer[], wanted: OwnerLiveness['state'], probe: ProcessProbe, leases: LeaseView,
+): { picked: OwnedContainer[]; kept: KeptContainer[] } {
+  const picked: OwnedContainer[] = [];
+  const kept: KeptContainer[] = [];
+  for (const c of listed) {
+    const notOurs = notProductNamed(c);
+    const live = containerLiveness(c.labels, probe, leases);
+    if (notOurs) kept.push({ name: c.name, reason: notOurs });
+    else if (live.state === wanted) picked.push(c);
+    else kept.push({ name: c.name, reason: live.reason });
+  }
+  return { picked, kept };
+}
+
+/**
  * Removes every container owned by this process (its lease id, or the same pid, host, boot, pid
  * namespace and start time), in any state: for shutdown (the extension's `deactivate`). Runs still in progress end
  * as if cancelled by the engine.
@@ -483,15 +494,8 @@ export async function removeOwnContainers(opts: ReapOptions = {}): Promise<ReapR
   const dockerOpts = opts.docker ?? {};
   const probe = opts.probe ?? localProbe();
   const leases = opts.leases ?? localLeaseView();
-  const kept: KeptContainer[] = [];
-  const mine: OwnedContainer[] = [];
-  for (const c of await listOwnedContainers(dockerOpts, `label=${LABELS.ownerPid}=${probe.selfPid}`)) {
-    const notOurs = notProductNamed(c);
-    const live = containerLiveness(c.labels, probe, leases);
-    if (notOurs) kept.push({ name: c.name, reason: notOurs });
-    else if (live.state === 'self') mine.push(c);
-    else kept.push({ name: c.name, reason: live.reason });
-  }
+  const listed = await listOwnedContainers(dockerOpts, `label=${LABELS.ownerPid}=${probe.selfPid}`);
+  const { picked: mine, kept } = pickByOwner(listed, 'self', probe, leases);
   const removed = await removeAll(dockerOpts, await withoutImageLabelled(dockerOpts, mine, kept), kept);
   return { removed, kept: kept.sort((a, b) => a.name.localeCompare(b.name)) };
 }

@@ -21,6 +21,7 @@ import * as limits from '../core/limits';
 import * as loosening from '../core/loosening';
 import * as ownerLease from '../core/ownerLease';
 import * as pathVariables from '../core/pathVariables';
+import * as procLiveness from '../core/procLiveness';
 import * as profile from '../core/profileSchema';
 import * as profiles from '../core/profileResolution';
 import * as stateDir from '../core/stateDir';
@@ -47,6 +48,7 @@ export const SHARED: Readonly<Record<string, unknown>> = {
   'src/core/loosening.ts': loosening,
   'src/core/ownerLease.ts': ownerLease,
   'src/core/pathVariables.ts': pathVariables,
+  'src/core/procLiveness.ts': procLiveness,
   'src/core/profileSchema.ts': profile,
   'src/core/profileResolution.ts': profiles,
   'src/core/stateDir.ts': stateDir,
