@@ -7,12 +7,9 @@ import type { EngineKind } from './engineKind';
 import { SandboxError } from './errors';
 import { isAbsoluteHostPath, UNSAFE_HOST_PATH_CHARS } from './hostPath';
 import { LAUNCHER, TTY_LAUNCHER } from './launcher';
+import { SANDBOX_HOME, SNIPPET_DIR } from './layout';
 import { ENV_NAME, FILE_PLACEHOLDER, UNSAFE_CONTAINER_PATH_CHARS, type Profile } from './profileSchema';
 
-/** In-container directory of the snippet file: an exec tmpfs the launcher writes it into (a read-only bind of a host directory on the direct fallback). */
-export const SNIPPET_DIR = '/sandbox';
-/** In-container HOME: a tmpfs owned by the run's user; caches go below it. */
-export const SANDBOX_HOME = '/home/sandbox';
 
 /** A bind mount whose host path was validated and resolved through symlinks (see `mounts.ts`). */
 export interface ResolvedMount {

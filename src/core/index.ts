@@ -26,6 +26,7 @@ export * from './procLiveness';
 export * from './ownerLease';
 export * from './stateDir';
 export * from './launcher';
+export * from './layout';
 export * from './lease';
 export * from './limits';
 export * from './loosening';

@@ -3,6 +3,7 @@
  * (named on the field) or to a runner rule; the isolation floor is in
  * `../shared/design/isolation.md` ("Resources").
  */
+import { MiB } from './layout';
 import * as z from './zod';
 
 // `zod/mini` ships without a locale (3 KB we do not load): every check here carries its own
@@ -15,8 +16,6 @@ interface Range {
   readonly unit: string;
   readonly integer: boolean;
 }
-
-const MiB = 1024 * 1024;
 
 /** Allowed ranges. Negative, non-finite and "unlimited" values are always refused; zero only where `min` is 0 (the interrupt grace). */
 export const LIMIT_RANGES = {

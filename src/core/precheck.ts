@@ -13,7 +13,8 @@
  *   own constants ({@link ENGINE_ENV}); catches Docker client proxies, Podman's `--http-proxy` and
  *   `containers.conf` additions.
  */
-import { DOCKER_CLIENT_PROXY_VARS, floorEnv, MASK_FILE_SOURCE, PODMAN_INIT, PODMAN_NPROC, SANDBOX_HOME, SNIPPET_DIR, type ResolvedMount } from './argv';
+import { DOCKER_CLIENT_PROXY_VARS, floorEnv, MASK_FILE_SOURCE, PODMAN_INIT, PODMAN_NPROC, type ResolvedMount } from './argv';
+import { MiB, SANDBOX_HOME, SNIPPET_DIR } from './layout';
 import type { EngineSpec } from './engineKind';
 import { SandboxError, type SandboxErrorCode } from './errors';
 import type { ContainerInspect, ImageInspect } from './inspect';
@@ -55,8 +56,6 @@ export interface Problem {
 export const ENGINE_ENV: readonly { readonly name: string; readonly value: string | RegExp }[] = [
   { name: 'PATH', value: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' },
 ];
-
-const MiB = 1024 * 1024;
 
 /** Every problem found; empty when the container is what was asked for. */
 export function containerProblems(container: ContainerInspect, image: ImageInspect, expected: Expected): Problem[] {

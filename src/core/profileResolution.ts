@@ -7,10 +7,8 @@ import { extname } from 'node:path';
 import type * as z from './zod';
 import { BUILTIN_PROFILES } from './defaults';
 import type { RunPaths } from './pathVariables';
+import { PROFILES_SETTING, profileSettingPath } from './layout';
 import { PROFILE_NAME, ProfileSchema, type Profile } from './profileSchema';
-
-/** The settings section and key that hold profiles. */
-export const PROFILES_SETTING = 'sandboxRunner.profiles';
 
 /** Where a profile's values came from; the highest layer that set any key wins the label. */
 export type ProfileSource = 'built-in' | 'user' | 'workspace';
@@ -128,7 +126,7 @@ export function resolveProfiles(
       continue;
     }
     for (const [name, value] of Object.entries(layer.value)) {
-      const key = `${PROFILES_SETTING}.${name}`;
+      const key = profileSettingPath(name);
       if (!PROFILE_NAME.test(name)) {
         issues.push({ key, message: 'is not a valid profile name: use 1-64 letters, digits, ".", "_" or "-"' });
         continue;
@@ -156,7 +154,7 @@ export function resolveProfiles(
     if (parsed.success) {
       profiles.push({ name, source, profile: parsed.data });
     } else {
-      const profileIssues = toProfileIssues(`${PROFILES_SETTING}.${name}`, parsed.error);
+      const profileIssues = toProfileIssues(profileSettingPath(name), parsed.error);
       invalid.push({ name, source, issues: profileIssues, claims: rawClaims(value) });
       issues.push(...profileIssues);
     }
@@ -214,5 +212,5 @@ export function blockingIssues(set: ProfileSet, name: string, query: ProfileQuer
     (!chosen || RANK[p.source] <= RANK[chosen.source]) &&
     ((query.languageId !== undefined && p.claims.languages.includes(query.languageId)) || (ext !== '' && p.claims.extensions.includes(ext)));
   const claimed = new Set(set.invalid.filter(meantForRun).flatMap((p) => p.issues));
-  return set.issues.filter((i) => i.key === PROFILES_SETTING || i.key === `${PROFILES_SETTING}.${name}` || claimed.has(i));
+  return set.issues.filter((i) => i.key === PROFILES_SETTING || i.key === profileSettingPath(name) || claimed.has(i));
 }

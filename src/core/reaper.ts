@@ -33,7 +33,7 @@
 import { lstatSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { SNIPPET_DIR } from './argv';
+import { containerName, RUN_ID, SNIPPET_DIR, SNIPPET_HOST_DIR_PREFIX } from './layout';
 import { inspectContainer, inspectImage, listContainers, removeContainer, type DockerOptions } from './docker';
 import { ENGINE_DIR_NAME } from './docker';
 import { isSandboxError } from './errors';
@@ -42,6 +42,9 @@ import { LABELS, PRODUCT_LABEL } from './labels';
 import { currentBootId, currentPidNamespace, currentStartTime, procEvidenceOff, statStartTime, statState } from './procLiveness';
 import { hostIdIn, leaseLiveness, leasePathFor, OWNER_ID, processLease, readLeaseFile, removeOldLeaseFiles, type LeaseFile } from './ownerLease';
 import { stateDir } from './stateDir';
+
+/** A snippet directory's path as snippet.ts `writeSnippet` makes it: `…/sandbox-runner-XXXXXX`. */
+const SNIPPET_HOST_DIR = new RegExp(`/${SNIPPET_HOST_DIR_PREFIX}[A-Za-z0-9]{6}$`);
 
 /** Options of {@link reapOrphans} and {@link removeOwnContainers}. */
 export interface ReapOptions {
@@ -252,9 +255,6 @@ const LABEL_KEYS = [
   LABELS.ownerPid, LABELS.host, LABELS.ownerPidNamespace, LABELS.ownerBoot, LABELS.ownerStart, LABELS.runId, LABELS.ownerLease, LABELS.clientHost,
 ] as const;
 
-/** A run id as `randomUUID` makes it (lower-case RFC 4122 version 4). */
-const RUN_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-
 /**
  * Why a listed container is not provably one the product created, or undefined when it is: its
  * name must be exactly `sandbox-runner-<run-id>` for its own run-id label, a UUID (runner.ts and
@@ -263,7 +263,7 @@ const RUN_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]
 export function notProductNamed(c: OwnedContainer): string | undefined {
   const runId = (c.labels[LABELS.runId] ?? '').trim();
   if (!RUN_ID.test(runId)) return 'its run-id label is missing or not a run id, so it may not be this product\'s container';
-  if (c.name !== `sandbox-runner-${runId}`) {
+  if (c.name !== containerName(runId)) {
     return `its name is not sandbox-runner-<run id> for its run-id label, so its labels may come from its image, not from this product`;
   }
   return undefined;
@@ -324,7 +324,7 @@ async function snippetDirOf(opts: DockerOptions, name: string): Promise<string |
  */
 export function removeStaleSnippetDir(dir: string): boolean {
   try {
-    if (!/\/sandbox-runner-[A-Za-z0-9]{6}$/.test(dir) || dirname(dir) !== realpathSync(tmpdir())) return false;
+    if (!SNIPPET_HOST_DIR.test(dir) || dirname(dir) !== realpathSync(tmpdir())) return false;
     if (!lstatSync(dir).isDirectory()) return false;
     if (!readdirSync(dir).every((f) => /^main(\.[A-Za-z0-9_+-]{1,16})?$/.test(f))) return false;
     rmSync(dir, { recursive: true, force: true });

@@ -9,12 +9,12 @@
  * Profiles whose launcher cannot run (no `sh` in the image as the profile leaves it) fall back
  * to the cold path, reported once through `onLog`.
  */
-import { randomUUID } from 'node:crypto';
 import { admitContainer } from './admit';
 import { buildRunArgv } from './argv';
 import { engineSpec, initCouldNotExec } from './engineKind';
 import { inspectState, type DockerOptions } from './docker';
 import { LABELS, ownerLabels } from './labels';
+import { newContainerName } from './layout';
 import { openRunLease, type ContainerLease } from './lease';
 import { resolveMounts } from './mounts';
 import { usesPathVariables } from './pathVariables';
@@ -191,13 +191,13 @@ export class WarmPool {
    */
   private async create(profileName: string, profile: Profile): Promise<WarmContainer | undefined> {
     const opts = this.options.docker ?? {};
-    const name = `sandbox-runner-${randomUUID()}`;
+    const { runId, name } = newContainerName();
     const fileName = snippetFileName(profile);
     const engine = await engineSpec(opts);
     const pins = await resolveMounts(profileName, profile, this.options.protectedPaths, { docker: opts });
     const lease = (() => {
       try {
-        const labels = { ...ownerLabels(name.slice('sandbox-runner-'.length), profileName), [WARM_LABEL]: '1' };
+        const labels = { ...ownerLabels(runId, profileName), [WARM_LABEL]: '1' };
         return openRunLease(opts, 'warm', name, buildRunArgv({ name, profile, snippetFileName: fileName, mounts: pins.mounts, labels, ...engine }));
       } catch (e) {
         void pins.dispose();

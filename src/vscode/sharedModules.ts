@@ -17,6 +17,7 @@ import * as errors from '../core/errors';
 import * as hostPath from '../core/hostPath';
 import * as labels from '../core/labels';
 import * as launcher from '../core/launcher';
+import * as layout from '../core/layout';
 import * as limits from '../core/limits';
 import * as loosening from '../core/loosening';
 import * as ownerLease from '../core/ownerLease';
@@ -44,6 +45,7 @@ export const SHARED: Readonly<Record<string, unknown>> = {
   'src/core/hostPath.ts': hostPath,
   'src/core/labels.ts': labels,
   'src/core/launcher.ts': launcher,
+  'src/core/layout.ts': layout,
   'src/core/limits.ts': limits,
   'src/core/loosening.ts': loosening,
   'src/core/ownerLease.ts': ownerLease,
