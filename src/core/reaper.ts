@@ -388,6 +388,22 @@ export async function reapOrphans(opts: ReapOptions = {}): Promise<ReapReport> {
  * @returns the removed directories
  */
 export function removeStaleEngineDirs(probe: ProcessProbe = localProbe(), root: string = tmpdir()): string[] {
+  const ours = (dir: string, f: string) => {
+    const path = join(dir, f);
+    if (/^seccomp-\d+\.json$/.test(f)) return lstatSync(path).isFile();
+    return /^sandbox-runner-[A-Za-z0-9_.-]+$/.test(f) && lstatSync(path).isDirectory() && readdirSync(path).every((g) => g === 'oom');
+  };
+  return removeDeadOwnerDirs(root, ENGINE_DIR_NAME, (dir) => readdirSync(dir).every((f) => ours(dir, f)), probe).sort();
+}
+
+/**
+ * Removes the real directories directly in `root` whose name `pattern` matches (group 1: the
+ * owner pid, group 2: its start time), whose owner is provably gone ({@link localOwnerDead}), and
+ * whose entries are all ours (`holdsOnlyOurs`, which may throw: the directory is then kept). An
+ * unreadable `root` and directories gone meanwhile are skipped.
+ * @returns the removed directories
+ */
+function removeDeadOwnerDirs(root: string, pattern: RegExp, holdsOnlyOurs: (dir: string) => boolean, probe: ProcessProbe): string[] {
   const removed: string[] = [];
   let names: string[];
   try {
@@ -395,25 +411,19 @@ export function removeStaleEngineDirs(probe: ProcessProbe = localProbe(), root: 
   } catch {
     return removed;
   }
-  const ours = (dir: string, f: string) => {
-    const path = join(dir, f);
-    if (/^seccomp-\d+\.json$/.test(f)) return lstatSync(path).isFile();
-    return /^sandbox-runner-[A-Za-z0-9_.-]+$/.test(f) && lstatSync(path).isDirectory() && readdirSync(path).every((g) => g === 'oom');
-  };
   for (const name of names) {
-    const m = ENGINE_DIR_NAME.exec(name);
-    if (!m) continue;
-    if (!localOwnerDead(m[1]!, m[2]!, probe)) continue;
+    const m = pattern.exec(name);
+    if (!m || !localOwnerDead(m[1]!, m[2]!, probe)) continue;
     const dir = join(root, name);
     try {
-      if (!lstatSync(dir).isDirectory() || !readdirSync(dir).every((f) => ours(dir, f))) continue;
+      if (!lstatSync(dir).isDirectory() || !holdsOnlyOurs(dir)) continue;
       rmSync(dir, { recursive: true, force: true });
       removed.push(dir);
     } catch {
       // gone meanwhile, or not ours to remove
     }
   }
-  return removed.sort();
+  return removed;
 }
 
 /**
@@ -437,30 +447,8 @@ function localOwnerDead(pid: string, start: string, probe: ProcessProbe): boolea
  * @returns the removed directories
  */
 export function removeStaleAnchors(probe: ProcessProbe = localProbe(), roots: readonly string[] = anchorRoots()): string[] {
-  const removed: string[] = [];
-  for (const root of roots) {
-    let names: string[];
-    try {
-      names = readdirSync(root);
-    } catch {
-      continue;
-    }
-    for (const name of names) {
-      const m = ANCHOR_NAME.exec(name);
-      if (!m) continue;
-      if (!localOwnerDead(m[1]!, m[2]!, probe)) continue;
-      const dir = join(root, name);
-      try {
-        if (!lstatSync(dir).isDirectory()) continue;
-        if (!readdirSync(dir).every((f) => /^[0-9a-f]{32}$/.test(f) && lstatSync(join(dir, f)).isSymbolicLink())) continue;
-        rmSync(dir, { recursive: true, force: true });
-        removed.push(dir);
-      } catch {
-        // gone meanwhile, or not ours to remove
-      }
-    }
-  }
-  return removed.sort();
+  const onlyLinks = (dir: string) => readdirSync(dir).every((f) => /^[0-9a-f]{32}$/.test(f) && lstatSync(join(dir, f)).isSymbolicLink());
+  return roots.flatMap((root) => removeDeadOwnerDirs(root, ANCHOR_NAME, onlyLinks, probe)).sort();
 }
 
 /**
