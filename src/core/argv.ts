@@ -1,6 +1,6 @@
 /**
  * The docker CLI argv for one run, built as data (pure: no I/O). Every flag of the isolation
- * floor (`../shared/design/isolation.md`) is emitted here and nowhere else; profiles only choose
+ * floor (SECURITY.md, "The floor") is emitted here and nowhere else; profiles only choose
  * values inside the floor.
  */
 import type { EngineKind } from './engineKind';
@@ -302,7 +302,7 @@ export function programArgv(profile: Profile, inContainerFile: string): string[]
 }
 
 /**
- * The isolation floor's flags, shared by every argv (all from isolation.md): one container per run
+ * The isolation floor's flags, shared by every argv (all from SECURITY.md, "The floor"): one container per run
  * (`--name`, `--pull never`, `--init`, `--restart no`, `--no-healthcheck`, `--log-driver none`);
  * privileges (`--user`, `--cap-drop ALL`, `--security-opt no-new-privileges`, `--ipc private`,
  * `--cgroupns private`); resources (`--memory` = `--memory-swap`, `--cpus`, `--pids-limit`,

@@ -1,5 +1,5 @@
 /**
- * Owner labels put on every container (isolation.md, "Ownership and orphans"), so that
+ * Owner labels put on every container (SECURITY.md, "The floor"; the orphan sweep), so that
  * containers can be listed with `docker ps -a --filter label=sandbox-runner=1` and an orphan's
  * owner can be checked for liveness (see `reaper.ts`) on any engine, local or remote.
  *

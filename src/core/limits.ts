@@ -1,7 +1,6 @@
 /**
  * Resource limits of a profile and their allowed ranges. Each limit maps to one docker flag
- * (named on the field) or to a runner rule; the isolation floor is in
- * `../shared/design/isolation.md` ("Resources").
+ * (named on the field) or to a runner rule; the isolation floor is in SECURITY.md ("The floor").
  */
 import { MiB } from './layout';
 import * as z from './zod';

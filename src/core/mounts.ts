@@ -1,5 +1,5 @@
 /**
- * Run-time validation of a profile's bind mounts (isolation.md, "Filesystem"): the host path
+ * Run-time validation of a profile's bind mounts (SECURITY.md, "The floor" and "The engine mounts what was checked"): the host path
  * must exist, is resolved through symlinks, must be a directory, and must not be, contain, or sit
  * inside a protected path. What was checked is pinned by an open descriptor until the container
  * has started, and that descriptor is what a local engine mounts (see `resolveMounts`). The

@@ -2,8 +2,8 @@
  * The pre-code checks: what the engine says about a started container, compared with what the
  * runner asked for, while the launcher waits for the code (launcher.ts). Pure: fed with the
  * parsed inspect JSON (inspect.ts; the Engine API's shape), no I/O. Any problem means the
- * container is removed without ever seeing the code (isolation.md: "refuse it before running
- * anything"; "a run never proceeds without its limits").
+ * container is removed without ever seeing the code (SECURITY.md, "The container is checked
+ * before the code is sent"; "A run never proceeds without its limits").
  *
  * - Limits and privileges: every floor item must be present in `HostConfig` with the value asked
  *   for (an engine that cannot enforce a limit drops it there: moby `verifyPlatformContainerResources`).

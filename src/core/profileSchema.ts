@@ -19,7 +19,7 @@ export const DEFAULT_USER = '65534:65534';
 /** Default working directory: a tmpfs owned by the run's user. */
 export const DEFAULT_WORKDIR = '/workspace';
 
-/** Container paths no mount, workdir or tmpfs may target (isolation.md, "Filesystem"). */
+/** Container paths no mount, workdir or tmpfs may target (SECURITY.md, "What the suites prove": the bad-profile corpus). */
 export const FORBIDDEN_CONTAINER_ROOTS = ['/proc', '/sys', '/dev', '/etc', '/run'] as const;
 
 /**
