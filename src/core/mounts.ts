@@ -22,6 +22,7 @@ import { engineMountAccess, probeEngineView, type MountAccess } from './mountPro
 import { engineTarget, targetText } from './engineTarget';
 import { hostPathProblem, isAbsoluteHostPath, UNSAFE_HOST_PATH_CHARS, type HostPlatform } from './hostPath';
 import { isPathInside, type Profile } from './profileSchema';
+import type { NamedProfile } from './profileResolution';
 import { POSIX_PROTECTED_PATHS, protectedReasonFor } from './protectedPaths';
 
 /** Host paths a mount may not be, contain, or sit inside, on Linux (protectedPaths.ts has every platform's). */
@@ -218,6 +219,7 @@ async function checkSource(
  * descriptor; an engine that sees the file but not this process (Docker Desktop, Colima) gets a
  * plain bind of the checked path (no pin: see the notes on what that weakens in mountProbe.ts);
  * an engine that does not see it is refused, named.
+ * @param named the profile, and its name for the setting keys refusals name
  * @param extraProtected more host paths to refuse (e.g. the extension's own state directory)
  * @param engine the engine the run goes to (probed only when the profile has mounts)
  * @param workspace the workspace folder of a `workspace: "ro"` run: one more read-only mount, last
@@ -227,8 +229,7 @@ async function checkSource(
  *   cannot be created
  */
 export async function resolveMounts(
-  profileName: string,
-  profile: Profile,
+  { name: profileName, profile }: NamedProfile,
   extraProtected: readonly string[] = [],
   engine: MountEngine = {},
   workspace?: WorkspaceMountRequest,

@@ -33,6 +33,13 @@ export interface ResolvedProfile {
   readonly profile: Profile;
 }
 
+/**
+ * A profile and the name it runs under: a {@link ResolvedProfile} without its source, which is
+ * what the runner's helpers need (the warm pool, the mount checks, the workspace plan). Any
+ * ResolvedProfile is one.
+ */
+export type NamedProfile = Pick<ResolvedProfile, 'name' | 'profile'>;
+
 /** A profile that failed validation; it is never used for a run. */
 export interface InvalidProfile {
   readonly name: string;

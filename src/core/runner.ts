@@ -30,7 +30,7 @@ import { BoundedStream, type OutputSink } from './output';
 import type { MountAccess } from './mountProbe';
 import { PidsWatch } from './pidsEvidence';
 import { ProfileSchema, type Profile } from './profileSchema';
-import { toProfileIssues } from './profileResolution';
+import { toProfileIssues, type NamedProfile } from './profileResolution';
 import { checkProgramArgs } from './programArgs';
 import { scheduleRemoval } from './removals';
 import type { RunOutcome, RunResult } from './result';
@@ -273,7 +273,7 @@ class Run {
     if (io?.tty) return this.ttyRun(io, io.tty);
     const key = JSON.stringify(this.profile);
     if (!profilesWithoutShell.has(key)) {
-      const warm = this.coldOnly ? undefined : this.req.warm?.take(this.req.profileName, this.profile, this.req.sourceFileName);
+      const warm = this.coldOnly ? undefined : this.req.warm?.take(this.named, this.req.sourceFileName);
       const first = warm ? await this.onLease(warm, []) : 'retry-cold';
       if (first !== 'retry-cold') return first === 'no-shell' ? this.direct() : first;
       const cold = await this.cold();
@@ -297,14 +297,19 @@ class Run {
       if (paths.workspaceFolder === undefined) {
         throw new SandboxError(
           'invalid-mount',
-          `The profile key sandboxRunner.profiles.${this.req.profileName}.workspace is "ro", but this run has no workspace folder (the file is not in an open folder, or the CLI got no --workspace), so nothing ran.`,
+          `The profile key ${profileSettingPath(this.req.profileName, 'workspace')} is "ro", but this run has no workspace folder (the file is not in an open folder, or the CLI got no --workspace), so nothing ran.`,
           'Save the file inside a workspace folder (or pass --workspace DIR to sandbox-run), or set "workspace" to "none".',
         );
       }
-      this.workspace = planWorkspaceRun(this.req.profileName, profile, { ...paths, workspaceFolder: paths.workspaceFolder });
+      this.workspace = planWorkspaceRun({ name: this.req.profileName, profile }, { ...paths, workspaceFolder: paths.workspaceFolder });
       profile = { ...profile, env: { ...profile.env, ...this.workspace.env } };
     }
     this.profile = profile;
+  }
+
+  /** The profile as this run uses it, with the name it was asked for under. */
+  private get named(): NamedProfile {
+    return { name: this.req.profileName, profile: this.profile };
   }
 
   /** Names this attempt's container (a new run id) and returns what the argv builders take for it. */
@@ -383,7 +388,7 @@ class Run {
     const ws = this.workspace;
     const folder = this.req.paths?.workspaceFolder;
     const request = ws && folder !== undefined ? { source: folder, target: ws.target } : undefined;
-    const pins = await resolveMounts(this.req.profileName, this.profile, this.req.protectedPaths, { docker: this.opts }, request);
+    const pins = await resolveMounts(this.named, this.req.protectedPaths, { docker: this.opts }, request);
     this.disposers.push(() => pins.dispose());
     if (!request) return pins;
     const mount = pins.mounts.at(-1)!;

@@ -16,7 +16,8 @@ import { posix } from 'node:path';
 import { profileSettingPath, RESERVED_CONTAINER_PATHS } from './layout';
 import { SandboxError } from './errors';
 import { isHostPathInside, pathFlavor, type HostPlatform } from './hostPath';
-import { isPathInside, UNSAFE_CONTAINER_PATH_CHARS, type Profile } from './profileSchema';
+import { isPathInside, UNSAFE_CONTAINER_PATH_CHARS } from './profileSchema';
+import type { NamedProfile } from './profileResolution';
 
 /**
  * Globs hidden from the workspace mount by default (`sandboxRunner.maskedFiles`' default; `.git`
@@ -90,7 +91,9 @@ export interface WorkspacePlan {
  * mounts (equal, inside or containing).
  * @throws SandboxError `invalid-mount` naming `sandboxRunner.profiles.NAME.workspace` and the collision
  */
-export function planWorkspaceRun(profileName: string, profile: Profile, input: WorkspaceRunInput, platform: HostPlatform = process.platform): WorkspacePlan {
+export function planWorkspaceRun(
+  { name: profileName, profile }: NamedProfile, input: WorkspaceRunInput, platform: HostPlatform = process.platform,
+): WorkspacePlan {
   const key = profileSettingPath(profileName, 'workspace');
   const target = workspaceTarget(input.workspaceFolder, platform);
   const refuse = (why: string) =>
