@@ -1,5 +1,5 @@
 /**
- * The orphan sweep (SECURITY.md: "Containers left by a process that died", "Owner leases"): containers whose owning process is
+ * The orphan sweep (SECURITY.md, "Ownership and orphans"): containers whose owning process is
  * provably gone are removed; everything else is left alone. It works on the engine in use
  * (`DockerOptions`: local, remote over ssh/tcp, or shared by several clients), and judges owners
  * from the client side: "provably gone" needs the owner to have run on this client host, in this
