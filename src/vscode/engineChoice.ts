@@ -5,6 +5,7 @@
  * as ignored. The settings are machine-scoped (package.json) as a first layer; this is the second.
  * Free of `vscode`, so unit tests import it.
  */
+import * as l10n from '@vscode/l10n';
 import type { DockerOptions, EngineChoice } from '../core';
 import { contextNameProblem, engineOptions, hostProblem } from '../core/engineTarget';
 
@@ -43,7 +44,7 @@ export function engineSettingsFrom(inspect: (key: EngineKey) => InspectedSetting
   for (const key of ENGINE_KEYS) {
     const layers = inspect(key);
     if (layers?.workspaceValue !== undefined || layers?.workspaceFolderValue !== undefined) {
-      problems.push(`sandboxRunner.${key} in workspace settings is ignored (user settings only)`);
+      problems.push(l10n.t('{0} in workspace settings is ignored (user settings only)', `sandboxRunner.${key}`));
     }
     const value = text(layers?.globalValue);
     if (value !== undefined) user[key] = value;
@@ -53,7 +54,7 @@ export function engineSettingsFrom(inspect: (key: EngineKey) => InspectedSetting
   if (contextProblem) problems.push(`sandboxRunner.dockerContext ${contextProblem}`);
   const hostIssue = host !== undefined ? hostProblem(host) : undefined;
   if (hostIssue) problems.push(`sandboxRunner.dockerHost ${hostIssue}`);
-  if (context !== undefined && host !== undefined) problems.push('sandboxRunner.dockerContext and sandboxRunner.dockerHost are both set: the host is used');
+  if (context !== undefined && host !== undefined) problems.push(l10n.t('sandboxRunner.dockerContext and sandboxRunner.dockerHost are both set: the host is used'));
   return {
     choice: { ...(dockerPath ? { dockerPath } : {}), ...(host ? { host } : context ? { context } : {}) },
     problems,
