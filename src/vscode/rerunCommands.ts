@@ -141,9 +141,7 @@ export function registerRerunCommands(context: vscode.ExtensionContext, deps: Co
         const chosen = pickProfile(settings, query);
         const loosening = settings.looseningFor(query);
         if (!chosen || (loosening && !deps.consents.has(loosening))) {
-          void vscode.window.showWarningMessage(chosen
-            ? vscode.l10n.t('Not copied: the sandbox profile "{0}" loosens the sandbox and is not allowed in this workspace.', plainText(run.profileName))
-            : vscode.l10n.t('Not copied: the sandbox profile "{0}" no longer exists.', plainText(run.profileName)));
+          void vscode.window.showWarningMessage(chosen ? vscode.l10n.t('Not copied: the sandbox profile "{0}" loosens the sandbox and is not allowed in this workspace.', plainText(run.profileName)) : vscode.l10n.t('Not copied: the sandbox profile "{0}" no longer exists.', plainText(run.profileName)));
           return undefined;
         }
         profile = run.interactive ? chosen.profile : channelRunProfile(chosen.profile);
