@@ -11,6 +11,7 @@
  * first use through `engine()` (src/vscode/lazy.ts): import only types from './core' here, plus
  * the profile resolution the menus and warm preparation need.
  */
+import * as l10n from '@vscode/l10n';
 import * as vscode from 'vscode';
 import { settingId } from './core/layout';
 import type { SandboxRunnerApi } from './vscode/api';
@@ -44,6 +45,8 @@ let logChannel: vscode.LogOutputChannel | undefined;
 
 /** Wires the extension's services together; every disposable goes into `context.subscriptions`. */
 export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
+  // Modules free of `vscode` (failureText.ts, programOutput.ts…) translate through @vscode/l10n: VS Code's bundle for the display language (undefined in English).
+  if (typeof vscode.l10n.bundle === 'object') l10n.config({ contents: vscode.l10n.bundle });
   const channel = vscode.window.createOutputChannel('Sandbox Runner');
   const log = (logChannel = vscode.window.createOutputChannel('Sandbox Runner Log', { log: true }));
   const output = new ProgramOutput(channel);

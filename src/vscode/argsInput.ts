@@ -6,6 +6,7 @@
  * unquoted `#` comment, an unterminated quote) is refused with a message saying how to quote it.
  * Free of `vscode`, so unit tests import it; bundled lazily (rerunModule.ts).
  */
+import * as l10n from '@vscode/l10n';
 import { parse } from 'shell-quote';
 import { checkProgramArgs } from '../core/programArgs';
 import { isSandboxError } from '../core/errors';
@@ -29,8 +30,8 @@ export function splitArgs(text: string): SplitArgs {
   for (const t of tokens) {
     if (typeof t === 'string') args.push(t);
     else if ('op' in t && t.op === 'glob') args.push(t.pattern);
-    else if ('op' in t) return { error: `"${t.op}" is a shell operator, and no shell runs here: quote it ('${t.op}') to pass it to the program as an argument.` };
-    else return { error: 'An unquoted # starts a shell comment, and no shell runs here: quote it (\'#\') to pass it to the program.' };
+    else if ('op' in t) return { error: l10n.t('"{0}" is a shell operator, and no shell runs here: quote it (\'{0}\') to pass it to the program as an argument.', t.op) };
+    else return { error: l10n.t('An unquoted # starts a shell comment, and no shell runs here: quote it (\'#\') to pass it to the program.') };
   }
   try {
     return { args: checkProgramArgs(args) };
@@ -49,12 +50,12 @@ function shellOnly(text: string): string | undefined {
       continue;
     }
     if (c === '\\') {
-      if (i === text.length - 1) return 'The text ends with a backslash that escapes nothing: remove it or quote it (\'\\\').';
+      if (i === text.length - 1) return l10n.t('The text ends with a backslash that escapes nothing: remove it or quote it (\'\\\').');
       i++;
       continue;
     }
     if (c === '$' || c === '`') {
-      return `"${c}" would start a shell expansion, and no shell runs here: put the argument in single quotes ('${c}…') to pass it as written.`;
+      return l10n.t('"{0}" would start a shell expansion, and no shell runs here: put the argument in single quotes (\'{0}…\') to pass it as written.', c);
     }
     if (quote === '"') {
       if (c === '"') quote = '';
@@ -62,5 +63,6 @@ function shellOnly(text: string): string | undefined {
       quote = c;
     }
   }
-  return quote ? `A ${quote === "'" ? 'single' : 'double'} quote is not closed: close it, or escape it with a backslash.` : undefined;
+  if (!quote) return undefined;
+  return quote === "'" ? l10n.t('A single quote is not closed: close it, or escape it with a backslash.') : l10n.t('A double quote is not closed: close it, or escape it with a backslash.');
 }

@@ -7,6 +7,7 @@
  * delimiter is quoted (`<<'…'`: its body is never expanded) and chosen so no line of the code
  * equals it. Free of `vscode`, so unit tests import it; bundled lazily (rerunModule.ts).
  */
+import * as l10n from '@vscode/l10n';
 import { quote } from 'shell-quote';
 import type { DockerOptions, Profile } from '../core';
 import { usesPathVariables } from '../core/pathVariables';
@@ -66,7 +67,7 @@ export function cliCommandLine(spec: CliRunSpec): string {
     words.push('--workspace', spec.workspace);
   } else if (spec.profile.workspace === 'ro' || usesPathVariables(spec.profile)) {
     // The CLI's --workspace defaults to ".": pasted elsewhere, the line would mount that folder.
-    throw new Error('its profile mounts the workspace folder, and the run has no workspace folder to name');
+    throw new Error(l10n.t('its profile mounts the workspace folder, and the run has no workspace folder to name'));
   }
   if (spec.docker?.dockerPath) words.push('--docker-path', spec.docker.dockerPath);
   if (spec.docker?.context) words.push('--context', spec.docker.context);
@@ -84,7 +85,7 @@ export function cliCommandLine(spec: CliRunSpec): string {
   const control = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/.exec(line + (spec.code ?? ''));
   if (control) {
     // A pasted control character acts in the terminal (ESC [201~ ends a bracketed paste, Ctrl-C drops the here-document, …), whatever the quoting.
-    throw new Error(`its code, file name, arguments or profile hold control character U+${control[0].charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()}, which a terminal would act on when the line is pasted`);
+    throw new Error(l10n.t('its code, file name, arguments or profile hold control character U+{0}, which a terminal would act on when the line is pasted', control[0].charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()));
   }
   if (spec.file !== undefined) return line + '\n';
   const code = spec.code!;

@@ -20,13 +20,13 @@ export type CodeBlockTarget = NonNullable<ReturnType<ReturnType<typeof markdown>
 export async function codeBlockRunTarget(uri: unknown, fenceLine: unknown): Promise<CodeBlockTarget | undefined> {
   const parsed = uri instanceof vscode.Uri ? uri : typeof uri === 'string' ? tryParse(uri) : undefined;
   if (!parsed || typeof fenceLine !== 'number' || !Number.isSafeInteger(fenceLine) || fenceLine < 0) {
-    void vscode.window.showInformationMessage('Run a Markdown code block through the "Run in Sandbox" lens above it.');
+    void vscode.window.showInformationMessage(vscode.l10n.t('Run a Markdown code block through the "Run in Sandbox" lens above it.'));
     return undefined;
   }
   const doc = await vscode.workspace.openTextDocument(parsed);
   const target = doc.languageId === 'markdown' ? markdown().codeBlockTarget(doc, fenceLine, currentSettings()) : undefined;
   if (!target) {
-    void vscode.window.showInformationMessage(`Not run: no code block of a language with a sandbox profile starts on line ${fenceLine + 1} of this Markdown document.`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('Not run: no code block of a language with a sandbox profile starts on line {0} of this Markdown document.', fenceLine + 1));
   }
   return target;
 }

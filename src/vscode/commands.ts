@@ -56,9 +56,11 @@ async function pickProfileName(): Promise<string | undefined> {
       name: p.name,
       label: plainText(p.name),
       description: plainText(`${p.source} · ${p.profile.image}`),
-      detail: `network ${p.profile.network === 'none' ? 'off' : 'on'} · ${p.profile.limits.memoryMiB} MiB · ${p.profile.limits.timeoutSeconds} s`,
+      detail: p.profile.network === 'none'
+        ? vscode.l10n.t('network off · {0} MiB · {1} s', p.profile.limits.memoryMiB, p.profile.limits.timeoutSeconds)
+        : vscode.l10n.t('network on · {0} MiB · {1} s', p.profile.limits.memoryMiB, p.profile.limits.timeoutSeconds),
     })),
-    { title: 'Run in Sandbox with Profile', placeHolder: 'Choose a sandbox profile' },
+    { title: vscode.l10n.t('Run in Sandbox with Profile'), placeHolder: vscode.l10n.t('Choose a sandbox profile') },
   );
   return picked?.name;
 }
@@ -114,10 +116,10 @@ function cancelHandlers(runs: RunManager, editorStop: EditorStop): Record<string
       const active = runs.active();
       if (active.length === 0) return false;
       if (active.length === 1) return runs.cancel(active[0]!.id);
-      const all = { label: '$(debug-stop) Cancel All', id: '*' };
+      const all = { label: vscode.l10n.t('$(debug-stop) Cancel All'), id: '*' };
       const picked = await vscode.window.showQuickPick(
         [all, ...active.map((r) => ({ label: plainText(r.label), description: plainText(r.profileName), id: r.id }))],
-        { title: 'Cancel Sandbox Run' },
+        { title: vscode.l10n.t('Cancel Sandbox Run') },
       );
       if (!picked) return false;
       if (picked.id === '*') await runs.cancelAll();

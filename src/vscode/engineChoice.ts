@@ -5,6 +5,7 @@
  * as ignored. The settings are machine-scoped (package.json) as a first layer; this is the second.
  * Free of `vscode`, so unit tests import it.
  */
+import * as l10n from '@vscode/l10n';
 import type { DockerOptions, EngineChoice, SettingKey } from '../core';
 import { contextNameProblem, engineOptions, hostProblem } from '../core/engineTarget';
 import { settingId } from '../core/layout';
@@ -44,7 +45,7 @@ export function engineSettingsFrom(inspect: (key: EngineKey) => InspectedSetting
   for (const key of ENGINE_KEYS) {
     const layers = inspect(key);
     if (layers?.workspaceValue !== undefined || layers?.workspaceFolderValue !== undefined) {
-      problems.push(`${settingId(key)} in workspace settings is ignored (user settings only)`);
+      problems.push(l10n.t('{0} in workspace settings is ignored (user settings only)', settingId(key)));
     }
     const value = text(layers?.globalValue);
     if (value !== undefined) user[key] = value;
@@ -54,7 +55,7 @@ export function engineSettingsFrom(inspect: (key: EngineKey) => InspectedSetting
   if (contextProblem) problems.push(`${settingId('dockerContext')} ${contextProblem}`);
   const hostIssue = host !== undefined ? hostProblem(host) : undefined;
   if (hostIssue) problems.push(`${settingId('dockerHost')} ${hostIssue}`);
-  if (context !== undefined && host !== undefined) problems.push(`${settingId('dockerContext')} and ${settingId('dockerHost')} are both set: the host is used`);
+  if (context !== undefined && host !== undefined) problems.push(l10n.t('{0} and {1} are both set: the host is used', settingId('dockerContext'), settingId('dockerHost')));
   return {
     choice: { ...(dockerPath ? { dockerPath } : {}), ...(host ? { host } : context ? { context } : {}) },
     problems,

@@ -36,7 +36,7 @@ export interface RunTerminal {
  * no codicons, no `](` link joint, cut short.
  */
 export function terminalName(label: string, profileName: string): string {
-  return `Sandbox: ${plainText(label, 100)} (${plainText(profileName, 40)})`;
+  return vscode.l10n.t({ message: 'Sandbox: {0} ({1})', args: [plainText(label, 100), plainText(profileName, 40)], comment: ['The terminal name: {0} what runs, {1} the profile'] });
 }
 
 /** The header lines of an interactive run's terminal (our own text; the terminal filters it). */
@@ -44,10 +44,12 @@ export function headerLines(label: string, profileName: string, source: string, 
   const l = profile.limits;
   return [
     `▶ ${label.replace(/\n/g, ' ')}`,
-    `  profile ${profileName} (${source}) · image ${profile.image} · network ${profile.network === 'none' ? 'off' : 'ON (bridge)'}`,
-    `  limits ${l.memoryMiB} MiB memory, ${l.cpus} CPU, ${l.pids} processes, ${l.timeoutSeconds} s, ${l.outputBytes} bytes of output`,
-    '  interactive (TTY): stdout and stderr are merged · Ctrl+C interrupts · Ctrl+D ends input',
-    '  closing this terminal cancels the run',
+    profile.network === 'none'
+      ? vscode.l10n.t('  profile {0} ({1}) · image {2} · network off', profileName, source, profile.image)
+      : vscode.l10n.t('  profile {0} ({1}) · image {2} · network ON (bridge)', profileName, source, profile.image),
+    vscode.l10n.t('  limits {0} MiB memory, {1} CPU, {2} processes, {3} s, {4} bytes of output', l.memoryMiB, l.cpus, l.pids, l.timeoutSeconds, l.outputBytes),
+    vscode.l10n.t('  interactive (TTY): stdout and stderr are merged · Ctrl+C interrupts · Ctrl+D ends input'),
+    vscode.l10n.t('  closing this terminal cancels the run'),
   ];
 }
 

@@ -8,6 +8,7 @@
  * (`documentUri`, set by the extension) or a file inside one of the run's local mount sources.
  */
 import { realpath } from 'node:fs/promises';
+import * as l10n from '@vscode/l10n';
 import stripAnsi from 'strip-ansi';
 import { isPathInside } from '../core/profileSchema';
 import { findSourceRefs } from '../core/sourceRefs';
@@ -170,7 +171,7 @@ export function terminalLinkSpans(line: string, source: RunSource): TerminalLink
   return lineLinks(line, source).map((l) => ({
     startIndex: l.start,
     length: l.end - l.start,
-    tooltip: `Open line ${l.target.line + 1} of the ${l.target.kind === 'snippet' ? 'run\'s source' : 'mounted file'}`,
+    tooltip: l.target.kind === 'snippet' ? l10n.t('Open line {0} of the run\'s source', l.target.line + 1) : l10n.t('Open line {0} of the mounted file', l.target.line + 1),
     target: l.target,
   }));
 }

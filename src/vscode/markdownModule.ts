@@ -41,8 +41,8 @@ export function codeBlockLenses(doc: vscode.TextDocument, set: ProfileSet): vsco
   return runnableBlocks(doc.getText(), set).map(({ block, profileName }) => {
     const range = new vscode.Range(block.fenceLine, 0, block.fenceLine, 0);
     return new vscode.CodeLens(range, {
-      title: '$(play) Run in Sandbox',
-      tooltip: `Run this block in the sandbox with the profile "${profileName}"`,
+      title: vscode.l10n.t('$(play) Run in Sandbox'),
+      tooltip: vscode.l10n.t('Run this block in the sandbox with the profile "{0}"', profileName),
       command: RUN_CODE_BLOCK,
       arguments: [doc.uri.toString(), block.fenceLine],
     });
@@ -70,7 +70,9 @@ export function codeBlockTarget(doc: vscode.TextDocument, fenceLine: number, set
   const name = doc.isUntitled ? doc.uri.path : vscode.workspace.asRelativePath(doc.uri);
   return {
     code: block.lines.join('\n') + '\n',
-    label: `${found.languageId} block of ${name} (${first === last ? `line ${first}` : `lines ${first}-${last}`})`,
+    label: first === last
+      ? vscode.l10n.t({ message: '{0} block of {1} (line {2})', args: [found.languageId, name, first], comment: ['{0}: the fence language, {1}: the document, {2}: a line number'] })
+      : vscode.l10n.t({ message: '{0} block of {1} (lines {2}-{3})', args: [found.languageId, name, first, last], comment: ['{0}: the fence language, {1}: the document, {2}-{3}: line numbers'] }),
     languageId: found.languageId,
     fileName: doc.fileName + (found.extension ?? ''),
     documentUri: doc.uri.toString(),

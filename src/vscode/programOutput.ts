@@ -11,6 +11,7 @@
  * Our own lines (header, footer, notices, refusals) quote names, settings and engine or program
  * text: they pass the same filter as program output.
  */
+import * as l10n from '@vscode/l10n';
 import type * as vscode from 'vscode';
 import { Utf8Decoder } from '../core/output';
 import { TerminalTextFilter } from '../core/terminalText';
@@ -42,6 +43,9 @@ export const MAX_LINE_CHARS = 4000;
 const MAX_SPANS = 10_000;
 /** Characters of channel text kept for `outputText()`. */
 const MIRROR_CHARS = 1024 * 1024;
+
+/** The marker at the end of a line cut at {@link MAX_LINE_CHARS}: how many characters were dropped. */
+const cutMarker = (chars: number) => l10n.t(' … [{0} more characters cut]', chars);
 
 /**
  * A run's short label for its lines while other runs are in progress: the last path segment of
@@ -88,7 +92,7 @@ class LineShaper {
     let out = '';
     for (const piece of clean.split(/(\n)/)) {
       if (piece === '\n') {
-        if (this.cut > 0) out += ` … [${this.cut} more characters cut]`;
+        if (this.cut > 0) out += cutMarker(this.cut);
         if (this.column === 0 && this.prefix) out += this.prefix;
         out += '\n';
         this.column = 0;
@@ -112,7 +116,7 @@ class LineShaper {
 
   /** Ends the open line visually because the other stream writes; the rest continues on a new line. */
   interrupt(): string {
-    const out = (this.cut > 0 ? ` … [${this.cut} more characters cut]` : '') + '\n';
+    const out = (this.cut > 0 ? cutMarker(this.cut) : '') + '\n';
     this.column = 0;
     this.cut = 0;
     return out;
@@ -121,7 +125,7 @@ class LineShaper {
   /** Ends the stream: flushes a partial character (as U+FFFD) and closes an unterminated line. */
   end(): string {
     let out = this.lines(this.filter.push(this.decoder.end()) + this.filter.end());
-    if (this.cut > 0) out += ` … [${this.cut} more characters cut]`;
+    if (this.cut > 0) out += cutMarker(this.cut);
     if (this.column > 0) out += '\n';
     this.column = 0;
     this.cut = 0;
@@ -208,7 +212,7 @@ export class ProgramOutput {
    */
   begin(what: string, profileName: string, source: string, profile: Profile, engine?: string) {
     const l = profile.limits;
-    const engineLine = (text: string) => filtered(`  engine ${text.replace(/\n/g, ' ')}`) + '\n';
+    const engineLine = (text: string) => filtered(l10n.t('  engine {0}', text.replace(/\n/g, ' '))) + '\n';
     const me = {};
     const tag = `[${filtered(shortLabel(what)).replace(/\n/g, ' ')}#${++this.runSeq}] `;
     this.running++;
@@ -229,8 +233,10 @@ export class ProgramOutput {
     };
     const header = filtered(
         `\n▶ ${what.replace(/\n/g, ' ')}\n` +
-          `  profile ${profileName} (${source}) · image ${profile.image} · network ${profile.network === 'none' ? 'off' : 'ON (bridge)'}\n` +
-          `  limits ${l.memoryMiB} MiB memory, ${l.cpus} CPU, ${l.pids} processes, ${l.timeoutSeconds} s, ${l.outputBytes} bytes per stream\n`,
+          (profile.network === 'none'
+            ? l10n.t('  profile {0} ({1}) · image {2} · network off', profileName, source, profile.image)
+            : l10n.t('  profile {0} ({1}) · image {2} · network ON (bridge)', profileName, source, profile.image)) + '\n' +
+          l10n.t('  limits {0} MiB memory, {1} CPU, {2} processes, {3} s, {4} bytes per stream', l.memoryMiB, l.cpus, l.pids, l.timeoutSeconds, l.outputBytes) + '\n',
     );
     // The header starts with a line feed (a blank line before it): its text is the line after.
     const headerLine = this.queuedLines + (this.atLineStart || this.lastWriter === me ? 1 : 2);
@@ -272,23 +278,24 @@ export class ProgramOutput {
  * (a fact, or a hint from the exit status; see core rules.ts).
  */
 export function footer(result: RunResult): string {
-  const ms = `${Math.round(result.durationMs)} ms`;
+  const ms = l10n.t('{0} ms', Math.round(result.durationMs));
   const rule = result.rule ? ` · ${result.rule.text}` : '';
-  const own = result.exitCode === null ? '' : ` · the program exited with code ${result.exitCode}${result.signal ? ` (${result.signal})` : ''}`;
+  const code = `${result.exitCode}${result.signal ? ` (${result.signal})` : ''}`;
+  const own = result.exitCode === null ? '' : l10n.t(' · the program exited with code {0}', code);
   switch (result.outcome) {
     case 'exited':
-      return `exited with code ${result.exitCode}${result.signal ? ` (${result.signal})` : ''} · ${ms}${rule}`;
+      return l10n.t('exited with code {0} · {1}', code, ms) + rule;
     case 'timed-out':
-      return `timed out · ${ms} · ${result.message}`;
+      return l10n.t('timed out · {0} · {1}', ms, result.message);
     case 'cancelled':
-      return `cancelled · ${ms}${own}${rule}`;
+      return l10n.t('cancelled · {0}', ms) + own + rule;
     case 'output-limit':
-      return `output limit exceeded · ${ms} · ${result.message}`;
+      return l10n.t('output limit exceeded · {0} · {1}', ms, result.message);
     case 'oom-killed':
-      return `killed: out of memory · ${ms} · ${result.message}`;
+      return l10n.t('killed: out of memory · {0} · {1}', ms, result.message);
     case 'failed-to-start':
     case 'engine-error':
       // The notification only names the kind of failure: the message and the fix are here.
-      return `failed · ${result.message}${result.error?.fix && !result.message.includes(result.error.fix) ? ` ${result.error.fix}` : ''}`;
+      return l10n.t('failed · {0}', result.message) + (result.error?.fix && !result.message.includes(result.error.fix) ? ` ${result.error.fix}` : '');
   }
 }

@@ -25,32 +25,32 @@ function shown(text: string, max = 200): string {
 /** The outcome in a few words, e.g. "exit 0", "timed out". */
 export function outcomeText(run: Pick<RecentRun, 'outcome' | 'exitCode'>): string {
   const words: Record<RunOutcome, string> = {
-    exited: `exit ${run.exitCode ?? '?'}`,
-    'timed-out': 'timed out',
-    cancelled: 'cancelled',
-    'output-limit': 'output limit',
-    'oom-killed': 'out of memory',
-    'failed-to-start': 'could not start',
-    'engine-error': 'engine failed',
+    exited: vscode.l10n.t('exit {0}', run.exitCode ?? '?'),
+    'timed-out': vscode.l10n.t('timed out'),
+    cancelled: vscode.l10n.t('cancelled'),
+    'output-limit': vscode.l10n.t('output limit'),
+    'oom-killed': vscode.l10n.t('out of memory'),
+    'failed-to-start': vscode.l10n.t('could not start'),
+    'engine-error': vscode.l10n.t('engine failed'),
   };
   return words[run.outcome];
 }
 
 /** A duration in ms as "850 ms", "3.2 s" or "2 min 5 s". */
 export function durationText(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  if (ms < 1000) return vscode.l10n.t('{0} ms', Math.round(ms));
+  if (ms < 60_000) return vscode.l10n.t('{0} s', (ms / 1000).toFixed(1));
   const s = Math.round(ms / 1000);
-  return `${Math.floor(s / 60)} min ${s % 60} s`;
+  return vscode.l10n.t('{0} min {1} s', Math.floor(s / 60), s % 60);
 }
 
 /** The section row. */
 export function recentRunsItem(count: number): vscode.TreeItem {
-  const item = new vscode.TreeItem('Recent Runs', vscode.TreeItemCollapsibleState.Expanded);
+  const item = new vscode.TreeItem(vscode.l10n.t('Recent Runs'), vscode.TreeItemCollapsibleState.Expanded);
   item.id = 'recentRuns';
-  item.description = count > 0 ? undefined : 'none yet';
+  item.description = count > 0 ? undefined : vscode.l10n.t('none yet');
   item.iconPath = new vscode.ThemeIcon('history');
-  item.tooltip = 'The last runs of this workspace, newest first. Re-run, show the output, or copy a run as a sandbox-run command line from its menu.';
+  item.tooltip = vscode.l10n.t('The last runs of this workspace, newest first. Re-run, show the output, or copy a run as a sandbox-run command line from its menu.');
   item.contextValue = 'recentRuns';
   return item;
 }
@@ -67,19 +67,19 @@ export function recentRunItem(entry: RecentRunEntry): vscode.TreeItem {
   const { run } = entry;
   const item = new vscode.TreeItem(shown(run.label));
   item.id = `recent:${run.id}`;
-  const args = run.args.length > 0 ? ` · ${run.args.length} arg${run.args.length === 1 ? '' : 's'}` : '';
-  item.description = shown(`${run.profileName} · ${outcomeText(run)} · ${durationText(run.durationMs)}${args}${run.interactive ? ' · interactive' : ''}`);
+  const args = run.args.length === 0 ? '' : run.args.length === 1 ? vscode.l10n.t(' · 1 arg') : vscode.l10n.t(' · {0} args', run.args.length);
+  item.description = shown(`${run.profileName} · ${outcomeText(run)} · ${durationText(run.durationMs)}${args}${run.interactive ? vscode.l10n.t(' · interactive') : ''}`);
   item.iconPath = new vscode.ThemeIcon(icon(run));
   const blocker = rerunBlocker(entry);
   item.contextValue = blocker ? RECENT_RUN_CONTEXT.stale : RECENT_RUN_CONTEXT.rerunnable;
   item.tooltip = [
     shown(run.label),
-    `profile: ${shown(run.profileName)}`,
-    `outcome: ${outcomeText(run)} after ${durationText(run.durationMs)}`,
-    ...(run.args.length > 0 ? [`arguments: ${run.args.map((a) => JSON.stringify(a)).join(' ').slice(0, 500)}`] : []),
-    `finished: ${new Date(run.finishedAt).toLocaleString()}`,
+    vscode.l10n.t('profile: {0}', shown(run.profileName)),
+    vscode.l10n.t('outcome: {0} after {1}', outcomeText(run), durationText(run.durationMs)),
+    ...(run.args.length > 0 ? [vscode.l10n.t('arguments: {0}', run.args.map((a) => JSON.stringify(a)).join(' ').slice(0, 500))] : []),
+    vscode.l10n.t('finished: {0}', new Date(run.finishedAt).toLocaleString()),
     ...(blocker ? [blocker] : []),
   ].join('\n');
-  item.command = { command: 'sandboxRunner.showRunOutput', title: 'Show Output', arguments: [run.id] };
+  item.command = { command: 'sandboxRunner.showRunOutput', title: vscode.l10n.t('Show Output'), arguments: [run.id] };
   return item;
 }

@@ -51,7 +51,7 @@ async function rerunTarget(entry: RecentRunEntry): Promise<Target | undefined> {
     try {
       return await fileTarget(vscode.Uri.parse(run.documentUri, true));
     } catch {
-      void vscode.window.showErrorMessage(`Not re-run: ${plainText(run.label)} could not be opened (was it moved or deleted?).`);
+      void vscode.window.showErrorMessage(vscode.l10n.t('Not re-run: {0} could not be opened (was it moved or deleted?).', plainText(run.label)));
       return undefined;
     }
   }
@@ -82,7 +82,7 @@ export function registerRerunCommands(context: vscode.ExtensionContext, deps: Co
 async function rerunEntry(deps: CommandDeps, history: RunHistory, arg: unknown): Promise<RunResult | undefined> {
   const entry = entryOf(history, arg);
   if (!entry) {
-    void vscode.window.showInformationMessage('No sandbox run to re-run yet: run a file or a selection first.');
+    void vscode.window.showInformationMessage(vscode.l10n.t('No sandbox run to re-run yet: run a file or a selection first.'));
     return undefined;
   }
   const target = await rerunTarget(entry);
@@ -98,7 +98,7 @@ async function runWithArguments(deps: CommandDeps, history: RunHistory, arg: unk
     ? await fileTarget(arg)
     : editorTarget(false);
   if (!target) {
-    void vscode.window.showInformationMessage('Open a file or select code to run it in the sandbox.');
+    void vscode.window.showInformationMessage(vscode.l10n.t('Open a file or select code to run it in the sandbox.'));
     return undefined;
   }
   const code = rerun();
@@ -106,7 +106,7 @@ async function runWithArguments(deps: CommandDeps, history: RunHistory, arg: unk
   if (typed === undefined) return undefined;
   const split = code.splitArgs(typed);
   if ('error' in split) {
-    void vscode.window.showErrorMessage(`Not run: ${split.error}`);
+    void vscode.window.showErrorMessage(vscode.l10n.t('Not run: {0}', split.error));
     return undefined;
   }
   await history.rememberArgs(target.documentUri, split.args);
@@ -117,8 +117,8 @@ async function runWithArguments(deps: CommandDeps, history: RunHistory, arg: unk
 function askArguments(history: RunHistory, target: Target): Thenable<string | undefined> {
   const code = rerun();
   return vscode.window.showInputBox({
-    title: `Run in Sandbox with Arguments: ${plainText(target.label)}`,
-    prompt: 'Program arguments, split into words as a shell would (quotes and backslashes work); no shell runs, so | > ; $ are refused unless quoted.',
+    title: vscode.l10n.t('Run in Sandbox with Arguments: {0}', plainText(target.label)),
+    prompt: vscode.l10n.t('Program arguments, split into words as a shell would (quotes and backslashes work); no shell runs, so | > ; $ are refused unless quoted.'),
     value: code.joinArgs(history.argsFor(target.documentUri) ?? []),
     ignoreFocusOut: true,
     validateInput: (value) => {
@@ -134,7 +134,7 @@ async function showRunOutput(
 ): Promise<string | undefined> {
   if (!entry?.memory?.output) {
     deps.output.show();
-    if (entry) void vscode.window.showInformationMessage('The output of this run is not kept across window reloads; the Sandbox Runner output shows the runs of this window.');
+    if (entry) void vscode.window.showInformationMessage(vscode.l10n.t('The output of this run is not kept across window reloads; the Sandbox Runner output shows the runs of this window.'));
     return undefined;
   }
   documents.current ??= new (rerun().RunOutputDocuments)();
@@ -166,11 +166,11 @@ async function copyAsCli(context: vscode.ExtensionContext, deps: CommandDeps, en
       docker: memory?.docker ?? dockerOptions(),
     });
   } catch (e) {
-    void vscode.window.showWarningMessage(`Not copied: the run ${plainText(run.label)}: ${(e as Error).message}.`);
+    void vscode.window.showWarningMessage(vscode.l10n.t('Not copied: the run {0}: {1}.', plainText(run.label), (e as Error).message));
     return undefined;
   }
   await vscode.env.clipboard.writeText(text);
-  void vscode.window.setStatusBarMessage(`Copied the sandbox-run command line for ${plainText(run.label)}.`, 4000);
+  void vscode.window.setStatusBarMessage(vscode.l10n.t('Copied the sandbox-run command line for {0}.', plainText(run.label)), 4000);
   return text;
 }
 
@@ -184,7 +184,7 @@ function profileAfterReload(deps: CommandDeps, { run }: RecentRunEntry): Profile
   const chosen = pickProfile(settings, query);
   const loosening = settings.looseningFor(query);
   if (!chosen || (loosening && !deps.consents.has(loosening))) {
-    void vscode.window.showWarningMessage(`Not copied: the sandbox profile "${plainText(run.profileName)}" ${chosen ? 'loosens the sandbox and is not allowed in this workspace' : 'no longer exists'}.`);
+    void vscode.window.showWarningMessage(chosen ? vscode.l10n.t('Not copied: the sandbox profile "{0}" loosens the sandbox and is not allowed in this workspace.', plainText(run.profileName)) : vscode.l10n.t('Not copied: the sandbox profile "{0}" no longer exists.', plainText(run.profileName)));
     return undefined;
   }
   return run.interactive ? chosen.profile : channelRunProfile(chosen.profile);

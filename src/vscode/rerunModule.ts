@@ -57,7 +57,7 @@ export class RunOutputDocuments implements vscode.TextDocumentContentProvider, v
   }
 
   provideTextDocumentContent(uri: vscode.Uri): string {
-    return this.texts.get(uri.query) ?? 'The output of this run is no longer kept.';
+    return this.texts.get(uri.query) ?? vscode.l10n.t('The output of this run is no longer kept.');
   }
 
   dispose(): void {

@@ -100,8 +100,8 @@ export interface RecentRunEntry {
 export function rerunBlocker(entry: RecentRunEntry): string | undefined {
   if (entry.run.kind === 'file' || entry.memory) return undefined;
   return entry.run.kind === 'selection'
-    ? 'The selected code is not kept across window reloads, so this run cannot re-run: select the code and run it again.'
-    : 'The unsaved text is not kept across window reloads, so this run cannot re-run: run the document again.';
+    ? vscode.l10n.t('The selected code is not kept across window reloads, so this run cannot re-run: select the code and run it again.')
+    : vscode.l10n.t('The unsaved text is not kept across window reloads, so this run cannot re-run: run the document again.');
 }
 
 /** The finished runs of this workspace, newest first, and the last program arguments per document. */

@@ -42,7 +42,7 @@ export function editorTarget(wholeFile: boolean): Target | undefined {
     const before = doc.lineAt(sel.start.line).text.slice(0, sel.start.character);
     const start = /^[ \t]*$/.test(before) ? sel.start.with(undefined, 0) : sel.start;
     const { text, width } = dedent(doc.getText(new vscode.Range(start, sel.end)));
-    const label = `selection of ${documentName(doc)} (lines ${sel.start.line + 1}-${sel.end.line + 1})`;
+    const label = vscode.l10n.t({ message: 'selection of {0} (lines {1}-{2})', args: [documentName(doc), sel.start.line + 1, sel.end.line + 1], comment: ['{0}: the document name; programOutput.ts shortLabel parses the English form'] });
     return { ...base, code: text, label, where: { line: start.line, column: start.character, dedent: width } };
   }
   return { ...base, code: doc.getText(), label: documentName(doc) };

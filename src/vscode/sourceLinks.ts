@@ -81,7 +81,7 @@ export class SourceLinks implements vscode.DocumentLinkProvider, vscode.Disposab
     return lineLinks(doc.lineAt(i).text, source).map((l) => {
       const link = new SourceLink(new vscode.Range(i, l.start, i, l.end), l.target);
       if (l.target.kind === 'snippet') link.target = targetUri(l.target);
-      link.tooltip = 'Open the source line';
+      link.tooltip = vscode.l10n.t('Open the source line');
       return link;
     });
   }

@@ -18,7 +18,7 @@ export class RunStatusBar implements vscode.Disposable {
   private visibleText: string | undefined;
 
   constructor(private readonly runs: RunManager) {
-    this.item.name = 'Sandbox Runner: cancel';
+    this.item.name = vscode.l10n.t('Sandbox Runner: cancel');
     this.item.command = 'sandboxRunner.cancel';
     this.subscription = runs.onDidChange(() => this.update());
   }
@@ -38,11 +38,11 @@ export class RunStatusBar implements vscode.Disposable {
       return;
     }
     const oldest = active[0]!;
-    this.item.text = `$(debug-stop) Sandbox ${active.length} · ${elapsed(Date.now() - oldest.startedAt)}`;
+    this.item.text = vscode.l10n.t({ message: '$(debug-stop) Sandbox {0} · {1}', args: [active.length, elapsed(Date.now() - oldest.startedAt)], comment: ['{0}: the number of runs in progress; {1}: elapsed time of the oldest, m:ss'] });
     this.item.tooltip =
-      (active.length === 1 ? 'Cancel the sandbox run:\n' : 'Cancel sandbox runs:\n') +
-      active.map((r) => `• ${r.label} (${r.profileName})`).join('\n');
-    this.item.accessibilityInformation = { label: `Cancel ${active.length} sandbox run${active.length === 1 ? '' : 's'}` };
+      (active.length === 1 ? vscode.l10n.t('Cancel the sandbox run:') + '\n' : vscode.l10n.t('Cancel sandbox runs:') + '\n') +
+      active.map((r) => vscode.l10n.t('• {0} ({1})', r.label, r.profileName)).join('\n');
+    this.item.accessibilityInformation = { label: active.length === 1 ? vscode.l10n.t('Cancel 1 sandbox run') : vscode.l10n.t('Cancel {0} sandbox runs', active.length) };
     this.visibleText = this.item.text;
     this.item.show();
     this.timer ??= setInterval(() => this.update(), 1000);

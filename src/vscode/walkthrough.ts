@@ -33,7 +33,7 @@ export function registerWalkthroughCommands(context: vscode.ExtensionContext, re
         : (await vscode.window.showQuickPick(
           // Quick picks render `$(icon)`: the shown name is escaped, the pick carries the real one.
           currentSettings().profiles.map((p) => ({ label: plainText(p.profile.image), description: plainText(`${p.name} · ${p.source}`), image: p.profile.image })),
-          { title: 'Pull Sandbox Image', placeHolder: 'The image of which profile? Runs never pull it themselves.' },
+          { title: vscode.l10n.t('Pull Sandbox Image'), placeHolder: vscode.l10n.t('The image of which profile? Runs never pull it themselves.') },
         ))?.image;
       if (image) pullImage(dockerOptions(), image);
       return image;
