@@ -7,7 +7,7 @@
  * Mount sources are compared where they lead (through symlinks), as the run mounts them.
  */
 import { realpathSync } from 'node:fs';
-import { buildCreateArgv } from './argv';
+import { createFlags } from './argv';
 import { hostPathProblem } from './hostPath';
 import { splitPathVariable, substitutePathVariable, type RunPaths } from './pathVariables';
 import { workspaceTarget } from './workspaceMount';
@@ -45,34 +45,17 @@ function argvSource(source: string): string {
 }
 
 /**
- * The `flag value` items of a create argv before the image (labels and names excluded). A
- * `workspace: "ro"` profile's folder mount is included as a read-only bind of `workspaceFolder`
- * (`/${workspaceFolder}` when not known) at its target.
+ * The `flag value` items of a create argv before the image (argv.ts `createFlags`, labels and
+ * names excluded), e.g. `--network bridge`, `--read-only`. A `workspace: "ro"` profile's folder
+ * mount is included as a read-only bind of `workspaceFolder` (`/${workspaceFolder}` when not
+ * known) at its target.
  */
 function flagItems(profile: Profile, workspaceFolder?: string): string[] {
   const folder = workspaceFolder ?? '/${workspaceFolder}';
   const mounts = profile.mounts.map((m) => ({ source: argvSource(m.source), target: m.target, readOnly: m.mode !== 'rw' }));
   if (profile.workspace === 'ro') mounts.push({ source: folder, target: workspaceFolder ? workspaceTarget(workspaceFolder) : '/workspace/${workspaceFolder}', readOnly: true });
-  const argv = buildCreateArgv({
-    name: 'x',
-    profile,
-    snippetHostDir: '/snippet',
-    snippetFileName: 'main',
-    mounts,
-    labels: {},
-  });
-  const items: string[] = [];
-  for (let i = 1; i < argv.length && argv[i] !== '--'; i++) {
-    const flag = argv[i]!;
-    const next = argv[i + 1];
-    if (next !== undefined && next !== '--' && !next.startsWith('--')) {
-      items.push(`${flag} ${next}`);
-      i++;
-    } else {
-      items.push(flag);
-    }
-  }
-  return items.filter((x) => !x.startsWith('--name ') && !x.startsWith('--label '));
+  const flags = createFlags({ name: 'x', profile, snippetHostDir: '/snippet', snippetFileName: 'main', mounts, labels: {} });
+  return flags.filter(([flag]) => flag !== '--name' && flag !== '--label').map((pair) => pair.join(' '));
 }
 
 /** Maps a mount's host path to the path the run will mount (e.g. through symlinks). */
