@@ -114,19 +114,26 @@ export function agentQuery(input: Pick<AgentRunInput, 'profile' | 'language'>): 
 
 /**
  * The profile an agent's run uses (the same rule as a person's run, loosening.ts `chooseProfile`).
- * @returns the profile, or a refusal that lists the valid profiles (plain text; names come from settings)
+ * @returns the profile, or a refusal that lists the valid profiles ({@link agentNoProfileText})
  */
 export function chooseAgentProfile(set: ProfileSet, input: Pick<AgentRunInput, 'profile' | 'language'>, defaultProfile?: string): { chosen: ResolvedProfile } | { refusal: string } {
-  const query = agentQuery(input);
-  const chosen = chooseProfile(set, query, defaultProfile);
-  if (chosen) return { chosen };
+  const chosen = chooseProfile(set, agentQuery(input), defaultProfile);
+  return chosen ? { chosen } : { refusal: agentNoProfileText(set, input) };
+}
+
+/**
+ * Why no profile runs an agent's input (runStart.ts refusal `no-profile`/`restricted`): no valid
+ * profile of its name, none for its language, or neither given; each lists the valid profiles
+ * with their languages. Plain text; names come from settings.
+ */
+export function agentNoProfileText(set: ProfileSet, input: Pick<AgentRunInput, 'profile' | 'language'>): string {
   const names = set.profiles.map((p) => `${p.name} (${p.profile.languages.join(', ') || 'no language'})`).join('; ');
   if (input.profile !== undefined) {
     const invalid = set.invalid.some((p) => p.name === input.profile);
-    return { refusal: `No valid sandbox profile named "${input.profile}"${invalid ? ' (its settings are invalid)' : ''}. Valid profiles: ${names}.` };
+    return `No valid sandbox profile named "${input.profile}"${invalid ? ' (its settings are invalid)' : ''}. Valid profiles: ${names}.`;
   }
-  if (input.language !== undefined) return { refusal: `No sandbox profile runs language "${input.language}". Pass profile, or one of the languages of: ${names}.` };
-  return { refusal: `Give language or profile: no default profile is set. Valid profiles: ${names}.` };
+  if (input.language !== undefined) return `No sandbox profile runs language "${input.language}". Pass profile, or one of the languages of: ${names}.`;
+  return `Give language or profile: no default profile is set. Valid profiles: ${names}.`;
 }
 
 /**

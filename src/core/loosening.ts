@@ -200,17 +200,42 @@ export function workspaceLoosenings(
   effectiveOptions: ResolveOptions = {},
   baselineOptions: ResolveOptions = {},
 ): Map<string, LooseningReport> {
-  const full = resolveProfiles(layers, undefined, effectiveOptions);
-  const base = resolveProfiles(layers.filter((l) => l.source !== 'workspace'), undefined, baselineOptions);
+  const of = profileLoosenings(layers, effectiveOptions, baselineOptions);
   const out = new Map<string, LooseningReport>();
-  for (const p of full.profiles) {
-    const baseline =
-      base.profiles.find((b) => b.name === p.name)?.profile ??
-      ProfileSchema.parse({ image: p.profile.image, command: p.profile.command, limits: baselineOptions.limitDefaults ?? {} });
-    const report = compareToBaseline(p.name, p.profile, baseline, realMountSource);
-    if (report.loosenings.length > 0) out.set(p.name, report);
+  for (const p of resolveProfiles(layers, undefined, effectiveOptions).profiles) {
+    const report = of(p.name);
+    if (report) out.set(p.name, report);
   }
   return out;
+}
+
+/**
+ * What workspace settings loosen in one profile, computed only when asked for (the profile tree
+ * asks for the profiles it shows, warm start for the profile it warms), as
+ * {@link workspaceLoosenings} reports it for that name. The layers are resolved once, at the first call.
+ * @param layers, effectiveOptions, baselineOptions as for {@link workspaceLoosenings}
+ * @returns a function of a profile name: its report when it has a loosening, else undefined
+ *   (also for a name that is not a valid profile)
+ */
+export function profileLoosenings(
+  layers: readonly ProfileLayer[],
+  effectiveOptions: ResolveOptions = {},
+  baselineOptions: ResolveOptions = {},
+): (name: string) => LooseningReport | undefined {
+  let sets: { full: ProfileSet; base: ProfileSet } | undefined;
+  return (name) => {
+    sets ??= {
+      full: resolveProfiles(layers, undefined, effectiveOptions),
+      base: resolveProfiles(layers.filter((l) => l.source !== 'workspace'), undefined, baselineOptions),
+    };
+    const p = sets.full.profiles.find((x) => x.name === name);
+    if (!p) return undefined;
+    const baseline =
+      sets.base.profiles.find((b) => b.name === p.name)?.profile ??
+      ProfileSchema.parse({ image: p.profile.image, command: p.profile.command, limits: baselineOptions.limitDefaults ?? {} });
+    const report = compareToBaseline(p.name, p.profile, baseline, realMountSource);
+    return report.loosenings.length > 0 ? report : undefined;
+  };
 }
 
 /**
