@@ -14,8 +14,7 @@ import * as z from './zod';
 import { withDescription } from './limits';
 import type { OutputSink, ProgramStream } from './output';
 import { PROFILE_NAME, ProfileSchema, type Profile } from './profileSchema';
-import { chooseProfile } from './loosening';
-import type { ProfileQuery, ProfileSet, ResolvedProfile } from './profileResolution';
+import type { ProfileQuery, ProfileSet } from './profileResolution';
 import type { RunOutcome, RunResult } from './result';
 import { TerminalTextFilter } from './terminalText';
 import type { InteractiveIo } from './interactive';
@@ -113,16 +112,8 @@ export function agentQuery(input: Pick<AgentRunInput, 'profile' | 'language'>): 
 }
 
 /**
- * The profile an agent's run uses (the same rule as a person's run, loosening.ts `chooseProfile`).
- * @returns the profile, or a refusal that lists the valid profiles ({@link agentNoProfileText})
- */
-export function chooseAgentProfile(set: ProfileSet, input: Pick<AgentRunInput, 'profile' | 'language'>, defaultProfile?: string): { chosen: ResolvedProfile } | { refusal: string } {
-  const chosen = chooseProfile(set, agentQuery(input), defaultProfile);
-  return chosen ? { chosen } : { refusal: agentNoProfileText(set, input) };
-}
-
-/**
- * Why no profile runs an agent's input (runStart.ts refusal `no-profile`/`restricted`): no valid
+ * Why no profile runs an agent's input (the same rule as a person's run: runStart.ts
+ * `decideRunStart`, refusal `no-profile`/`restricted`): no valid
  * profile of its name, none for its language, or neither given; each lists the valid profiles
  * with their languages. Plain text; names come from settings.
  */
