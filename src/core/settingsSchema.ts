@@ -4,8 +4,8 @@
  * writes it into package.json; a unit test fails when package.json is stale.
  */
 import * as z from 'zod/mini';
-import { LimitsSchema } from './limits';
-import { ProfileSchema } from './profileSchema';
+import { limitsSchema } from './limits';
+import { profileSchema as profileZod } from './profileSchema';
 import { DEFAULT_MASK_GLOBS } from './workspaceMount';
 
 type JsonSchema = Record<string, unknown>;
@@ -23,7 +23,7 @@ function clean(schema: JsonSchema): JsonSchema {
  * so only new profiles need `image` and `command` (checked at run time with the full schema).
  */
 export function settingsContribution(): JsonSchema {
-  const profileSchema = clean(z.toJSONSchema(z.partial(ProfileSchema), { io: 'input', target: 'draft-7' }) as JsonSchema);
+  const profileSchema = clean(z.toJSONSchema(z.partial(profileZod()), { io: 'input', target: 'draft-7' }) as JsonSchema);
   return {
     title: 'Sandbox Runner',
     properties: {
@@ -42,12 +42,12 @@ export function settingsContribution(): JsonSchema {
         scope: 'resource',
       },
       'sandboxRunner.timeoutSeconds': {
-        ...clean(z.toJSONSchema(LimitsSchema.shape.timeoutSeconds, { io: 'input', target: 'draft-7' }) as JsonSchema),
+        ...clean(z.toJSONSchema(limitsSchema().shape.timeoutSeconds, { io: 'input', target: 'draft-7' }) as JsonSchema),
         markdownDescription: 'Default wall-clock limit in seconds for profiles that do not set `limits.timeoutSeconds`.',
         scope: 'resource',
       },
       'sandboxRunner.outputBytes': {
-        ...clean(z.toJSONSchema(LimitsSchema.shape.outputBytes, { io: 'input', target: 'draft-7' }) as JsonSchema),
+        ...clean(z.toJSONSchema(limitsSchema().shape.outputBytes, { io: 'input', target: 'draft-7' }) as JsonSchema),
         markdownDescription: 'Default bytes kept per stream for profiles that do not set `limits.outputBytes`; the first byte past it ends the run.',
         scope: 'resource',
       },

@@ -5,7 +5,8 @@
  * as ignored. The settings are machine-scoped (package.json) as a first layer; this is the second.
  * Free of `vscode`, so unit tests import it.
  */
-import { contextNameProblem, engineOptions, hostProblem, type DockerOptions, type EngineChoice } from '../core';
+import type { DockerOptions, EngineChoice } from '../core';
+import { contextNameProblem, engineOptions, hostProblem } from '../core/engineTarget';
 
 /** The layers of one setting, as `WorkspaceConfiguration.inspect` returns them (the fields read here). */
 export interface InspectedSetting {

@@ -6,7 +6,8 @@
  * documents live in the re-run bundle, loaded on first use (lazy.ts `rerun()`).
  */
 import * as vscode from 'vscode';
-import { pickProfile, type RunResult } from '../core';
+import type { RunResult } from '../core';
+import { pickProfile } from '../core/profileResolution';
 import { execute, type CommandDeps } from './commands';
 import { editorTarget, fileTarget, type Target } from './runTarget';
 import { rerun } from './lazy';

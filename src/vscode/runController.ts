@@ -7,7 +7,7 @@
  * {@link Target} and call {@link RunController.run}.
  */
 import * as vscode from 'vscode';
-import { type Profile, type ResolvedProfile, type RunResult, type WarmPool } from '../core';
+import type { Profile, ResolvedProfile, RunResult, WarmPool } from '../core';
 import { decideRunStart } from '../core/runStart';
 import { consentScope, ensureConsent, type ConsentStore } from './consent';
 import { reportMalformedSettings, reportNoProfile, reportNotAllowed, reportRunFailure, reportUnknownProfile } from './failures';

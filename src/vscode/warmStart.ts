@@ -12,7 +12,8 @@
  * starts no container.
  */
 import * as vscode from 'vscode';
-import { pickProfile, type ResolvedProfile, type WarmPool } from '../core';
+import type { ResolvedProfile, WarmPool } from '../core';
+import { pickProfile } from '../core/profileResolution';
 import { consentScope, type ConsentStore } from './consent';
 import { engine } from './lazy';
 import { channelRunProfile } from './programOutput';
