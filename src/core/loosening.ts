@@ -212,7 +212,9 @@ export function workspaceLoosenings(
 /**
  * What workspace settings loosen in one profile, computed only when asked for (the profile tree
  * asks for the profiles it shows, warm start for the profile it warms), as
- * {@link workspaceLoosenings} reports it for that name. The layers are resolved once, at the first call.
+ * {@link workspaceLoosenings} reports it for that name. The layers are resolved once, at the first
+ * call, and each name's report is kept: like the map it replaces, a snapshot's answer (mount
+ * sources resolved through symlinks) does not change until the settings are read again.
  * @param layers, effectiveOptions, baselineOptions as for {@link workspaceLoosenings}
  * @returns a function of a profile name: its report when it has a loosening, else undefined
  *   (also for a name that is not a valid profile)
@@ -223,18 +225,23 @@ export function profileLoosenings(
   baselineOptions: ResolveOptions = {},
 ): (name: string) => LooseningReport | undefined {
   let sets: { full: ProfileSet; base: ProfileSet } | undefined;
+  const known = new Map<string, LooseningReport | undefined>();
   return (name) => {
+    if (known.has(name)) return known.get(name);
     sets ??= {
       full: resolveProfiles(layers, undefined, effectiveOptions),
       base: resolveProfiles(layers.filter((l) => l.source !== 'workspace'), undefined, baselineOptions),
     };
     const p = sets.full.profiles.find((x) => x.name === name);
-    if (!p) return undefined;
-    const baseline =
-      sets.base.profiles.find((b) => b.name === p.name)?.profile ??
-      ProfileSchema.parse({ image: p.profile.image, command: p.profile.command, limits: baselineOptions.limitDefaults ?? {} });
-    const report = compareToBaseline(p.name, p.profile, baseline, realMountSource);
-    return report.loosenings.length > 0 ? report : undefined;
+    let report: LooseningReport | undefined;
+    if (p) {
+      const baseline =
+        sets.base.profiles.find((b) => b.name === p.name)?.profile ??
+        ProfileSchema.parse({ image: p.profile.image, command: p.profile.command, limits: baselineOptions.limitDefaults ?? {} });
+      report = compareToBaseline(p.name, p.profile, baseline, realMountSource);
+    }
+    known.set(name, report?.loosenings.length ? report : undefined);
+    return known.get(name);
   };
 }
 

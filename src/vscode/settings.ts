@@ -28,8 +28,8 @@ export interface SettingsSnapshot extends ProfileSet {
   readonly route: RouteSettings;
   /**
    * What workspace settings loosen in the profile `name` (needs consent before it runs; core
-   * `profileLoosenings`), undefined when nothing: computed for the profile asked about only, when
-   * asked. Reads the file system (mount sources through symlinks).
+   * `profileLoosenings`), undefined when nothing: computed for the profile asked about only, at the
+   * first question about it (mount sources resolved through symlinks then), and kept with the snapshot.
    */
   looseningOf(name: string): LooseningReport | undefined;
   /**
