@@ -19,8 +19,8 @@ export const EXIT = {
   outputLimit: 141,
 } as const;
 
-/** The exit status of each outcome but `exited` (whose status is the program's). */
-const BY_OUTCOME: Readonly<Record<Exclude<RunResult['outcome'], 'exited'>, number>> = {
+/** The exit status of each outcome other than the program's own exit. */
+const OUTCOME_EXIT: Readonly<Record<Exclude<RunResult['outcome'], 'exited'>, number>> = {
   'timed-out': EXIT.timedOut,
   cancelled: EXIT.cancelled,
   'output-limit': EXIT.outputLimit,
@@ -31,5 +31,5 @@ const BY_OUTCOME: Readonly<Record<Exclude<RunResult['outcome'], 'exited'>, numbe
 
 /** The process exit status for a result: the program's status when it exited by itself. */
 export function exitCodeFor(result: RunResult): number {
-  return result.outcome === 'exited' ? (result.exitCode ?? EXIT.engineError) : BY_OUTCOME[result.outcome];
+  return result.outcome === 'exited' ? (result.exitCode ?? EXIT.engineError) : OUTCOME_EXIT[result.outcome];
 }

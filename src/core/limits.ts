@@ -1,8 +1,8 @@
 /**
  * Resource limits of a profile and their allowed ranges. Each limit maps to one docker flag
- * (named on the field) or to a runner rule; the isolation floor is in
- * `../shared/design/isolation.md` ("Resources").
+ * (named on the field) or to a runner rule; the isolation floor is in SECURITY.md ("The floor").
  */
+import { MiB } from './layout';
 import type * as z from './zod';
 import { zod } from './zodLoader';
 
@@ -16,8 +16,6 @@ interface Range {
   readonly unit: string;
   readonly integer: boolean;
 }
-
-const MiB = 1024 * 1024;
 
 /** Allowed ranges. Negative, non-finite and "unlimited" values are always refused; zero only where `min` is 0 (the interrupt grace). */
 export const LIMIT_RANGES = {

@@ -7,6 +7,7 @@ import { posix } from 'node:path';
 import type * as z from './zod';
 import { zod } from './zodLoader';
 import { hostPathSegments, isAbsoluteHostPath, UNSAFE_HOST_PATH_CHARS } from './hostPath';
+import { RESERVED_CONTAINER_PATHS } from './layout';
 import { limitsSchema, withDescription } from './limits';
 import { splitPathVariable } from './pathVariables';
 
@@ -19,15 +20,8 @@ export const DEFAULT_USER = '65534:65534';
 /** Default working directory: a tmpfs owned by the run's user. */
 export const DEFAULT_WORKDIR = '/workspace';
 
-/** Container paths no mount, workdir or tmpfs may target (isolation.md, "Filesystem"). */
+/** Container paths no mount, workdir or tmpfs may target (SECURITY.md, "What the suites prove": the bad-profile corpus). */
 export const FORBIDDEN_CONTAINER_ROOTS = ['/proc', '/sys', '/dev', '/etc', '/run'] as const;
-
-/**
- * Container paths the sandbox mounts itself (the snippet's read-only `/sandbox`, the noexec HOME
- * `/home/sandbox` and `/tmp`, as in `argv.ts`): no mount or workdir may be, or sit inside, them,
- * or it would replace them (a workdir of `/tmp` would make `/tmp` executable).
- */
-export const RESERVED_CONTAINER_PATHS = ['/sandbox', '/home/sandbox', '/tmp'] as const;
 
 /**
  * Characters refused in container paths: the above, plus `:`. A container path lands in

@@ -54,6 +54,9 @@ export const SHARED: Readonly<Record<string, unknown>> = {
     return require('../core/ownerLease');
   },
   'src/core/pathVariables.ts': pathVariables,
+  get 'src/core/procLiveness.ts'() {
+    return require('../core/procLiveness');
+  },
   'src/core/profileSchema.ts': profile,
   'src/core/profileResolution.ts': profiles,
   get 'src/core/stateDir.ts'() {

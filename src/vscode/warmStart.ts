@@ -94,7 +94,7 @@ export class WarmStart implements vscode.Disposable {
     if (!chosen || !this.covers(chosen)) return;
     const routed = snapshot.looseningFor(query);
     if (routed && !this.consents.has(routed, consentScope(doc.uri))) return;
-    this.warmFor(chosen, snapshot, doc.uri)?.prepare(chosen.name, channelRunProfile(chosen.profile));
+    this.warmFor(chosen, snapshot, doc.uri)?.prepare({ name: chosen.name, profile: channelRunProfile(chosen.profile) });
   }
 
   /** Removes the pool's containers; the next run or preparation makes a new pool. */

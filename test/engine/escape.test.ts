@@ -682,8 +682,8 @@ describe('escape attempts (engine)', function () {
         const profile = shellProfile({ mounts: [{ source: data, target: '/data', mode }] });
         let prepared: string | undefined;
         if (pool) {
-          pool.prepare('test', profile);
-          const ready = await pool.ready('test', profile);
+          pool.prepare({ name: 'test', profile });
+          const ready = await pool.ready({ name: 'test', profile });
           if (sees) assert.equal(ready, true, 'the warm container was not prepared');
           [prepared] = pool.idleNames();
         }
@@ -721,7 +721,7 @@ describe('escape attempts (engine)', function () {
     // the pinned path leads through this process's anchor directory, which no other process has.
     // Pinned for the local engine (the mount probe of another engine may refuse this /tmp source);
     // the forged path below is then tried on the engine under test.
-    const pins = await resolveMounts('swap', shellProfile({ mounts: [{ source: dir, target: '/data' }] }), [], { docker: { host: LOCAL_DOCKER_HOST } });
+    const pins = await resolveMounts({ name: 'swap', profile: shellProfile({ mounts: [{ source: dir, target: '/data' }] }) }, [], { docker: { host: LOCAL_DOCKER_HOST } });
     const sleeper = execa('sleep', ['60'], { reject: false });
     try {
       const pinned = pins.mounts[0]!.pinned!;
