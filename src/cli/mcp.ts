@@ -18,10 +18,11 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { awaitRemovals, blockingIssues, closeProcessLease, resolveProfiles, routeLoosening, runInSandbox, type DockerOptions, type RunResult } from '../core';
+import { awaitRemovals, closeProcessLease, resolveProfiles, routeLoosening, runInSandbox, type DockerOptions, type ProfileSet, type RunResult } from '../core';
+import { decideRunStart, type RunRefusal } from '../core/runStart';
 // Not re-exported by the core barrel: its schema is top-level code the extension's activation bundle must not carry.
 import {
-  AgentOutput, agentProfile, agentResult, agentResultText, AgentRunInputSchema, agentQuery, agentStdin, chooseAgentProfile, DEFAULT_AGENT_MAX_TIMEOUT_SECONDS,
+  AgentOutput, agentNoProfileText, agentProfile, agentResult, agentResultText, AgentRunInputSchema, agentQuery, agentStdin, DEFAULT_AGENT_MAX_TIMEOUT_SECONDS,
   type AgentRunInput,
 } from '../core/agentRun';
 import { readFileSync } from 'node:fs';
@@ -188,21 +189,10 @@ class SandboxMcpServer {
       return refusal(`Not run: cannot read the workspace settings: ${(e as Error).message}`);
     }
     const set = resolveProfiles(read.layers);
-    const picked = chooseAgentProfile(set, input);
-    if ('refusal' in picked) return refusal(`Not run: ${picked.refusal}`);
-    const { chosen } = picked;
-    const query = agentQuery(input);
-    const blocking = blockingIssues(set, chosen.name, query);
-    if (blocking.length > 0) {
-      return refusal(`Not run: the settings for profile "${chosen.name}" in ${read.settings.path} are malformed: ${blocking.map((i) => `${i.key}: ${i.message}`).join('; ')}.`);
-    }
-    const loosening = routeLoosening({ layers: read.layers }, query);
-    if (loosening) {
-      return refusal(
-        `Not run: profile "${chosen.name}" from ${read.settings.path} loosens the sandbox (${loosening.loosenings.map((l) => `${l.key}: ${l.description}`).join('; ')}). ` +
-          'Agents can never run a loosening profile through this server; a person may review it and run it with sandbox-run --allow-loosening.',
-      );
-    }
+    // No --allow-loosening here: an agent never runs a loosening profile through this server.
+    const decision = decideRunStart({ set, settings: { layers: read.layers }, query: agentQuery(input), caller: 'agent', consented: () => false });
+    if (decision.kind !== 'go') return refusal(mcpRefusalText(decision, set, input, read.settings.path));
+    const { chosen } = decision;
     // Counted again after the awaits above: the limit holds for calls that arrived together.
     if (this.active.size >= this.opts.maxRuns) {
       return refusal(`Refused: ${this.active.size} runs are already in progress, the most this server allows at once (--max-runs ${this.opts.maxRuns}). Runs are not queued: call again when one has finished.`);
@@ -257,6 +247,27 @@ class SandboxMcpServer {
       return failures.length;
     })();
     return this.stopping;
+  }
+}
+
+/**
+ * The text of a refused `run_in_sandbox` call (core runStart.ts `RunRefusal`): no profile (listing
+ * the valid ones), a malformed entry, or a loosening (agents can never run one here).
+ * @param settingsPath the workspace's settings file, named in the text
+ */
+function mcpRefusalText(decision: RunRefusal, set: ProfileSet, input: AgentRunInput, settingsPath: string): string {
+  switch (decision.kind) {
+    case 'no-profile':
+    case 'restricted':
+      return `Not run: ${agentNoProfileText(set, input)}`;
+    case 'malformed':
+      return `Not run: the settings for profile "${decision.chosen.name}" in ${settingsPath} are malformed: ${decision.issues.map((i) => `${i.key}: ${i.message}`).join('; ')}.`;
+    case 'needs-consent':
+    case 'agent-loosening':
+      return (
+        `Not run: profile "${decision.chosen.name}" from ${settingsPath} loosens the sandbox (${decision.report.loosenings.map((l) => `${l.key}: ${l.description}`).join('; ')}). ` +
+        'Agents can never run a loosening profile through this server; a person may review it and run it with sandbox-run --allow-loosening.'
+      );
   }
 }
 

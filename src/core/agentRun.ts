@@ -14,8 +14,7 @@ import * as z from './zod';
 import { withDescription } from './limits';
 import type { OutputSink, ProgramStream } from './output';
 import { PROFILE_NAME, ProfileSchema, type Profile } from './profileSchema';
-import { chooseProfile } from './loosening';
-import type { ProfileQuery, ProfileSet, ResolvedProfile } from './profileResolution';
+import type { ProfileQuery, ProfileSet } from './profileResolution';
 import type { RunOutcome, RunResult } from './result';
 import { TerminalTextFilter } from './terminalText';
 import type { InteractiveIo } from './interactive';
@@ -113,20 +112,19 @@ export function agentQuery(input: Pick<AgentRunInput, 'profile' | 'language'>): 
 }
 
 /**
- * The profile an agent's run uses (the same rule as a person's run, loosening.ts `chooseProfile`).
- * @returns the profile, or a refusal that lists the valid profiles (plain text; names come from settings)
+ * Why no profile runs an agent's input (the same rule as a person's run: runStart.ts
+ * `decideRunStart`, refusal `no-profile`/`restricted`): no valid
+ * profile of its name, none for its language, or neither given; each lists the valid profiles
+ * with their languages. Plain text; names come from settings.
  */
-export function chooseAgentProfile(set: ProfileSet, input: Pick<AgentRunInput, 'profile' | 'language'>, defaultProfile?: string): { chosen: ResolvedProfile } | { refusal: string } {
-  const query = agentQuery(input);
-  const chosen = chooseProfile(set, query, defaultProfile);
-  if (chosen) return { chosen };
+export function agentNoProfileText(set: ProfileSet, input: Pick<AgentRunInput, 'profile' | 'language'>): string {
   const names = set.profiles.map((p) => `${p.name} (${p.profile.languages.join(', ') || 'no language'})`).join('; ');
   if (input.profile !== undefined) {
     const invalid = set.invalid.some((p) => p.name === input.profile);
-    return { refusal: `No valid sandbox profile named "${input.profile}"${invalid ? ' (its settings are invalid)' : ''}. Valid profiles: ${names}.` };
+    return `No valid sandbox profile named "${input.profile}"${invalid ? ' (its settings are invalid)' : ''}. Valid profiles: ${names}.`;
   }
-  if (input.language !== undefined) return { refusal: `No sandbox profile runs language "${input.language}". Pass profile, or one of the languages of: ${names}.` };
-  return { refusal: `Give language or profile: no default profile is set. Valid profiles: ${names}.` };
+  if (input.language !== undefined) return `No sandbox profile runs language "${input.language}". Pass profile, or one of the languages of: ${names}.`;
+  return `Give language or profile: no default profile is set. Valid profiles: ${names}.`;
 }
 
 /**

@@ -125,7 +125,7 @@ export const PODMAN_NPROC = 32768;
  * - `--security-opt seccomp=FILE`: Podman's default profile lets anyone create namespaces
  *   (podmanSeccomp.ts); FILE gates them as Docker's default does.
  */
-function podmanFlags(seccompProfile: string | undefined): string[] {
+function podmanFlags(seccompProfile: string | undefined): CreateFlag[] {
   if (seccompProfile === undefined) {
     throw new SandboxError(
       'limits-unsupported',
@@ -134,12 +134,12 @@ function podmanFlags(seccompProfile: string | undefined): string[] {
     );
   }
   return [
-    '--security-opt', `seccomp=${seccompProfile}`,
-    '--read-only-tmpfs=false',
-    '--http-proxy=false',
-    '--unsetenv', 'TERM',
-    '--unsetenv', 'container',
-    '--ulimit', `nproc=${PODMAN_NPROC}:${PODMAN_NPROC}`,
+    ['--security-opt', `seccomp=${seccompProfile}`],
+    ['--read-only-tmpfs=false'],
+    ['--http-proxy=false'],
+    ['--unsetenv', 'TERM'],
+    ['--unsetenv', 'container'],
+    ['--ulimit', `nproc=${PODMAN_NPROC}:${PODMAN_NPROC}`],
   ];
 }
 
@@ -301,6 +301,9 @@ export function programArgv(profile: Profile, inContainerFile: string): string[]
   return profile.command.map((arg) => arg.split(FILE_PLACEHOLDER).join(inContainerFile));
 }
 
+/** One flag of a container argv with its value when it takes one: `['--network', 'none']`, `['--read-only']`. */
+export type CreateFlag = readonly [flag: string] | readonly [flag: string, value: string];
+
 /**
  * The isolation floor's flags, shared by every argv (all from SECURITY.md, "The floor"): one container per run
  * (`--name`, `--pull never`, `--init`, `--restart no`, `--no-healthcheck`, `--log-driver none`);
@@ -309,27 +312,27 @@ export function programArgv(profile: Profile, inContainerFile: string): string[]
  * `--ulimit nofile/core/fsize`, `--shm-size`); filesystem (`--read-only`, tmpfs for /tmp, HOME and
  * the workdir); network (`--network none` unless the profile opts into `bridge`).
  */
-function floorFlags(spec: ContainerSpec): string[] {
+function floorFlags(spec: ContainerSpec): CreateFlag[] {
   const p = spec.profile;
   const engine = spec.engine ?? 'docker';
   const { limits } = p;
   const [uid, gid] = p.user.split(':') as [string, string];
   const memory = `${limits.memoryMiB}m`;
   const fileSizeBytes = limits.fileSizeMiB * MiB;
-  const argv = [
-    '--name', spec.name, '--pull', 'never', '--init', '--restart', 'no', '--no-healthcheck', '--log-driver', 'none',
-    '--user', `${uid}:${gid}`, '--cap-drop', 'ALL', '--security-opt', 'no-new-privileges', '--ipc', 'private', '--cgroupns', 'private',
-    '--network', p.network,
-    '--memory', memory, '--memory-swap', memory, '--cpus', String(limits.cpus), '--pids-limit', String(limits.pids),
-    '--ulimit', 'nofile=1024:1024', '--ulimit', 'core=0:0', '--ulimit', `fsize=${fileSizeBytes}:${fileSizeBytes}`,
-    '--shm-size', `${limits.shmMiB}m`,
-    '--read-only',
+  const flags: CreateFlag[] = [
+    ['--name', spec.name], ['--pull', 'never'], ['--init'], ['--restart', 'no'], ['--no-healthcheck'], ['--log-driver', 'none'],
+    ['--user', `${uid}:${gid}`], ['--cap-drop', 'ALL'], ['--security-opt', 'no-new-privileges'], ['--ipc', 'private'], ['--cgroupns', 'private'],
+    ['--network', p.network],
+    ['--memory', memory], ['--memory-swap', memory], ['--cpus', String(limits.cpus)], ['--pids-limit', String(limits.pids)],
+    ['--ulimit', 'nofile=1024:1024'], ['--ulimit', 'core=0:0'], ['--ulimit', `fsize=${fileSizeBytes}:${fileSizeBytes}`],
+    ['--shm-size', `${limits.shmMiB}m`],
+    ['--read-only'],
     ...(engine === 'podman' ? podmanFlags(spec.seccompProfile) : []),
-    '--tmpfs', tmpfs('/tmp', limits.tmpfsMiB, { exec: false }),
-    '--tmpfs', tmpfs(SANDBOX_HOME, limits.tmpfsMiB, { exec: false, uid, gid, engine }),
+    ['--tmpfs', tmpfs('/tmp', limits.tmpfsMiB, { exec: false })],
+    ['--tmpfs', tmpfs(SANDBOX_HOME, limits.tmpfsMiB, { exec: false, uid, gid, engine })],
   ];
-  if (!spec.mounts.some((m) => m.target === p.workdir)) argv.push('--tmpfs', tmpfs(p.workdir, limits.tmpfsMiB, { exec: true, uid, gid, engine }));
-  return argv;
+  if (!spec.mounts.some((m) => m.target === p.workdir)) flags.push(['--tmpfs', tmpfs(p.workdir, limits.tmpfsMiB, { exec: true, uid, gid, engine })]);
+  return flags;
 }
 
 /**
@@ -348,20 +351,20 @@ export function floorEnv(profile: Profile): Record<string, string> {
 }
 
 /** Mounts, workdir, environment (only the floor's and profile's variables, plus bare proxy names), labels, runtime. */
-function contentFlags(spec: ContainerSpec): string[] {
+function contentFlags(spec: ContainerSpec): CreateFlag[] {
   const p = spec.profile;
-  const argv: string[] = [];
+  const flags: CreateFlag[] = [];
   for (const m of spec.mounts) {
-    argv.push('--mount', m.mask ? maskMount(m) : m.pinned !== undefined ? pinnedMount(m.pinned, m.target, m.readOnly) : bindMount(m.source, m.target, m.readOnly));
+    flags.push(['--mount', m.mask ? maskMount(m) : m.pinned !== undefined ? pinnedMount(m.pinned, m.target, m.readOnly) : bindMount(m.source, m.target, m.readOnly)]);
   }
-  argv.push('--workdir', spec.workdir ?? p.workdir);
+  flags.push(['--workdir', spec.workdir ?? p.workdir]);
   const env = floorEnv(p);
-  for (const [name, value] of Object.entries(env)) argv.push('--env', `${name}=${value}`);
+  for (const [name, value] of Object.entries(env)) flags.push(['--env', `${name}=${value}`]);
   // Bare names: the docker CLI then adds no proxy value of its own config for them.
-  for (const name of DOCKER_CLIENT_PROXY_VARS) if (!Object.hasOwn(env, name)) argv.push('--env', name);
-  for (const [key, value] of Object.entries(spec.labels)) argv.push('--label', `${key}=${value}`);
-  if (p.runtime) argv.push('--runtime', p.runtime);
-  return argv;
+  for (const name of DOCKER_CLIENT_PROXY_VARS) if (!Object.hasOwn(env, name)) flags.push(['--env', name]);
+  for (const [key, value] of Object.entries(spec.labels)) flags.push(['--label', `${key}=${value}`]);
+  if (p.runtime) flags.push(['--runtime', p.runtime]);
+  return flags;
 }
 
 /**
@@ -446,26 +449,36 @@ function launcherArgv(spec: ContainerSpec, head: readonly string[], launcher: st
   const snippetTmpfs = tmpfs(SNIPPET_DIR, p.limits.tmpfsMiB, { exec: true, uid, gid, engine: spec.engine });
   return forEngine(spec, [
     ...head,
-    ...floorFlags(spec), '--tmpfs', snippetTmpfs, ...contentFlags(spec),
+    ...floorFlags(spec).flat(), '--tmpfs', snippetTmpfs, ...contentFlags(spec).flat(),
     '--entrypoint', 'sh', '--', p.image, '-c', launcher, snippetPath(spec), ...programArgv(p, spec.programFile ?? snippetPath(spec)),
   ]);
+}
+
+/**
+ * The flags of {@link buildCreateArgv}, each with its value, in argv order: everything between
+ * `create` and the `--` before the image (the floor, the snippet directory's read-only bind mount,
+ * the content flags and `--entrypoint ''`), before Podman's init substitution ({@link podmanInit}).
+ * Loosening.ts compares two profiles by these pairs instead of parsing an argv back.
+ * @returns e.g. `[['--name', 'x'], ['--pull', 'never'], ['--init'], …, ['--entrypoint', '']]`
+ * @throws SandboxError `invalid-profile` as {@link buildRunArgv}
+ */
+export function createFlags(spec: ContainerSpec): CreateFlag[] {
+  assertSpec(spec, true);
+  refusePodmanMounts(spec);
+  return [...floorFlags(spec), ['--mount', bindMount(spec.snippetHostDir!, SNIPPET_DIR, true)], ...contentFlags(spec), ['--entrypoint', '']];
 }
 
 /**
  * Builds the arguments after `docker` for `docker create` on the direct fallback (images without
  * `sh`, local engine only): the same floor, the snippet directory bind-mounted read-only at
  * {@link SNIPPET_DIR}, and the profile's command, then `spec.args`, as the whole argv (`--entrypoint ''`).
- * Also used to compare profiles' flags (loosening.ts).
+ * The flags are {@link createFlags}'s (also used to compare profiles, loosening.ts).
  * @throws SandboxError `invalid-profile` as {@link buildRunArgv}
  */
 export function buildCreateArgv(spec: ContainerSpec): readonly string[] {
-  assertSpec(spec, true);
-  refusePodmanMounts(spec);
+  const flags = createFlags(spec);
   const p = spec.profile;
-  return forEngine(spec, [
-    'create', ...floorFlags(spec), '--mount', bindMount(spec.snippetHostDir!, SNIPPET_DIR, true), ...contentFlags(spec),
-    '--entrypoint', '', '--', p.image, ...programArgv(p, spec.programFile ?? snippetPath(spec)), ...(spec.args ?? []),
-  ]);
+  return forEngine(spec, ['create', ...flags.flat(), '--', p.image, ...programArgv(p, spec.programFile ?? snippetPath(spec)), ...(spec.args ?? [])]);
 }
 
 /** A finished argv for the spec's engine: Podman's init process in place of `--init` ({@link podmanInit}). */

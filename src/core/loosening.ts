@@ -7,7 +7,7 @@
  * Mount sources are compared where they lead (through symlinks), as the run mounts them.
  */
 import { realpathSync } from 'node:fs';
-import { buildCreateArgv } from './argv';
+import { createFlags } from './argv';
 import { hostPathProblem } from './hostPath';
 import { splitPathVariable, substitutePathVariable, type RunPaths } from './pathVariables';
 import { workspaceTarget } from './workspaceMount';
@@ -45,34 +45,17 @@ function argvSource(source: string): string {
 }
 
 /**
- * The `flag value` items of a create argv before the image (labels and names excluded). A
- * `workspace: "ro"` profile's folder mount is included as a read-only bind of `workspaceFolder`
- * (`/${workspaceFolder}` when not known) at its target.
+ * The `flag value` items of a create argv before the image (argv.ts `createFlags`, labels and
+ * names excluded), e.g. `--network bridge`, `--read-only`. A `workspace: "ro"` profile's folder
+ * mount is included as a read-only bind of `workspaceFolder` (`/${workspaceFolder}` when not
+ * known) at its target.
  */
 function flagItems(profile: Profile, workspaceFolder?: string): string[] {
   const folder = workspaceFolder ?? '/${workspaceFolder}';
   const mounts = profile.mounts.map((m) => ({ source: argvSource(m.source), target: m.target, readOnly: m.mode !== 'rw' }));
   if (profile.workspace === 'ro') mounts.push({ source: folder, target: workspaceFolder ? workspaceTarget(workspaceFolder) : '/workspace/${workspaceFolder}', readOnly: true });
-  const argv = buildCreateArgv({
-    name: 'x',
-    profile,
-    snippetHostDir: '/snippet',
-    snippetFileName: 'main',
-    mounts,
-    labels: {},
-  });
-  const items: string[] = [];
-  for (let i = 1; i < argv.length && argv[i] !== '--'; i++) {
-    const flag = argv[i]!;
-    const next = argv[i + 1];
-    if (next !== undefined && next !== '--' && !next.startsWith('--')) {
-      items.push(`${flag} ${next}`);
-      i++;
-    } else {
-      items.push(flag);
-    }
-  }
-  return items.filter((x) => !x.startsWith('--name ') && !x.startsWith('--label '));
+  const flags = createFlags({ name: 'x', profile, snippetHostDir: '/snippet', snippetFileName: 'main', mounts, labels: {} });
+  return flags.filter(([flag]) => flag !== '--name' && flag !== '--label').map((pair) => pair.join(' '));
 }
 
 /** Maps a mount's host path to the path the run will mount (e.g. through symlinks). */
@@ -217,17 +200,49 @@ export function workspaceLoosenings(
   effectiveOptions: ResolveOptions = {},
   baselineOptions: ResolveOptions = {},
 ): Map<string, LooseningReport> {
-  const full = resolveProfiles(layers, undefined, effectiveOptions);
-  const base = resolveProfiles(layers.filter((l) => l.source !== 'workspace'), undefined, baselineOptions);
+  const of = profileLoosenings(layers, effectiveOptions, baselineOptions);
   const out = new Map<string, LooseningReport>();
-  for (const p of full.profiles) {
-    const baseline =
-      base.profiles.find((b) => b.name === p.name)?.profile ??
-      ProfileSchema.parse({ image: p.profile.image, command: p.profile.command, limits: baselineOptions.limitDefaults ?? {} });
-    const report = compareToBaseline(p.name, p.profile, baseline, realMountSource);
-    if (report.loosenings.length > 0) out.set(p.name, report);
+  for (const p of resolveProfiles(layers, undefined, effectiveOptions).profiles) {
+    const report = of(p.name);
+    if (report) out.set(p.name, report);
   }
   return out;
+}
+
+/**
+ * What workspace settings loosen in one profile, computed only when asked for (the profile tree
+ * asks for the profiles it shows, warm start for the profile it warms), as
+ * {@link workspaceLoosenings} reports it for that name. The layers are resolved once, at the first
+ * call, and each name's report is kept: like the map it replaces, a snapshot's answer (mount
+ * sources resolved through symlinks) does not change until the settings are read again.
+ * @param layers, effectiveOptions, baselineOptions as for {@link workspaceLoosenings}
+ * @returns a function of a profile name: its report when it has a loosening, else undefined
+ *   (also for a name that is not a valid profile)
+ */
+export function profileLoosenings(
+  layers: readonly ProfileLayer[],
+  effectiveOptions: ResolveOptions = {},
+  baselineOptions: ResolveOptions = {},
+): (name: string) => LooseningReport | undefined {
+  let sets: { full: ProfileSet; base: ProfileSet } | undefined;
+  const known = new Map<string, LooseningReport | undefined>();
+  return (name) => {
+    if (known.has(name)) return known.get(name);
+    sets ??= {
+      full: resolveProfiles(layers, undefined, effectiveOptions),
+      base: resolveProfiles(layers.filter((l) => l.source !== 'workspace'), undefined, baselineOptions),
+    };
+    const p = sets.full.profiles.find((x) => x.name === name);
+    let report: LooseningReport | undefined;
+    if (p) {
+      const baseline =
+        sets.base.profiles.find((b) => b.name === p.name)?.profile ??
+        ProfileSchema.parse({ image: p.profile.image, command: p.profile.command, limits: baselineOptions.limitDefaults ?? {} });
+      report = compareToBaseline(p.name, p.profile, baseline, realMountSource);
+    }
+    known.set(name, report?.loosenings.length ? report : undefined);
+    return known.get(name);
+  };
 }
 
 /**

@@ -19,10 +19,10 @@
  *   `when` also hides the tool from agents then).
  */
 import * as vscode from 'vscode';
-import { blockingIssues } from '../core/profileResolution';
-import type { LooseningReport, Profile, ResolvedProfile } from '../core';
+import type { Profile, ResolvedProfile } from '../core';
+import { decideRunStart, type RunRefusal } from '../core/runStart';
 import {
-  agentGrantLines, AgentOutput, agentProfile, agentQuery, agentResult, agentResultText, agentStdin, chooseAgentProfile, DEFAULT_AGENT_MAX_TIMEOUT_SECONDS, parseAgentInput, type AgentRunInput,
+  agentGrantLines, agentNoProfileText, AgentOutput, agentProfile, agentQuery, agentResult, agentResultText, agentStdin, DEFAULT_AGENT_MAX_TIMEOUT_SECONDS, parseAgentInput, type AgentRunInput,
 } from '../core/agentRun';
 import type { RunControllerDeps } from './runController';
 import { channelRunProfile } from './programOutput';
@@ -68,6 +68,29 @@ export function codePreview(code: string): { text: string; moreLines: number } {
   return { text: shown.join('\n').replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, ''), moreLines: Math.max(0, lines.length - CONFIRM_CODE_LINES) };
 }
 
+/**
+ * The text of a refused tool call (core runStart.ts `RunRefusal`), for the model and the user: no
+ * profile (listing the valid ones; in Restricted Mode saying so), a malformed entry, or a
+ * loosening the user has not allowed (the tool never asks for it).
+ */
+function agentToolRefusalText(decision: RunRefusal, settings: SettingsSnapshot, input: AgentRunInput): string {
+  switch (decision.kind) {
+    case 'no-profile':
+    case 'restricted': {
+      const untrusted = decision.kind === 'restricted' ? ' This workspace is in Restricted Mode: only built-in and user profiles run.' : '';
+      return `Not run: ${agentNoProfileText(settings, input)}${untrusted}`;
+    }
+    case 'malformed':
+      return `Not run: the settings for sandbox profile "${decision.chosen.name}" are malformed (${decision.issues.map((i) => `${i.key}: ${i.message}`).join('; ')}).`;
+    case 'needs-consent':
+    case 'agent-loosening':
+      return (
+        `Not run: the workspace profile "${decision.chosen.name}" loosens the sandbox (${decision.report.loosenings.map((l) => l.key).join(', ')}) and the user has not allowed that loosening. ` +
+        'The tool never asks for it: the user may allow it by running the profile once with "Sandbox Runner: Run in Sandbox with Profile…".'
+      );
+  }
+}
+
 /** The tool: admission, confirmation, run. */
 export class AgentTool implements vscode.LanguageModelTool<unknown> {
   constructor(private readonly deps: RunControllerDeps) {}
@@ -83,25 +106,12 @@ export class AgentTool implements vscode.LanguageModelTool<unknown> {
     if ('refusal' in parsed) return parsed;
     const { input } = parsed;
     const settings = currentSettings();
-    const picked = chooseAgentProfile(settings, input, settings.defaultProfile);
-    if ('refusal' in picked) {
-      const untrusted = settings.trusted ? '' : ' This workspace is in Restricted Mode: only built-in and user profiles run.';
-      return { refusal: `Not run: ${picked.refusal}${untrusted}` };
-    }
-    const { chosen } = picked;
-    const query = agentQuery(input);
-    const blocking = blockingIssues(settings, chosen.name, query);
-    if (blocking.length > 0) {
-      return { refusal: `Not run: the settings for sandbox profile "${chosen.name}" are malformed (${blocking.map((i) => `${i.key}: ${i.message}`).join('; ')}).` };
-    }
-    const loosening: LooseningReport | undefined = settings.looseningFor(query);
-    if (loosening && !this.deps.consents.has(loosening)) {
-      return {
-        refusal:
-          `Not run: the workspace profile "${chosen.name}" loosens the sandbox (${loosening.loosenings.map((l) => l.key).join(', ')}) and the user has not allowed that loosening. ` +
-          'The tool never asks for it: the user may allow it by running the profile once with "Sandbox Runner: Run in Sandbox with Profile…".',
-      };
-    }
+    // The tool never asks for consent: only one the user already gave in the normal UI counts.
+    const decision = decideRunStart({
+      set: settings, settings: settings.route, query: agentQuery(input), caller: 'agent', trusted: settings.trusted, consented: (r) => this.deps.consents.has(r),
+    });
+    if (decision.kind !== 'go') return { refusal: agentToolRefusalText(decision, settings, input) };
+    const { chosen } = decision;
     const { profile } = agentProfile(channelRunProfile(chosen.profile), input.timeoutSeconds, tool.maxTimeoutSeconds);
     return { input, chosen, profile, settings };
   }

@@ -113,7 +113,11 @@ export class ProfileTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
         });
       }
       const settings = this.settings();
-      this.loosened = new Map([...settings.loosenings].map(([name, r]) => [name, this.consents.has(r) ? 'allowed' : 'needs consent']));
+      // Each shown profile's loosening, asked for by name (settings.ts `looseningOf`).
+      this.loosened = new Map(settings.profiles.flatMap(({ name }) => {
+        const r = settings.looseningOf(name);
+        return r ? [[name, this.consents.has(r) ? 'allowed' : 'needs consent'] as const] : [];
+      }));
       return [...rows, ...summarize(settings).map((summary) => ({ kind: 'profile' as const, summary })), ...(this.history ? [{ kind: 'recentRuns' as const }] : [])];
     }
     if (node.kind === 'recentRuns') return (this.history?.list() ?? []).map((entry) => ({ kind: 'recent' as const, entry }));

@@ -8,8 +8,7 @@
  */
 import * as vscode from 'vscode';
 import type { Profile, ResolvedProfile, RunResult, WarmPool } from '../core';
-import { chooseProfile } from '../core/loosening';
-import { blockingIssues } from '../core/profileResolution';
+import { decideRunStart } from '../core/runStart';
 import { consentScope, ensureConsent, type ConsentStore } from './consent';
 import { reportMalformedSettings, reportNoProfile, reportNotAllowed, reportRunFailure, reportUnknownProfile } from './failures';
 import { headerLines, openRunTerminal, terminalText, type RunTerminal } from './interactiveRun';
@@ -112,37 +111,42 @@ export class RunController {
    * The one gate every run passes, plain or interactive: the named profile, or the one for the
    * target's language/extension, or the default profile (workspace profiles only in a trusted
    * workspace); no malformed settings for it; consent to a workspace loosening. Settings and
-   * consent are those of the target's own workspace folder (multi-root). Says why when it
-   * refuses. Resolves with the profile and the settings it was chosen from, or undefined (refused).
+   * consent are those of the target's own workspace folder (multi-root). The rules are core
+   * runStart.ts `decideRunStart`'s; this renders its refusal (output lines and a notification) and
+   * asks for consent modally (consent.ts). Resolves with the profile and the settings it was chosen from, or undefined (refused).
    */
   private async admit(target: Target, profileName?: string, where: WorkspaceRunFields = {}): Promise<Admitted | undefined> {
     const { output, consents } = this.deps;
     const scope = scopeOf(target);
     const settings = currentSettings(scope);
     const query = { name: profileName, languageId: target.languageId, fileName: target.fileName, paths: where.paths };
-    const chosen = chooseProfile(settings, query, settings.defaultProfile);
-    if (!chosen) {
-      this.refuseNoProfile(settings, target, profileName);
-      return undefined;
+    const decision = decideRunStart({
+      set: settings, settings: settings.route, query, caller: 'person', trusted: settings.trusted, consented: (r) => consents.has(r, consentScope(scope)),
+    });
+    switch (decision.kind) {
+      case 'go':
+        break;
+      case 'no-profile':
+      case 'restricted':
+        this.refuseNoProfile(settings, target, profileName);
+        return undefined;
+      case 'malformed':
+        // A malformed entry for this profile may have meant to tighten it: never fall back silently.
+        for (const i of decision.issues) output.line(`[sandbox-runner] ${i.key}: ${i.message}`);
+        void reportMalformedSettings(decision.chosen.name, decision.issues.length);
+        return undefined;
+      case 'needs-consent':
+      case 'agent-loosening':
+        // A loosened profile, or a document the workspace re-routed into a looser profile: asked once, modally.
+        if (await ensureConsent(consents, decision.report, consentScope(scope))) break;
+        // The descriptions quote workspace values (mount paths, images): in the output, not the pop-up.
+        output.line(
+          `[sandbox-runner] Not run: the workspace profile "${decision.chosen.name}" loosens the sandbox (${decision.report.loosenings.map((l) => l.description).join('; ')}) and was not allowed.`,
+        );
+        void reportNotAllowed(decision.chosen.name);
+        return undefined;
     }
-    // A malformed entry for this profile may have meant to tighten it: never fall back silently.
-    const blocking = blockingIssues(settings, chosen.name, query);
-    if (blocking.length > 0) {
-      for (const i of blocking) output.line(`[sandbox-runner] ${i.key}: ${i.message}`);
-      void reportMalformedSettings(chosen.name, blocking.length);
-      return undefined;
-    }
-    // A loosened profile, or a document the workspace re-routed into a looser profile (core routeLoosening).
-    const loosening = settings.looseningFor(query);
-    if (loosening && !(await ensureConsent(consents, loosening, consentScope(scope)))) {
-      // The descriptions quote workspace values (mount paths, images): in the output, not the pop-up.
-      output.line(
-        `[sandbox-runner] Not run: the workspace profile "${chosen.name}" loosens the sandbox (${loosening.loosenings.map((l) => l.description).join('; ')}) and was not allowed.`,
-      );
-      void reportNotAllowed(chosen.name);
-      return undefined;
-    }
-    return { chosen, settings };
+    return { chosen: decision.chosen, settings };
   }
 
   /** Says why no profile was found: the settings' problems in the output, and a notification. */

@@ -6,9 +6,9 @@
  * code goes), `warmStart` and `warmIdleSeconds` are read from user settings only.
  */
 import * as vscode from 'vscode';
-import type { DockerOptions, LooseningReport, ProfileIssue, ProfileLayer, ProfileQuery, ProfileSet } from '../core';
+import type { DockerOptions, LooseningReport, ProfileIssue, ProfileLayer, ProfileQuery, ProfileSet, RouteSettings } from '../core';
 import { limitsSchema } from '../core/limits';
-import { routeLoosening, workspaceLoosenings } from '../core/loosening';
+import { profileLoosenings, routeLoosening } from '../core/loosening';
 import { resolveProfiles } from '../core/profileResolution';
 import { engineSettingsFrom, engineSettingsOptions, type EngineSettings } from './engineChoice';
 
@@ -24,8 +24,14 @@ export interface SettingsSnapshot extends ProfileSet {
   readonly defaultProfile: string | undefined;
   /** False in Restricted Mode: workspace profiles were ignored. */
   readonly trusted: boolean;
-  /** What workspace settings loosen, by profile name (needs consent before such a profile runs). */
-  readonly loosenings: ReadonlyMap<string, LooseningReport>;
+  /** The same settings by layer, for the run-start decision's consent check (core runStart.ts `decideRunStart`). */
+  readonly route: RouteSettings;
+  /**
+   * What workspace settings loosen in the profile `name` (needs consent before it runs; core
+   * `profileLoosenings`), undefined when nothing: computed for the profile asked about only, at the
+   * first question about it (mount sources resolved through symlinks then), and kept with the snapshot.
+   */
+  looseningOf(name: string): LooseningReport | undefined;
   /**
    * What a run of `query` needs consent for because of workspace settings (core `routeLoosening`):
    * a loosened profile, or a document the workspace re-routed (languages, extensions,
@@ -85,7 +91,7 @@ export function currentSettings(scope?: SettingsScope): SettingsSnapshot {
   const userDefaults = limitDefaults((k) => layered<unknown>(k, scope).user);
   const set = resolveProfiles(layers, undefined, { limitDefaults: effectiveDefaults });
   const defaultProfile = effective<string>('defaultProfile', scope) || undefined;
-  const route = {
+  const route: RouteSettings = {
     layers,
     effectiveOptions: { limitDefaults: effectiveDefaults },
     baselineOptions: { limitDefaults: userDefaults },
@@ -97,7 +103,8 @@ export function currentSettings(scope?: SettingsScope): SettingsSnapshot {
     issues: [...issues, ...set.issues],
     defaultProfile,
     trusted: vscode.workspace.isTrusted,
-    loosenings: workspaceLoosenings(layers, route.effectiveOptions, route.baselineOptions),
+    route,
+    looseningOf: profileLoosenings(layers, route.effectiveOptions, route.baselineOptions),
     looseningFor: (query) => routeLoosening(route, query),
   };
 }

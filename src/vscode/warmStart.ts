@@ -57,7 +57,7 @@ export class WarmStart implements vscode.Disposable {
 
   /** True unless a workspace loosened `chosen` and the user did not allow exactly that loosening for `scope`'s folder. */
   private consented(chosen: ResolvedProfile, snapshot: SettingsSnapshot, scope?: vscode.Uri): boolean {
-    const report = snapshot.loosenings.get(chosen.name);
+    const report = snapshot.looseningOf(chosen.name);
     return report === undefined || this.consents.has(report, consentScope(scope));
   }
 

@@ -3,9 +3,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BUILTIN_PROFILES, ProfileSchema, resolveProfiles, type RunResult } from '../../src/core';
 import {
-  AGENT_STREAM_BYTES, agentGrantLines, AgentOutput, agentProfile, agentResult, agentResultText, agentStdin, chooseAgentProfile, parseAgentInput,
+  AGENT_STREAM_BYTES, agentGrantLines, agentNoProfileText, AgentOutput, agentProfile, agentQuery, agentResult, agentResultText, agentStdin, parseAgentInput,
 } from '../../src/core/agentRun';
 import { agentInputJsonSchema } from '../../src/core/agentInputJson';
+import { decideRunStart } from '../../src/core/runStart';
 import { mcpOptions } from '../../src/cli/mcp';
 const pkg = JSON.parse(readFileSync(join(__dirname, '../../../package.json'), 'utf8')) as { contributes: { languageModelTools?: { name: string; inputSchema: unknown }[] } };
 
@@ -37,8 +38,9 @@ describe('agent runs: input, profile, bounded output, labelled result (unit)', (
   it('picks the profile by name, else by language (agents\' aliases included), else refuses listing the profiles', () => {
     const set = resolveProfiles([]);
     const pick = (input: { profile?: string; language?: string }) => {
-      const r = chooseAgentProfile(set, input);
-      return 'chosen' in r ? r.chosen.name : r.refusal;
+      // As both agent front ends do (MCP, the agent tool): core decideRunStart, the refusal in agentRun.ts's words.
+      const d = decideRunStart({ set, settings: { layers: [] }, query: agentQuery(input), caller: 'agent', consented: () => false });
+      return d.kind === 'go' ? d.chosen.name : d.kind === 'no-profile' ? agentNoProfileText(set, input) : d.kind;
     };
     assert.equal(pick({ language: 'py' }), 'python');
     assert.equal(pick({ language: 'Bash' }), 'shell');
