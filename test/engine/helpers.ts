@@ -7,10 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, execaSync, type Options } from 'execa';
 import {
-  awaitRemovals, LABELS, parseEngineKind, PRODUCT_FILTER, runInSandbox, WarmPool,
+  awaitRemovals, parseEngineKind, runInSandbox, WarmPool,
   type DockerOptions, type EngineKind, type Profile, type RunRequest, type RunResult,
 } from '../../src/core';
 import { waitFor } from '../support/deadlines';
+import { POOL_KEY, productContainers } from './leftovers';
 import {
   containerNames, describeEngine, engineCli as supportEngineCli, engineIsLocal as supportEngineIsLocal, engineKind, LOCAL_DOCKER_HOST,
   requireEngine as requireTestEngine, TEST_ENGINE,
@@ -185,7 +186,6 @@ export function chunkText(data: string | Uint8Array): string {
  */
 export const TEST_PATH = process.env.SANDBOX_RUNNER_TEST_PATH === 'warm' ? 'warm' : 'cold';
 // One pool per mocha process: each suite file is bundled with its own copy of this module.
-const POOL_KEY = Symbol.for('sandbox-runner.test.warm-pool');
 const shared = globalThis as { [POOL_KEY]?: WarmPool };
 if (TEST_PATH === 'warm' && !shared[POOL_KEY]) {
   const docker = engineDocker();
@@ -235,20 +235,7 @@ export async function containerExists(name: string): Promise<boolean> {
   return (await containers(`name=^/?${name}$`)).length > 0;
 }
 
-/**
- * Product containers left behind by `ownerPid` (default: this test process), any state.
- * Scoped to an owner so suites can run beside other users of the engine; the last suite
- * (zz-leftovers) checks every product container.
- */
-export async function productContainers(ownerPid: number | 'any' = process.pid): Promise<string[]> {
-  // Warm containers waiting in this process's pool are not leftovers; everything else is.
-  // Removals still running in the background (removals.ts) are awaited first.
-  await pool?.settled();
-  await awaitRemovals();
-  const idle = new Set(pool?.idleNames() ?? []);
-  const names = ownerPid === 'any' ? await containers(PRODUCT_FILTER) : await containers(`label=${LABELS.ownerPid}=${ownerPid}`);
-  return names.filter((n) => !idle.has(n));
-}
+export { productContainers };
 
 /** Host processes whose command line contains `marker` (containers' processes are visible from the host). */
 export async function hostProcesses(marker: string): Promise<string[]> {
