@@ -13,12 +13,11 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { execa } from 'execa';
 import { mountTestHooks, resolveMounts, resolveProfiles, runInSandbox, WarmPool, type Profile } from '../../src/core';
-import { bridgeGateway, chunkText, ENGINE, ENGINE_KIND, engineCli, engineDocker, engineSeesClientFiles, hostProcesses, IMAGES, LOCAL_DOCKER_HOST, productContainers, pythonProfile, requireEngine, requireSomeRan, routedEngine, run, shellProfile, TEST_PATH } from './helpers';
+import { bridgeGateway, chunkText, CLI, ENGINE, ENGINE_KIND, engineCli, engineDocker, engineSeesClientFiles, hostProcesses, IMAGES, LOCAL_DOCKER_HOST, productContainers, pythonProfile, requireEngine, requireSomeRan, routedEngine, run, shellProfile, TEST_PATH } from './helpers';
 
-const CLI = resolve(__dirname, '../../../dist/cli.js');
 /** A variant of the python test image with a setuid-root copy of python (built here, never pulled). */
 const SUID_IMAGE = 'sandbox-runner-test/suid-probe:1';
 

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { execa, execaSync, type Options } from 'execa';
 import {
   awaitRemovals, parseEngineKind, runInSandbox, WarmPool,
@@ -302,6 +302,31 @@ export function bridgeGateway(): Promise<string> {
   })();
   bridgeGatewayOnce.catch(() => (bridgeGatewayOnce = undefined));
   return bridgeGatewayOnce;
+}
+
+/** The built `sandbox-run` CLI (`npm run build`), as each bundled suite file finds it. */
+export const CLI = resolve(__dirname, '../../../dist/cli.js');
+
+/**
+ * Runs `node dist/cli.js --workspace <ws> ...args` to completion in `ws` (its stdin ignored unless
+ * `options` gives `input` or `stdin`; on Podman with {@link cliEnv}), never rejecting on a
+ * non-zero exit, and fails when the CLI left a container of its own behind.
+ * @returns execa's result (stdout/stderr as text, or bytes with `encoding: 'buffer'`)
+ */
+export async function runCli<O extends Options = Options>(ws: string, args: readonly string[], options?: O) {
+  const env = cliEnv();
+  const stdin = options?.input === undefined && options?.stdin === undefined ? { stdin: 'ignore' as const } : {};
+  const child = execa('node', [CLI, '--workspace', ws, ...args], { reject: false, cwd: ws, ...(env ? { env } : {}), ...stdin, ...options } as O);
+  const r = await child;
+  assert.deepEqual(await productContainers(child.pid!), [], 'the CLI left a container behind');
+  return r;
+}
+
+/** Fails each test of the calling suite that leaves a container of this process behind (an `afterEach`). */
+export function noLeftoversAfterEach(): void {
+  afterEach(async () => {
+    assert.deepEqual(await productContainers(), [], 'a test left a product container behind');
+  });
 }
 
 /**
