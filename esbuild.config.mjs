@@ -71,7 +71,7 @@ removeStaleTestBundles('test/engine');
  * Repository paths of the modules the lazy bundles take from the loaded activation bundle
  * (src/vscode/sharedModules.ts `SHARED`, whose keys are read here).
  */
-const SHARED = new Set([...readFileSync('src/vscode/sharedModules.ts', 'utf8').matchAll(/^  '(src\/[^']+\.ts)':/gm)].map((m) => m[1]));
+const SHARED = new Set([...readFileSync('src/vscode/sharedModules.ts', 'utf8').matchAll(/^  (?:get )?'(src\/[^']+\.ts)'(?::|\(\))/gm)].map((m) => m[1]));
 
 /**
  * esbuild plugin for the lazy bundles: an import that resolves to a module in SHARED becomes

@@ -12,12 +12,14 @@
  * the profile resolution the menus and warm preparation need.
  */
 import * as vscode from 'vscode';
+import { settingId } from './core/layout';
 import type { SandboxRunnerApi } from './vscode/api';
 import { registerAgentSurfaces } from './vscode/agentToolEntry';
 import { registerCommands } from './vscode/commands';
 import { terminalText } from './vscode/interactiveRun';
 import { ConsentStore } from './vscode/consent';
 import { EditorStop } from './vscode/editorStop';
+import { ENGINE_KEYS } from './vscode/engineChoice';
 import { engine, engineLoaded } from './vscode/lazy';
 import { OrphanSweep } from './vscode/orphanSweep';
 import { registerMarkdownLenses } from './vscode/markdownLenses';
@@ -26,7 +28,7 @@ import { ProgramOutput } from './vscode/programOutput';
 import { RunController } from './vscode/runController';
 import { RunManager } from './vscode/runManager';
 import { engineRefresher, publishContext, registerSourceLinks } from './vscode/services';
-import { dockerOptions, SECTION, SettingsCache } from './vscode/settings';
+import { dockerOptions, SettingsCache } from './vscode/settings';
 import { registerRerunCommands } from './vscode/rerunCommands';
 import { RunHistory } from './vscode/runHistory';
 import { RunStatusBar } from './vscode/statusBar';
@@ -75,7 +77,7 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
     runs.onDidChange(() => tree.refresh(null)),
     view.onDidChangeVisibility((e) => e.visible && void refreshEngine()),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (['dockerPath', 'dockerContext', 'dockerHost'].some((k) => e.affectsConfiguration(`${SECTION}.${k}`))) void refreshEngine();
+      if (ENGINE_KEYS.some((k) => e.affectsConfiguration(settingId(k)))) void refreshEngine();
     }),
     settings.onDidChange(() => {
       void publishContext(settings);

@@ -56,7 +56,7 @@ export interface RawSpec {
 export async function rawSpec(profileName: string, profile: Profile, code: string, delivery: RawDelivery = 'stdin'): Promise<RawSpec> {
   const runId = randomUUID();
   const name = `sandbox-runner-${runId}`;
-  const pins = await resolveMounts(profileName, profile);
+  const pins = await resolveMounts({ name: profileName, profile });
   const snippet = delivery === 'bind' ? await writeSnippet(code, snippetFileName(profile)) : undefined;
   const spec = { name, profile, snippetFileName: snippet?.fileName ?? snippetFileName(profile), mounts: pins.mounts, labels: ownerLabels(runId, profileName) };
   // stdin: the runner's own one-call argv (`run --interactive …` and the framed launcher);

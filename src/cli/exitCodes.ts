@@ -19,22 +19,17 @@ export const EXIT = {
   outputLimit: 141,
 } as const;
 
+/** The exit status of each outcome other than the program's own exit. */
+const OUTCOME_EXIT: Readonly<Record<Exclude<RunResult['outcome'], 'exited'>, number>> = {
+  'timed-out': EXIT.timedOut,
+  cancelled: EXIT.cancelled,
+  'output-limit': EXIT.outputLimit,
+  'oom-killed': EXIT.oomKilled,
+  'failed-to-start': EXIT.failedToStart,
+  'engine-error': EXIT.engineError,
+};
+
 /** The process exit status for a result: the program's status when it exited by itself. */
 export function exitCodeFor(result: RunResult): number {
-  switch (result.outcome) {
-    case 'exited':
-      return result.exitCode ?? EXIT.engineError;
-    case 'timed-out':
-      return EXIT.timedOut;
-    case 'cancelled':
-      return EXIT.cancelled;
-    case 'output-limit':
-      return EXIT.outputLimit;
-    case 'oom-killed':
-      return EXIT.oomKilled;
-    case 'failed-to-start':
-      return EXIT.failedToStart;
-    case 'engine-error':
-      return EXIT.engineError;
-  }
+  return result.outcome === 'exited' ? (result.exitCode ?? EXIT.engineError) : OUTCOME_EXIT[result.outcome];
 }

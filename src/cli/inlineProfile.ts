@@ -5,7 +5,7 @@
  * profile (core `ProfileSchema`, so the isolation floor holds whatever it says), but a workspace's
  * settings play no part in it, so the workspace-loosening refusal does not apply.
  */
-import { ProfileSchema, toProfileIssues, type Profile } from '../core';
+import { PROFILES_SETTING, ProfileSchema, toProfileIssues, type Profile } from '../core';
 
 /** The key prefix problems of an inline profile are reported under. */
 export const INLINE_PROFILE_KEY = '--profile-json';
@@ -24,7 +24,7 @@ export function parseInlineProfile(json: string): { profile: Profile } | { probl
     return { problems: [`${INLINE_PROFILE_KEY}: is not valid JSON (${(e as Error).message})`] };
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { problems: [`${INLINE_PROFILE_KEY}: must be a JSON object (a profile, as in sandboxRunner.profiles)`] };
+    return { problems: [`${INLINE_PROFILE_KEY}: must be a JSON object (a profile, as in ${PROFILES_SETTING})`] };
   }
   const parsed = ProfileSchema.safeParse(value);
   if (!parsed.success) return { problems: toProfileIssues(INLINE_PROFILE_KEY, parsed.error).map((i) => `${i.key}: ${i.message}`) };

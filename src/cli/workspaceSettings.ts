@@ -6,10 +6,10 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse, printParseErrorCode, type ParseError } from 'jsonc-parser';
-import { isPlainObject } from '../core';
+import { isPlainObject, MiB, PROFILES_SETTING, SETTINGS_SECTION } from '../core';
 
 /** Largest settings file read, in bytes. */
-export const MAX_SETTINGS_BYTES = 1024 * 1024;
+export const MAX_SETTINGS_BYTES = MiB;
 
 /** The parsed workspace settings file. */
 export interface WorkspaceSettings {
@@ -51,10 +51,10 @@ export async function readWorkspaceSettings(workspace: string): Promise<Workspac
   }
   if (typeof root !== 'object' || root === null || Array.isArray(root)) return { path, found: true, profiles: undefined };
   const obj = root as Record<string, unknown>;
-  const nested = obj['sandboxRunner'];
+  const nested = obj[SETTINGS_SECTION];
   const nestedProfiles =
     typeof nested === 'object' && nested !== null ? (nested as Record<string, unknown>)['profiles'] : undefined;
-  const dotted = obj['sandboxRunner.profiles'];
+  const dotted = obj[PROFILES_SETTING];
   // Both spellings present: merged, the dotted one winning per profile name.
   const profiles = isPlainObject(dotted) && isPlainObject(nestedProfiles) ? { ...nestedProfiles, ...dotted } : (dotted ?? nestedProfiles);
   return { path, found: true, profiles };

@@ -1,18 +1,15 @@
 /**
  * The docker CLI argv for one run, built as data (pure: no I/O). Every flag of the isolation
- * floor (`../shared/design/isolation.md`) is emitted here and nowhere else; profiles only choose
+ * floor (SECURITY.md, "The floor") is emitted here and nowhere else; profiles only choose
  * values inside the floor.
  */
 import type { EngineKind } from './engineKind';
 import { SandboxError } from './errors';
 import { isAbsoluteHostPath, UNSAFE_HOST_PATH_CHARS } from './hostPath';
 import { LAUNCHER, TTY_LAUNCHER } from './launcher';
+import { SANDBOX_HOME, SNIPPET_DIR } from './layout';
 import { ENV_NAME, FILE_PLACEHOLDER, UNSAFE_CONTAINER_PATH_CHARS, type Profile } from './profileSchema';
 
-/** In-container directory of the snippet file: an exec tmpfs the launcher writes it into (a read-only bind of a host directory on the direct fallback). */
-export const SNIPPET_DIR = '/sandbox';
-/** In-container HOME: a tmpfs owned by the run's user; caches go below it. */
-export const SANDBOX_HOME = '/home/sandbox';
 
 /** A bind mount whose host path was validated and resolved through symlinks (see `mounts.ts`). */
 export interface ResolvedMount {
@@ -305,7 +302,7 @@ export function programArgv(profile: Profile, inContainerFile: string): string[]
 }
 
 /**
- * The isolation floor's flags, shared by every argv (all from isolation.md): one container per run
+ * The isolation floor's flags, shared by every argv (all from SECURITY.md, "The floor"): one container per run
  * (`--name`, `--pull never`, `--init`, `--restart no`, `--no-healthcheck`, `--log-driver none`);
  * privileges (`--user`, `--cap-drop ALL`, `--security-opt no-new-privileges`, `--ipc private`,
  * `--cgroupns private`); resources (`--memory` = `--memory-swap`, `--cpus`, `--pids-limit`,

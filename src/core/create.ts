@@ -1,9 +1,10 @@
 /**
  * `docker create` for the direct path only (images without `sh`, local engine; runner.ts), with
  * the checks a container must pass before it may start: the image's VOLUME check runs alongside
- * the create, and a create whose limits the engine discarded is refused (isolation.md: "refuse it
- * before running anything"; "a run never proceeds without its limits"). The launcher paths (cold
- * and warm) check the started container from inspect instead, before the code is sent (admit.ts).
+ * the create, and a create whose limits the engine discarded is refused (SECURITY.md: images with
+ * `VOLUME`s refused, in "The floor"; "A run never proceeds without its limits"). The launcher
+ * paths (cold and warm) check the started container from inspect instead, before the code is
+ * sent (admit.ts).
  */
 import { classifyEngineFailure, docker, imageVolumes, type DockerOptions } from './docker';
 import { discardedLimits, limitsDiscardedError } from './engineFlags';

@@ -12,7 +12,8 @@ import { commandFor, engineTarget, engineText, targetText } from './engineTarget
 import { engineProduct, installDockerFix, startEngineFix, type EngineNames } from './engineHints';
 import { SandboxError } from './errors';
 import { cliKind } from './engineKind';
-import { currentStartTime } from './labels';
+import { settingId } from './layout';
+import { currentStartTime } from './procLiveness';
 
 /** How to reach the engine. */
 export interface DockerOptions {
@@ -294,7 +295,7 @@ export function classifyEngineFailure(
     return new SandboxError(
       'daemon-unreachable',
       `The docker context "${engineText(missingContext[1]!, 200)}" does not exist.`,
-      'List the contexts with "docker context ls" and choose one that exists (--context, sandboxRunner.dockerContext or DOCKER_CONTEXT), then try again.',
+      `List the contexts with "docker context ls" and choose one that exists (--context, ${settingId('dockerContext')} or DOCKER_CONTEXT), then try again.`,
       detail,
     );
   }

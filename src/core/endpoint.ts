@@ -24,7 +24,7 @@
  * local to this client, reached directly as Node's `socketPath` (`\\.\pipe\NAME`), as a
  * `unix://` socket is elsewhere.
  */
-import { createHash } from 'node:crypto';
+import type * as Crypto from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, posix, win32 } from 'node:path';
@@ -87,6 +87,10 @@ export function dockerConfigDir(env: Readonly<Record<string, string | undefined>
 
 /** `sha256(name)` in hex: the folder of a context's metadata (docker CLI `store.contextdirOf`). */
 export function contextDir(name: string): string {
+  // node:crypto is required here, on first use: this module is in the extension's activation
+  // bundle, and loading node:crypto would add milliseconds to every activation.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { createHash } = require('node:crypto') as typeof Crypto;
   return createHash('sha256').update(name).digest('hex');
 }
 

@@ -3,7 +3,7 @@
  * resource limits the kernel cannot enforce: it drops the limit, creates the container anyway
  * and returns a warning, which the docker CLI prints on stderr as `WARNING: …` (moby
  * `daemon/daemon_unix.go`, `verifyContainerResources` and `verifyPlatformContainerSettings`).
- * A run must never proceed without its limits (isolation.md, "Resources"), so any such warning
+ * A run must never proceed without its limits (SECURITY.md, "Limits are never dropped"), so any such warning
  * fails the run before the container starts.
  */
 import { SandboxError } from './errors';

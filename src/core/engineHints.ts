@@ -6,6 +6,7 @@
  * and socket paths these products create by default), never from an engine's answer, and only
  * chooses a sentence of ours: it decides nothing the runner does.
  */
+import { settingId } from './layout';
 
 /**
  * An engine product, from its default context name or socket path:
@@ -83,12 +84,12 @@ export function startEngineFix(product: EngineProduct, platform: NodeJS.Platform
 /** How to install the docker CLI on `platform` (the `docker-missing` fix), one sentence of ours. */
 export function installDockerFix(platform: NodeJS.Platform = process.platform): string {
   if (platform === 'win32') {
-    return 'Install Docker Desktop (it puts docker.exe on PATH), or set sandboxRunner.dockerPath in your user settings (VS Code) or pass --docker-path (CLI) to the full path of docker.exe.';
+    return `Install Docker Desktop (it puts docker.exe on PATH), or set ${settingId('dockerPath')} in your user settings (VS Code) or pass --docker-path (CLI) to the full path of docker.exe.`;
   }
   if (platform === 'darwin') {
-    return 'Install Docker Desktop (or Colima, Rancher Desktop or OrbStack with the docker CLI) and put "docker" on PATH, or set sandboxRunner.dockerPath in your user settings (VS Code) or pass --docker-path (CLI).';
+    return `Install Docker Desktop (or Colima, Rancher Desktop or OrbStack with the docker CLI) and put "docker" on PATH, or set ${settingId('dockerPath')} in your user settings (VS Code) or pass --docker-path (CLI).`;
   }
-  return 'Install Docker (docker.io or Docker Desktop) and put "docker" on PATH, or (in VS Code) set sandboxRunner.dockerPath in your user settings.';
+  return `Install Docker (docker.io or Docker Desktop) and put "docker" on PATH, or (in VS Code) set ${settingId('dockerPath')} in your user settings.`;
 }
 
 /**

@@ -20,6 +20,12 @@ export interface FenceLanguage {
 }
 
 /**
+ * Fence names that are also the extension a block's snippet needs: node and TypeScript choose
+ * the module type by it (`.mjs`/`.mts` an ES module, `.cjs`/`.cts` CommonJS).
+ */
+const EXTENSION_NAMES: ReadonlySet<string> = new Set(['mjs', 'cjs', 'mts', 'cts']);
+
+/**
  * Common fence names (lower case) and the VS Code language id each stands for. A fence name not
  * listed is taken as a language id as written (lower-cased), so ```` ```ruby ```` reaches a user
  * profile with `"languages": ["ruby"]`. The built-in profiles list `python`, `javascript` and
@@ -28,40 +34,37 @@ export interface FenceLanguage {
  * syntax needs a profile whose command is `bash`). Not mapped on purpose: `zsh` (not `sh`
  * syntax), `console` and `shell-session` (prompts and output mixed with the commands).
  */
-// Plain literals under a pure freeze: bundles that import the core barrel without using the table drop it.
-export const FENCE_ALIASES: Readonly<Record<string, FenceLanguage>> = /* @__PURE__ */ Object.freeze({
-  py: { languageId: 'python' },
-  py3: { languageId: 'python' },
-  python3: { languageId: 'python' },
-  js: { languageId: 'javascript' },
-  node: { languageId: 'javascript' },
-  nodejs: { languageId: 'javascript' },
-  mjs: { languageId: 'javascript', extension: '.mjs' },
-  cjs: { languageId: 'javascript', extension: '.cjs' },
-  sh: { languageId: 'shellscript' },
-  bash: { languageId: 'shellscript' },
-  shell: { languageId: 'shellscript' },
-  ts: { languageId: 'typescript' },
-  mts: { languageId: 'typescript', extension: '.mts' },
-  cts: { languageId: 'typescript', extension: '.cts' },
-  rb: { languageId: 'ruby' },
-  golang: { languageId: 'go' },
-  rs: { languageId: 'rust' },
-  pl: { languageId: 'perl' },
-  'c++': { languageId: 'cpp' },
-  cc: { languageId: 'cpp' },
-  cxx: { languageId: 'cpp' },
-  cs: { languageId: 'csharp' },
-  'c#': { languageId: 'csharp' },
-  'f#': { languageId: 'fsharp' },
-  ps1: { languageId: 'powershell' },
-  pwsh: { languageId: 'powershell' },
-  kt: { languageId: 'kotlin' },
-  jl: { languageId: 'julia' },
-  exs: { languageId: 'elixir' },
-  hs: { languageId: 'haskell' },
-  clj: { languageId: 'clojure' },
+export const FENCE_ALIASES: Readonly<Record<string, FenceLanguage>> = /* @__PURE__ */ aliasTable({
+  python: ['py', 'py3', 'python3'],
+  javascript: ['js', 'node', 'nodejs', 'mjs', 'cjs'],
+  shellscript: ['sh', 'bash', 'shell'],
+  typescript: ['ts', 'mts', 'cts'],
+  ruby: ['rb'],
+  go: ['golang'],
+  rust: ['rs'],
+  perl: ['pl'],
+  cpp: ['c++', 'cc', 'cxx'],
+  csharp: ['cs', 'c#'],
+  fsharp: ['f#'],
+  powershell: ['ps1', 'pwsh'],
+  kotlin: ['kt'],
+  julia: ['jl'],
+  elixir: ['exs'],
+  haskell: ['hs'],
+  clojure: ['clj'],
 });
+
+/**
+ * The alias table from language id → fence names (in that order), each name with its
+ * {@link EXTENSION_NAMES} extension when it has one. Called under a pure annotation with plain
+ * literals, so bundles that import the core barrel without using the table drop it.
+ */
+function aliasTable(namesByLanguage: Readonly<Record<string, readonly string[]>>): Readonly<Record<string, FenceLanguage>> {
+  const rows = Object.entries(namesByLanguage).flatMap(([languageId, names]) =>
+    names.map((name): [string, FenceLanguage] => [name, EXTENSION_NAMES.has(name) ? { languageId, extension: `.${name}` } : { languageId }]),
+  );
+  return Object.freeze(Object.fromEntries(rows));
+}
 
 /**
  * The fence name in an info word, lower-cased: pandoc's `{.python}` and Quarto/R Markdown's

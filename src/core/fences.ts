@@ -67,6 +67,25 @@ const OPEN = /^( {0,3})(`{3,}|~{3,})(.*)$/;
 /** Leading spaces (only spaces: a tab is not removed from content lines). */
 const SPACES = /^ */;
 
+/** A fence being read: its opening line's shape, the containers it sits in and its content so far. */
+interface OpenFence {
+  readonly char: string;
+  readonly length: number;
+  readonly indent: number;
+  /** How many open containers hold it: a line continuing fewer ends it. */
+  readonly depth: number;
+  readonly line: number;
+  readonly info: string;
+  strip: number;
+  readonly lines: string[];
+}
+
+/** A line after the container prefixes taken so far: `rest` follows them, `used` is their width (UTF-16 code units). */
+interface LineRest {
+  readonly rest: string;
+  readonly used: number;
+}
+
 /**
  * Every fenced code block of `text`, in document order.
  * @param text the whole Markdown document
@@ -76,104 +95,115 @@ export function findFencedBlocks(text: string): FencedBlock[] {
   const lines = text.split(LINE_BREAK);
   const blocks: FencedBlock[] = [];
   const open: Container[] = [];
-  let fence: { char: string; length: number; indent: number; depth: number; line: number; info: string; strip: number; lines: string[] } | undefined;
-
-  const finish = (closeLine?: number) => {
-    if (!fence) return;
-    blocks.push({
-      fenceLine: fence.line,
-      contentStart: fence.line + 1,
-      lines: fence.lines,
-      info: fence.info,
-      ...(closeLine === undefined ? {} : { closeLine }),
-      strip: fence.strip,
-    });
-    fence = undefined;
-  };
-
+  let fence: OpenFence | undefined;
   for (let n = 0; n < lines.length; n++) {
-    const line = lines[n]!;
-    // Which open containers this line continues; `rest` is what follows their prefixes.
-    let rest = line;
-    let used = 0;
-    let matched = 0;
-    for (const c of open) {
-      if (c.kind === 'quote') {
-        const m = QUOTE.exec(rest);
-        if (!m) break;
-        rest = rest.slice(m[0].length);
-        used += m[0].length;
+    const at = continuedContainers(open, lines[n]!);
+    if (fence && at.matched >= fence.depth) {
+      if (isClosingFence(at.rest, fence.char, fence.length)) {
+        blocks.push(toBlock(fence, n));
+        fence = undefined;
+        open.length = at.matched;
       } else {
-        const blank = rest.trim() === '';
-        const indent = SPACES.exec(rest)![0].length;
-        if (!blank && indent < c.width) break;
-        const cut = Math.min(indent, c.width);
-        rest = rest.slice(cut);
-        used += cut;
+        const indent = Math.min(SPACES.exec(at.rest)![0].length, fence.indent);
+        if (fence.lines.length === 0) fence.strip = at.used + indent;
+        fence.lines.push(at.rest.slice(indent));
       }
-      matched++;
+      continue;
     }
-    if (fence) {
-      if (matched < fence.depth) {
-        // The line leaves the block's container: the block ends before it (spec 5.1, 5.2).
-        finish();
-      } else {
-        if (isClosingFence(rest, fence.char, fence.length)) {
-          finish(n);
-          open.length = matched;
-          continue;
-        }
-        const indent = Math.min(SPACES.exec(rest)![0].length, fence.indent);
-        if (fence.lines.length === 0) fence.strip = used + indent;
-        fence.lines.push(rest.slice(indent));
-        continue;
-      }
-    }
-    open.length = matched;
-    // New containers opened on this line (only with at most 3 spaces of indentation: 4+ is an
-    // indented code block, which holds no containers and no fences).
-    while (open.length < MAX_CONTAINERS) {
-      const quote = QUOTE.exec(rest);
-      if (quote) {
-        open.push({ kind: 'quote' });
-        rest = rest.slice(quote[0].length);
-        used += quote[0].length;
-        continue;
-      }
-      const item = ITEM.exec(rest);
-      if (item && !isThematicBreak(rest)) {
-        // Spec 5.2: 5+ spaces after the marker start an indented code block; the content
-        // column is then one space after the marker.
-        const spaces = item[3]!.length;
-        const gap = spaces === 0 || spaces > 4 ? 1 : spaces;
-        const width = item[1]!.length + item[2]!.length + gap;
-        open.push({ kind: 'item', width });
-        const cut = Math.min(rest.length, width);
-        rest = rest.slice(cut);
-        used += cut;
-        continue;
-      }
-      break;
-    }
-    const opener = OPEN.exec(rest);
-    if (!opener) continue;
-    const char = opener[2]![0]!;
-    const info = opener[3]!.trim();
-    if (char === '`' && info.includes('`')) continue; // spec example 145: an inline code span, not a fence
-    const indent = opener[1]!.length;
-    fence = {
-      char,
-      length: opener[2]!.length,
-      indent,
-      depth: open.length,
-      line: n,
-      info: info.split(/[ \t]/, 1)[0]!,
-      strip: used + indent,
-      lines: [],
-    };
+    // The line leaves the block's container: the block ends before it (spec 5.1, 5.2).
+    if (fence) blocks.push(toBlock(fence));
+    open.length = at.matched;
+    const after = openContainers(open, at);
+    fence = openingFence(after, open.length, n);
   }
-  finish();
+  if (fence) blocks.push(toBlock(fence));
   return blocks;
+}
+
+/** Which of the `open` containers `line` continues (`matched`, from the outermost), and what follows their prefixes. */
+function continuedContainers(open: readonly Container[], line: string): LineRest & { readonly matched: number } {
+  let rest = line;
+  let used = 0;
+  let matched = 0;
+  for (const c of open) {
+    if (c.kind === 'quote') {
+      const m = QUOTE.exec(rest);
+      if (!m) break;
+      rest = rest.slice(m[0].length);
+      used += m[0].length;
+    } else {
+      const blank = rest.trim() === '';
+      const indent = SPACES.exec(rest)![0].length;
+      if (!blank && indent < c.width) break;
+      const cut = Math.min(indent, c.width);
+      rest = rest.slice(cut);
+      used += cut;
+    }
+    matched++;
+  }
+  return { rest, used, matched };
+}
+
+/**
+ * Pushes onto `open` the containers a line opens after `at` (only with at most 3 spaces of
+ * indentation: 4+ is an indented code block, which holds no containers and no fences), at most
+ * {@link MAX_CONTAINERS} in all, and returns what follows their prefixes.
+ */
+function openContainers(open: Container[], at: LineRest): LineRest {
+  let { rest, used } = at;
+  while (open.length < MAX_CONTAINERS) {
+    const quote = QUOTE.exec(rest);
+    if (quote) {
+      open.push({ kind: 'quote' });
+      rest = rest.slice(quote[0].length);
+      used += quote[0].length;
+      continue;
+    }
+    const item = ITEM.exec(rest);
+    if (!item || isThematicBreak(rest)) break;
+    // Spec 5.2: 5+ spaces after the marker start an indented code block; the content
+    // column is then one space after the marker.
+    const spaces = item[3]!.length;
+    const gap = spaces === 0 || spaces > 4 ? 1 : spaces;
+    const width = item[1]!.length + item[2]!.length + gap;
+    open.push({ kind: 'item', width });
+    const cut = Math.min(rest.length, width);
+    rest = rest.slice(cut);
+    used += cut;
+  }
+  return { rest, used };
+}
+
+/** The fence `at` opens on line `n` inside `depth` containers, or undefined when it opens none. */
+function openingFence(at: LineRest, depth: number, n: number): OpenFence | undefined {
+  const opener = OPEN.exec(at.rest);
+  if (!opener) return undefined;
+  const char = opener[2]![0]!;
+  const info = opener[3]!.trim();
+  if (char === '`' && info.includes('`')) return undefined; // spec example 145: an inline code span, not a fence
+  const indent = opener[1]!.length;
+  return {
+    char,
+    length: opener[2]!.length,
+    indent,
+    depth,
+    line: n,
+    info: info.split(/[ \t]/, 1)[0]!,
+    strip: at.used + indent,
+    lines: [],
+  };
+}
+
+/** The block a fence made, closed on `closeLine` or (undefined) at the end of its container or the document. */
+function toBlock(fence: OpenFence, closeLine?: number): FencedBlock {
+  return {
+    fenceLine: fence.line,
+    contentStart: fence.line + 1,
+    lines: fence.lines,
+    info: fence.info,
+    ...(closeLine === undefined ? {} : { closeLine }),
+    strip: fence.strip,
+  };
 }
 
 /** True for a closing fence of `char` at least `length` long (spec 4.5: up to 3 spaces, then only spaces or tabs). */

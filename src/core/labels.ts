@@ -1,5 +1,5 @@
 /**
- * Owner labels put on every container (isolation.md, "Ownership and orphans"), so that
+ * Owner labels put on every container (SECURITY.md, "The floor"; the orphan sweep), so that
  * containers can be listed with `docker ps -a --filter label=sandbox-runner=1` and an orphan's
  * owner can be checked for liveness (see `reaper.ts`) on any engine, local or remote.
  *
@@ -19,9 +19,9 @@
  * So a sweep on a shared engine removes only containers whose boot id and pid namespace are this
  * process's, and whose owner pid is provably dead here; other clients' containers stay.
  */
-import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { processLease } from './ownerLease';
+import { currentBootId, currentPidNamespace, currentStartTime } from './procLiveness';
 
 /** The product label key; its value is always "1". */
 export const PRODUCT_LABEL = 'sandbox-runner';
@@ -56,75 +56,6 @@ export const LABELS = {
 
 /** The `docker ps --filter` value selecting this product's containers. */
 export const PRODUCT_FILTER = `label=${PRODUCT_LABEL}=1`;
-
-/**
- * Test-only switch: with `SANDBOX_RUNNER_NO_PROC=1` this process reads nothing from /proc for
- * owner liveness (labels get "unknown", the sweep's /proc probe answers "unknown"), as on macOS
- * and Windows, so the owner leases alone must decide (package.json `test:engine`).
- */
-export function procEvidenceOff(): boolean {
-  return process.env.SANDBOX_RUNNER_NO_PROC === '1';
-}
-
-/** This process's pid namespace, e.g. `pid:[4026531836]`, or "unknown" where /proc is unavailable. */
-export function currentPidNamespace(): string {
-  if (procEvidenceOff()) return 'unknown';
-  try {
-    return readlinkSync('/proc/self/ns/pid');
-  } catch {
-    return 'unknown';
-  }
-}
-
-/**
- * Field 22 (`starttime`, clock ticks since boot) of a `/proc/<pid>/stat` line, or undefined when
- * the line is malformed. Field 2 (`comm`) may hold spaces and parentheses, so fields are counted
- * after the last ")" (proc(5)).
- */
-export function statStartTime(statLine: string): string | undefined {
-  const close = statLine.lastIndexOf(')');
-  if (close < 0) return undefined;
-  // After ")" come field 3 (state), 4 (ppid), …: field 22 is the 20th.
-  const value = statLine.slice(close + 1).trim().split(/\s+/)[19];
-  return value && /^\d+$/.test(value) ? value : undefined;
-}
-
-/**
- * Field 3 (`state`, e.g. "R", "S", "Z" for a zombie) of a `/proc/<pid>/stat` line, or undefined.
- */
-export function statState(statLine: string): string | undefined {
-  const close = statLine.lastIndexOf(')');
-  if (close < 0) return undefined;
-  return statLine.slice(close + 1).trim().split(/\s+/)[0] || undefined;
-}
-
-let selfStart: string | undefined;
-/** This process's start time in clock ticks since boot (cached; it never changes), or "unknown". */
-export function currentStartTime(): string {
-  if (selfStart === undefined) {
-    if (procEvidenceOff()) return 'unknown';
-    try {
-      selfStart = statStartTime(readFileSync('/proc/self/stat', 'utf8')) ?? 'unknown';
-    } catch {
-      selfStart = 'unknown';
-    }
-  }
-  return selfStart;
-}
-
-let bootId: string | undefined;
-/** This machine's boot id (cached), or "unknown" where /proc is unavailable. */
-export function currentBootId(): string {
-  if (bootId === undefined) {
-    if (procEvidenceOff()) return 'unknown';
-    try {
-      bootId = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || 'unknown';
-    } catch {
-      bootId = 'unknown';
-    }
-  }
-  return bootId;
-}
 
 /**
  * The labels for one run, owned by this process. Opens this process's owner lease at the first

@@ -1,9 +1,10 @@
 /**
  * Resource limits of a profile and their allowed ranges. Each limit maps to one docker flag
- * (named on the field) or to a runner rule; the isolation floor is in
- * `../shared/design/isolation.md` ("Resources").
+ * (named on the field) or to a runner rule; the isolation floor is in SECURITY.md ("The floor").
  */
-import * as z from './zod';
+import { MiB } from './layout';
+import type * as z from './zod';
+import { zod } from './zodLoader';
 
 // `zod/mini` ships without a locale (3 KB we do not load): every check here carries its own
 // message, and unknown keys are worded by `toProfileIssues`, so zod's default texts never show.
@@ -15,8 +16,6 @@ interface Range {
   readonly unit: string;
   readonly integer: boolean;
 }
-
-const MiB = 1024 * 1024;
 
 /** Allowed ranges. Negative, non-finite and "unlimited" values are always refused; zero only where `min` is 0 (the interrupt grace). */
 export const LIMIT_RANGES = {
@@ -57,11 +56,12 @@ export function rangeMessage(range: Range): string {
  */
 export function withDescription<T extends z.ZodMiniType>(schema: T, description: string): T {
   const described = schema.clone();
-  z.globalRegistry.add(described, { description });
+  zod().globalRegistry.add(described, { description });
   return described;
 }
 
 function limit(name: keyof typeof LIMIT_RANGES, description: string) {
+  const z = zod();
   const range = LIMIT_RANGES[name];
   const error = rangeMessage(range);
   let schema = z.number({ error }).check(z.gte(range.min, { error }), z.lte(range.max, { error }));
@@ -69,30 +69,39 @@ function limit(name: keyof typeof LIMIT_RANGES, description: string) {
   return withDescription(z._default(schema, DEFAULT_LIMITS[name]), description);
 }
 
-/** Zod schema of `limits` in a profile. Unknown keys are refused. */
-export const LimitsSchema = withDescription(
-  z.strictObject({
-    memoryMiB: limit('memoryMiB', 'Memory limit in MiB; swap is disabled (`--memory` = `--memory-swap`).'),
-    cpus: limit('cpus', 'CPU quota in CPUs (`--cpus`).'),
-    pids: limit('pids', 'Maximum number of processes and threads, including the init process (`--pids-limit`).'),
-    timeoutSeconds: limit('timeoutSeconds', 'Wall-clock limit in seconds; when it expires the program gets SIGTERM and the container is removed interruptGraceSeconds later.'),
-    outputBytes: limit(
-      'outputBytes',
-      'Bytes kept per stream (stdout and stderr each); the first byte past it ends the run.',
-    ),
-    fileSizeMiB: limit('fileSizeMiB', 'Largest file the program may write, in MiB (`--ulimit fsize`).'),
-    tmpfsMiB: limit('tmpfsMiB', 'Size of each writable tmpfs (/tmp, the working directory, HOME), in MiB.'),
-    shmMiB: limit(
-      'shmMiB',
-      'Size of /dev/shm (POSIX shared memory, multiprocessing) in MiB (`--shm-size` with `--ipc private`); counted against the memory limit like any tmpfs. A single shared-memory block is also capped by fileSizeMiB.',
-    ),
-    interruptGraceSeconds: limit(
-      'interruptGraceSeconds',
-      'On cancel (SIGINT) or timeout (SIGTERM) the program\'s process group gets the signal first and the container is removed this many seconds later; 0 removes it at once.',
-    ),
-  }, { error: 'must be an object of limits such as {"memoryMiB": 256, "timeoutSeconds": 10}' }),
-  'Resource limits; every field is optional and defaults to the built-in value.',
-);
+/** Builds the schema of `limits` (see {@link limitsSchema}). */
+function buildLimitsSchema() {
+  return withDescription(
+    zod().strictObject({
+      memoryMiB: limit('memoryMiB', 'Memory limit in MiB; swap is disabled (`--memory` = `--memory-swap`).'),
+      cpus: limit('cpus', 'CPU quota in CPUs (`--cpus`).'),
+      pids: limit('pids', 'Maximum number of processes and threads, including the init process (`--pids-limit`).'),
+      timeoutSeconds: limit('timeoutSeconds', 'Wall-clock limit in seconds; when it expires the program gets SIGTERM and the container is removed interruptGraceSeconds later.'),
+      outputBytes: limit(
+        'outputBytes',
+        'Bytes kept per stream (stdout and stderr each); the first byte past it ends the run.',
+      ),
+      fileSizeMiB: limit('fileSizeMiB', 'Largest file the program may write, in MiB (`--ulimit fsize`).'),
+      tmpfsMiB: limit('tmpfsMiB', 'Size of each writable tmpfs (/tmp, the working directory, HOME), in MiB.'),
+      shmMiB: limit(
+        'shmMiB',
+        'Size of /dev/shm (POSIX shared memory, multiprocessing) in MiB (`--shm-size` with `--ipc private`); counted against the memory limit like any tmpfs. A single shared-memory block is also capped by fileSizeMiB.',
+      ),
+      interruptGraceSeconds: limit(
+        'interruptGraceSeconds',
+        'On cancel (SIGINT) or timeout (SIGTERM) the program\'s process group gets the signal first and the container is removed this many seconds later; 0 removes it at once.',
+      ),
+    }, { error: 'must be an object of limits such as {"memoryMiB": 256, "timeoutSeconds": 10}' }),
+    'Resource limits; every field is optional and defaults to the built-in value.',
+  );
+}
+
+let built: ReturnType<typeof buildLimitsSchema> | undefined;
+
+/** Zod schema of `limits` in a profile (unknown keys are refused), built once on first use: see profileSchema.ts `profileSchema`. */
+export function limitsSchema(): ReturnType<typeof buildLimitsSchema> {
+  return (built ??= buildLimitsSchema());
+}
 
 /** Fully resolved limits (every field present). */
-export type Limits = z.output<typeof LimitsSchema>;
+export type Limits = z.output<ReturnType<typeof limitsSchema>>;

@@ -17,13 +17,14 @@
  * view of the path; and a pass is cached for the process, so a later change on the engine's side
  * is not noticed. The probe file itself is briefly visible in the user's directory.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { classifyEngineFailure, docker, dockerBinary, removeContainer, spawnOptions, type DockerOptions } from './docker';
 import { engineKey, engineTarget, engineText, targetText } from './engineTarget';
 import { ownerLabels } from './labels';
+import { newContainerName } from './layout';
 
 /** What one probe found out about an engine and one source root. */
 export interface EngineView {
@@ -160,8 +161,7 @@ function probeCreateArgs(name: string, profileName: string, image: string, runId
 async function probeOnce(
   opts: DockerOptions, image: string, profileName: string, mounts: readonly string[], reads: readonly string[],
 ): Promise<Array<{ data?: Buffer; why?: string }>> {
-  const runId = randomUUID();
-  const name = `sandbox-runner-${runId}`;
+  const { runId, name } = newContainerName();
   const created = await docker(opts, probeCreateArgs(name, profileName, image, runId, mounts), PROBE_TIMEOUT_MS);
   try {
     if (created.exitCode !== 0) {

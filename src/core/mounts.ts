@@ -1,5 +1,5 @@
 /**
- * Run-time validation of a profile's bind mounts (isolation.md, "Filesystem"): the host path
+ * Run-time validation of a profile's bind mounts (SECURITY.md, "The floor" and "The engine mounts what was checked"): the host path
  * must exist, is resolved through symlinks, must be a directory, and must not be, contain, or sit
  * inside a protected path. What was checked is pinned by an open descriptor until the container
  * has started, and that descriptor is what a local engine mounts (see `resolveMounts`). The
@@ -12,15 +12,17 @@ import { mkdtemp, open, readlink, realpath, rm, stat, symlink, type FileHandle }
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ResolvedMount } from './argv';
-import { podmanMountsRefused, SANDBOX_HOME, SNIPPET_DIR } from './argv';
+import { podmanMountsRefused } from './argv';
+import { profileSettingPath, RESERVED_CONTAINER_PATHS } from './layout';
 import { engineKind } from './engineKind';
 import type { DockerOptions } from './docker';
 import { SandboxError } from './errors';
-import { currentStartTime } from './labels';
+import { currentStartTime } from './procLiveness';
 import { engineMountAccess, probeEngineView, type MountAccess } from './mountProbe';
 import { engineTarget, targetText } from './engineTarget';
 import { hostPathProblem, isAbsoluteHostPath, UNSAFE_HOST_PATH_CHARS, type HostPlatform } from './hostPath';
 import { isPathInside, type Profile } from './profileSchema';
+import type { NamedProfile } from './profileResolution';
 import { POSIX_PROTECTED_PATHS, protectedReasonFor } from './protectedPaths';
 
 /** Host paths a mount may not be, contain, or sit inside, on Linux (protectedPaths.ts has every platform's). */
@@ -47,7 +49,6 @@ function forms(path: string): string[] {
   }
 }
 
-const RESERVED_TARGETS = [SNIPPET_DIR, SANDBOX_HOME, '/tmp'];
 
 /**
  * The mounts of one run, each pinned to the directory that was checked (see {@link resolveMounts}).
@@ -218,6 +219,7 @@ async function checkSource(
  * descriptor; an engine that sees the file but not this process (Docker Desktop, Colima) gets a
  * plain bind of the checked path (no pin: see the notes on what that weakens in mountProbe.ts);
  * an engine that does not see it is refused, named.
+ * @param named the profile, and its name for the setting keys refusals name
  * @param extraProtected more host paths to refuse (e.g. the extension's own state directory)
  * @param engine the engine the run goes to (probed only when the profile has mounts)
  * @param workspace the workspace folder of a `workspace: "ro"` run: one more read-only mount, last
@@ -227,8 +229,7 @@ async function checkSource(
  *   cannot be created
  */
 export async function resolveMounts(
-  profileName: string,
-  profile: Profile,
+  { name: profileName, profile }: NamedProfile,
   extraProtected: readonly string[] = [],
   engine: MountEngine = {},
   workspace?: WorkspaceMountRequest,
@@ -247,20 +248,20 @@ export async function resolveMounts(
   };
   try {
     const out: ResolvedMount[] = [];
-    const all: Array<{ m: Profile['mounts'][number]; key: string; isWorkspace?: boolean }> = profile.mounts.map((m, i) => ({ m, key: `sandboxRunner.profiles.${profileName}.mounts.${i}` }));
-    if (workspace) all.push({ m: { source: workspace.source, target: workspace.target, mode: 'ro' }, key: `sandboxRunner.profiles.${profileName}.workspace`, isWorkspace: true });
+    const all: Array<{ m: Profile['mounts'][number]; key: string; isWorkspace?: boolean }> = profile.mounts.map((m, i) => ({ m, key: profileSettingPath(profileName, 'mounts', i) }));
+    if (workspace) all.push({ m: { source: workspace.source, target: workspace.target, mode: 'ro' }, key: profileSettingPath(profileName, 'workspace'), isWorkspace: true });
     for (const { m, key, isWorkspace } of all) {
       // The workspace folder is no entry of `mounts`: name it as what it is and point at its own switch.
       const way = isWorkspace ? `set ${key} to "none"` : 'remove the mount from the profile';
       const subject = isWorkspace ? `The workspace folder ${m.source} (${key}: "ro")` : `The bind mount ${key} (${m.source})`;
       const fail = (why: string, fix = `${isWorkspace ? 'Open a project folder instead' : 'Mount a project directory instead'}, or ${way}.`) =>
         new SandboxError('invalid-mount', `${subject} is refused because ${why}.`, fix);
-      if (RESERVED_TARGETS.some((t) => isPathInside(m.target, t))) {
-        throw fail(`its target ${m.target} is reserved by the sandbox (${RESERVED_TARGETS.join(', ')})`);
+      if (RESERVED_CONTAINER_PATHS.some((t) => isPathInside(m.target, t))) {
+        throw fail(`its target ${m.target} is reserved by the sandbox (${RESERVED_CONTAINER_PATHS.join(', ')})`);
       }
       // A target above a path the sandbox mounts itself (HOME under /home, the workdir) would make
       // the engine create that mount point inside the host directory.
-      const below = [...RESERVED_TARGETS, profile.workdir].find((t) => t !== m.target && isPathInside(t, m.target));
+      const below = [...RESERVED_CONTAINER_PATHS, profile.workdir].find((t) => t !== m.target && isPathInside(t, m.target));
       if (below) throw fail(`its target ${m.target} contains ${below}, which the sandbox mounts itself (the engine would create it in the host directory)`);
       const { handle, path: pinnedPath, pinnable } = await checkSource(m.source, extraProtected, fail, handles);
       // Podman cannot pin a source (argv.ts `refusePodmanMounts`): refused once the path checks

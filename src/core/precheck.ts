@@ -2,8 +2,8 @@
  * The pre-code checks: what the engine says about a started container, compared with what the
  * runner asked for, while the launcher waits for the code (launcher.ts). Pure: fed with the
  * parsed inspect JSON (inspect.ts; the Engine API's shape), no I/O. Any problem means the
- * container is removed without ever seeing the code (isolation.md: "refuse it before running
- * anything"; "a run never proceeds without its limits").
+ * container is removed without ever seeing the code (SECURITY.md, "The container is checked
+ * before the code is sent"; "A run never proceeds without its limits").
  *
  * - Limits and privileges: every floor item must be present in `HostConfig` with the value asked
  *   for (an engine that cannot enforce a limit drops it there: moby `verifyPlatformContainerResources`).
@@ -13,7 +13,8 @@
  *   own constants ({@link ENGINE_ENV}); catches Docker client proxies, Podman's `--http-proxy` and
  *   `containers.conf` additions.
  */
-import { DOCKER_CLIENT_PROXY_VARS, floorEnv, MASK_FILE_SOURCE, PODMAN_INIT, PODMAN_NPROC, SANDBOX_HOME, SNIPPET_DIR, type ResolvedMount } from './argv';
+import { DOCKER_CLIENT_PROXY_VARS, floorEnv, MASK_FILE_SOURCE, PODMAN_INIT, PODMAN_NPROC, type ResolvedMount } from './argv';
+import { MiB, SANDBOX_HOME, SNIPPET_DIR } from './layout';
 import type { EngineSpec } from './engineKind';
 import { SandboxError, type SandboxErrorCode } from './errors';
 import type { ContainerInspect, ImageInspect } from './inspect';
@@ -55,8 +56,6 @@ export interface Problem {
 export const ENGINE_ENV: readonly { readonly name: string; readonly value: string | RegExp }[] = [
   { name: 'PATH', value: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' },
 ];
-
-const MiB = 1024 * 1024;
 
 /** Every problem found; empty when the container is what was asked for. */
 export function containerProblems(container: ContainerInspect, image: ImageInspect, expected: Expected): Problem[] {

@@ -7,10 +7,8 @@ import { extname } from 'node:path';
 import type * as z from './zod';
 import { BUILTIN_PROFILES } from './defaults';
 import type { RunPaths } from './pathVariables';
+import { PROFILES_SETTING, profileSettingPath } from './layout';
 import { PROFILE_NAME, ProfileSchema, type Profile } from './profileSchema';
-
-/** The settings section and key that hold profiles. */
-export const PROFILES_SETTING = 'sandboxRunner.profiles';
 
 /** Where a profile's values came from; the highest layer that set any key wins the label. */
 export type ProfileSource = 'built-in' | 'user' | 'workspace';
@@ -34,6 +32,13 @@ export interface ResolvedProfile {
   readonly source: ProfileSource;
   readonly profile: Profile;
 }
+
+/**
+ * A profile and the name it runs under: a {@link ResolvedProfile} without its source, which is
+ * what the runner's helpers need (the warm pool, the mount checks, the workspace plan). Any
+ * ResolvedProfile is one.
+ */
+export type NamedProfile = Pick<ResolvedProfile, 'name' | 'profile'>;
 
 /** A profile that failed validation; it is never used for a run. */
 export interface InvalidProfile {
@@ -128,7 +133,7 @@ export function resolveProfiles(
       continue;
     }
     for (const [name, value] of Object.entries(layer.value)) {
-      const key = `${PROFILES_SETTING}.${name}`;
+      const key = profileSettingPath(name);
       if (!PROFILE_NAME.test(name)) {
         issues.push({ key, message: 'is not a valid profile name: use 1-64 letters, digits, ".", "_" or "-"' });
         continue;
@@ -156,7 +161,7 @@ export function resolveProfiles(
     if (parsed.success) {
       profiles.push({ name, source, profile: parsed.data });
     } else {
-      const profileIssues = toProfileIssues(`${PROFILES_SETTING}.${name}`, parsed.error);
+      const profileIssues = toProfileIssues(profileSettingPath(name), parsed.error);
       invalid.push({ name, source, issues: profileIssues, claims: rawClaims(value) });
       issues.push(...profileIssues);
     }
@@ -214,5 +219,5 @@ export function blockingIssues(set: ProfileSet, name: string, query: ProfileQuer
     (!chosen || RANK[p.source] <= RANK[chosen.source]) &&
     ((query.languageId !== undefined && p.claims.languages.includes(query.languageId)) || (ext !== '' && p.claims.extensions.includes(ext)));
   const claimed = new Set(set.invalid.filter(meantForRun).flatMap((p) => p.issues));
-  return set.issues.filter((i) => i.key === PROFILES_SETTING || i.key === `${PROFILES_SETTING}.${name}` || claimed.has(i));
+  return set.issues.filter((i) => i.key === PROFILES_SETTING || i.key === profileSettingPath(name) || claimed.has(i));
 }

@@ -4,9 +4,11 @@
  * generated from these same schemas (see `settingsSchema.ts`).
  */
 import { posix } from 'node:path';
-import * as z from './zod';
+import type * as z from './zod';
+import { zod } from './zodLoader';
 import { hostPathSegments, isAbsoluteHostPath, UNSAFE_HOST_PATH_CHARS } from './hostPath';
-import { LimitsSchema, withDescription } from './limits';
+import { RESERVED_CONTAINER_PATHS } from './layout';
+import { limitsSchema, withDescription } from './limits';
 import { splitPathVariable } from './pathVariables';
 
 /** Placeholder in `command` replaced by the in-container path of the snippet file. */
@@ -18,15 +20,8 @@ export const DEFAULT_USER = '65534:65534';
 /** Default working directory: a tmpfs owned by the run's user. */
 export const DEFAULT_WORKDIR = '/workspace';
 
-/** Container paths no mount, workdir or tmpfs may target (isolation.md, "Filesystem"). */
+/** Container paths no mount, workdir or tmpfs may target (SECURITY.md, "What the suites prove": the bad-profile corpus). */
 export const FORBIDDEN_CONTAINER_ROOTS = ['/proc', '/sys', '/dev', '/etc', '/run'] as const;
-
-/**
- * Container paths the sandbox mounts itself (the snippet's read-only `/sandbox`, the noexec HOME
- * `/home/sandbox` and `/tmp`, as in `argv.ts`): no mount or workdir may be, or sit inside, them,
- * or it would replace them (a workdir of `/tmp` would make `/tmp` executable).
- */
-export const RESERVED_CONTAINER_PATHS = ['/sandbox', '/home/sandbox', '/tmp'] as const;
 
 /**
  * Characters refused in container paths: the above, plus `:`. A container path lands in
@@ -43,31 +38,6 @@ export function isPathInside(path: string, root: string): boolean {
 
 const containerPathError =
   'must be an absolute container path other than "/", without "..", colons, commas or quotes, and outside /proc, /sys, /dev, /etc and /run, in normal form (no "//", "/./" or trailing "/")';
-
-/** An absolute, normalised container path outside the forbidden roots. */
-export const ContainerPathSchema = z.string({ error: containerPathError }).check(
-  z.refine(
-    (p) =>
-      p.startsWith('/') &&
-      p !== '/' &&
-      posix.normalize(p) === p &&
-      !p.endsWith('/') &&
-      !p.split('/').includes('..') &&
-      !UNSAFE_CONTAINER_PATH_CHARS.test(p) &&
-      posix.normalize(p).replace(/\/$/, '') !== '' &&
-      !FORBIDDEN_CONTAINER_ROOTS.some((root) => isPathInside(posix.normalize(p), root)),
-    { error: containerPathError },
-  ),
-);
-
-/** A container path that is not, and is not inside, a {@link RESERVED_CONTAINER_PATHS} entry (the workdir). */
-const OwnContainerPathSchema = ContainerPathSchema.check(
-  z.refine(
-    (p) =>
-      typeof p !== 'string' || !RESERVED_CONTAINER_PATHS.some((root) => isPathInside(posix.normalize(p).replace(/\/$/, ''), root)),
-    { error: `must not be ${RESERVED_CONTAINER_PATHS.join(', ')} or inside them: the sandbox mounts its own file systems there` },
-  ),
-);
 
 const mountError = 'must be a bind mount such as {"source": "/abs/host/path", "target": "/abs/container/path", "mode": "ro"}';
 const hostPathError =
@@ -87,27 +57,6 @@ function hostPathSyntaxOk(p: string): boolean {
     !hostPathSegments(p, 'win32').includes('..') && !UNSAFE_HOST_PATH_CHARS.test(p);
 }
 
-/** One bind mount (`--mount type=bind,src=…,dst=…[,readonly]`). Host paths are checked again at run time. */
-export const MountSchema = withDescription(
-  z.strictObject({
-    source: withDescription(
-      z.string({ error: hostPathError }).check(
-        z.refine(hostPathSyntaxOk, {
-          error: hostPathError,
-        }),
-      ),
-      'Absolute host path of a directory (single files cannot be mounted), or one starting with ${workspaceFolder} (the document\'s workspace folder) or ${fileDirname} (the folder of the file being run), resolved per run; resolved through symlinks and pinned before use.',
-    ),
-    // Reserved targets (RESERVED_CONTAINER_PATHS) are refused at run time by `resolveMounts`.
-    target: withDescription(ContainerPathSchema, 'Absolute path inside the container.'),
-    mode: withDescription(
-      z._default(z.enum(['ro', 'rw'], { error: 'must be "ro" (read-only, the default) or "rw"' }), 'ro'),
-      '"ro" (default) or "rw".',
-    ),
-  }, { error: mountError }),
-  'A bind mount; named volumes are not supported.',
-);
-
 /** Environment variable names allowed by `--env NAME=VALUE`. */
 export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -123,9 +72,68 @@ const languageError = 'must be a list of VS Code language ids such as ["python"]
 const extensionError = 'must be a list of file extensions with a leading dot, such as [".py"]';
 const commandError = `must be a non-empty list of strings without NUL characters (argv, no shell) that contains "${FILE_PLACEHOLDER}" where the snippet path goes`;
 
-/** The fields of a profile. Everything except `image` and `command` has a default. */
-export const ProfileSchema = withDescription(
-  z.strictObject({
+/** Schemas of container paths: any allowed one, and one outside {@link RESERVED_CONTAINER_PATHS} (the workdir). */
+function containerPathSchemas() {
+  const z = zod();
+  /** An absolute, normalised container path outside the forbidden roots. */
+  const containerPath = z.string({ error: containerPathError }).check(
+    z.refine(
+      (p) =>
+        p.startsWith('/') &&
+        p !== '/' &&
+        posix.normalize(p) === p &&
+        !p.endsWith('/') &&
+        !p.split('/').includes('..') &&
+        !UNSAFE_CONTAINER_PATH_CHARS.test(p) &&
+        posix.normalize(p).replace(/\/$/, '') !== '' &&
+        !FORBIDDEN_CONTAINER_ROOTS.some((root) => isPathInside(posix.normalize(p), root)),
+      { error: containerPathError },
+    ),
+  );
+
+  /** A container path that is not, and is not inside, a reserved path. */
+  const ownContainerPath = containerPath.check(
+    z.refine(
+      (p) =>
+        typeof p !== 'string' || !RESERVED_CONTAINER_PATHS.some((root) => isPathInside(posix.normalize(p).replace(/\/$/, ''), root)),
+      { error: `must not be ${RESERVED_CONTAINER_PATHS.join(', ')} or inside them: the sandbox mounts its own file systems there` },
+    ),
+  );
+
+  /** One bind mount (`--mount type=bind,src=…,dst=…[,readonly]`). Host paths are checked again at run time. */
+  return { containerPath, ownContainerPath };
+}
+
+/** One bind mount (`--mount type=bind,src=…,dst=…[,readonly]`). Host paths are checked again at run time. */
+function mountSchema(containerPath: ReturnType<typeof containerPathSchemas>['containerPath']) {
+  const z = zod();
+  return withDescription(
+    z.strictObject({
+      source: withDescription(
+        z.string({ error: hostPathError }).check(
+          z.refine(hostPathSyntaxOk, {
+            error: hostPathError,
+          }),
+        ),
+        'Absolute host path of a directory (single files cannot be mounted), or one starting with ${workspaceFolder} (the document\'s workspace folder) or ${fileDirname} (the folder of the file being run), resolved per run; resolved through symlinks and pinned before use.',
+      ),
+      // Reserved targets (RESERVED_CONTAINER_PATHS) are refused at run time by `resolveMounts`.
+      target: withDescription(containerPath, 'Absolute path inside the container.'),
+      mode: withDescription(
+        z._default(z.enum(['ro', 'rw'], { error: 'must be "ro" (read-only, the default) or "rw"' }), 'ro'),
+        '"ro" (default) or "rw".',
+      ),
+    }, { error: mountError }),
+    'A bind mount; named volumes are not supported.',
+  );
+
+  /** The fields of a profile. Everything except `image` and `command` has a default. */
+}
+
+/** The fields of a profile that say what runs and with what: image, command, languages, limits, network, mounts, env. */
+function runFields(paths: ReturnType<typeof containerPathSchemas>) {
+  const z = zod();
+  return {
     image: withDescription(
       z.string({ error: imageError }).check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._/:@-]{0,254}$/, { error: imageError })),
       'Image to run; it must already be present locally (runs never pull).',
@@ -159,7 +167,7 @@ export const ProfileSchema = withDescription(
       ),
       'File extensions this profile runs; the first names the snippet file.',
     ),
-    limits: z.prefault(LimitsSchema, {}),
+    limits: z.prefault(limitsSchema(), {}),
     network: withDescription(
       z._default(
         z.enum(['none', 'bridge'], { error: 'must be "none" (the default) or "bridge"; host and container networks are refused' }),
@@ -167,7 +175,7 @@ export const ProfileSchema = withDescription(
       ),
       '"none" (default): no network. "bridge": outbound network (opt-in).',
     ),
-    mounts: withDescription(z._default(z.array(MountSchema, { error: 'must be a list of bind mounts' }), []), 'Extra bind mounts.'),
+    mounts: withDescription(z._default(z.array(mountSchema(paths.containerPath), { error: 'must be a list of bind mounts' }), []), 'Extra bind mounts.'),
     env: withDescription(
       z._default(
         z.record(
@@ -181,6 +189,13 @@ export const ProfileSchema = withDescription(
       ),
       'Environment variables (nothing is inherited from the host).',
     ),
+  };
+}
+
+/** The fields of a profile that shape the container: user, workdir, line endings, workspace, module path, runtime. */
+function containerFields(paths: ReturnType<typeof containerPathSchemas>) {
+  const z = zod();
+  return {
     user: withDescription(
       z._default(
         z.string({ error: userError }).check(
@@ -199,7 +214,7 @@ export const ProfileSchema = withDescription(
       ),
       'Numeric non-root "UID:GID" (`--user`).',
     ),
-    workdir: withDescription(z._default(OwnContainerPathSchema, DEFAULT_WORKDIR), 'Working directory (a tmpfs owned by the user).'),
+    workdir: withDescription(z._default(paths.ownContainerPath, DEFAULT_WORKDIR), 'Working directory (a tmpfs owned by the user).'),
     lineEndings: withDescription(
       z._default(z.enum(['lf', 'keep'], { error: 'must be "lf" (the default: CRLF line endings become LF) or "keep"' }), 'lf'),
       '"lf" (default): CRLF line endings in the code become LF before it runs, so a script saved with Windows line endings runs as it reads. "keep": the code runs byte for byte.',
@@ -216,14 +231,41 @@ export const ProfileSchema = withDescription(
       z.optional(z.enum(['runsc'], { error: 'must be "runsc" (gVisor) or left out for the engine default' })),
       'Optional stronger OCI runtime (`--runtime`), e.g. gVisor "runsc".',
     ),
-  }),
-  'A sandbox profile.',
-);
+  };
+}
+
+/**
+ * Builds the profile schema. Constructing zod schemas runs many small constructors, about as long as
+ * everything else the activation bundle does at load (issue 12's activation budget), so it happens
+ * on the first validation ({@link profileSchema}), never at load.
+ */
+function buildProfileSchema() {
+  const paths = containerPathSchemas();
+  return withDescription(zod().strictObject({ ...runFields(paths), ...containerFields(paths) }), 'A sandbox profile.');
+}
+
+let built: ReturnType<typeof buildProfileSchema> | undefined;
+
+/** The profile schema (zod mini), built once on first use; the settings schema generator reads it whole (`z.partial`). */
+export function profileSchema(): ReturnType<typeof buildProfileSchema> {
+  return (built ??= buildProfileSchema());
+}
 
 /** A fully resolved, valid profile. */
-export type Profile = z.output<typeof ProfileSchema>;
+export type Profile = z.output<ReturnType<typeof profileSchema>>;
 /** A profile as written in settings (defaults may be omitted). */
-export type ProfileInput = z.input<typeof ProfileSchema>;
+export type ProfileInput = z.input<ReturnType<typeof profileSchema>>;
+
+/**
+ * Validation of a profile (the fields of {@link profileSchema}; everything except `image` and
+ * `command` has a default). The schema is built on the first call.
+ */
+export const ProfileSchema = {
+  /** @throws z.core.$ZodError when `value` is not a valid profile */
+  parse: (value: unknown): Profile => profileSchema().parse(value),
+  /** Validates without throwing: `{ success: true, data }` or `{ success: false, error }`. */
+  safeParse: (value: unknown) => profileSchema().safeParse(value),
+};
 
 /** Profile names: used in labels and messages. */
 export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;

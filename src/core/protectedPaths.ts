@@ -1,6 +1,6 @@
 /**
- * The host paths no bind mount may be, contain, or sit inside, per client OS (isolation.md,
- * "Filesystem"; issue 15 for macOS and Windows), and the pure rule that judges a resolved path
+ * The host paths no bind mount may be, contain, or sit inside, per client OS (SECURITY.md,
+ * "Protected host paths per platform"; issue 15 for macOS and Windows), and the pure rule that judges a resolved path
  * against them. mounts.ts `protectedReason` applies it with the real platform, home directory,
  * environment and symlink resolution; unit tests apply it with any platform on Linux.
  */

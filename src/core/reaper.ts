@@ -1,5 +1,5 @@
 /**
- * The orphan sweep (isolation.md, "Ownership and orphans"): containers whose owning process is
+ * The orphan sweep (SECURITY.md, "Ownership and orphans"): containers whose owning process is
  * provably gone are removed; everything else is left alone. It works on the engine in use
  * (`DockerOptions`: local, remote over ssh/tcp, or shared by several clients), and judges owners
  * from the client side: "provably gone" needs the owner to have run on this client host, in this
@@ -22,7 +22,7 @@
  *  5. otherwise the lease file decides: missing → dead; mtime older than 6 refresh periods →
  *     dead (unless this sweeper was itself just suspended → unknown); else alive.
  * Containers without those labels (made before leases, or when the state directory was unusable)
- * keep the /proc rule above. `SANDBOX_RUNNER_NO_PROC=1` (labels.ts `procEvidenceOff`, tests only)
+ * keep the /proc rule above. `SANDBOX_RUNNER_NO_PROC=1` (procLiveness.ts `procEvidenceOff`, tests only)
  * turns step 4 and the /proc rule off, as on macOS and Windows.
  *
  * Labels alone do not prove the product made a container: an image's Dockerfile `LABEL`s are
@@ -33,16 +33,18 @@
 import { lstatSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { SNIPPET_DIR } from './argv';
+import { containerName, RUN_ID, SNIPPET_DIR, SNIPPET_HOST_DIR_PREFIX } from './layout';
 import { inspectContainer, inspectImage, listContainers, removeContainer, type DockerOptions } from './docker';
 import { ENGINE_DIR_NAME } from './docker';
 import { isSandboxError } from './errors';
 import { ANCHOR_NAME, anchorRoots } from './mounts';
-import {
-  currentBootId, currentPidNamespace, currentStartTime, LABELS, PRODUCT_LABEL, procEvidenceOff, statStartTime, statState,
-} from './labels';
+import { LABELS, PRODUCT_LABEL } from './labels';
+import { currentBootId, currentPidNamespace, currentStartTime, procEvidenceOff, statStartTime, statState } from './procLiveness';
 import { hostIdIn, leaseLiveness, leasePathFor, OWNER_ID, processLease, readLeaseFile, removeOldLeaseFiles, type LeaseFile } from './ownerLease';
 import { stateDir } from './stateDir';
+
+/** A snippet directory's path as snippet.ts `writeSnippet` makes it: `…/sandbox-runner-XXXXXX`. */
+const SNIPPET_HOST_DIR = new RegExp(`/${SNIPPET_HOST_DIR_PREFIX}[A-Za-z0-9]{6}$`);
 
 /** Options of {@link reapOrphans} and {@link removeOwnContainers}. */
 export interface ReapOptions {
@@ -253,9 +255,6 @@ const LABEL_KEYS = [
   LABELS.ownerPid, LABELS.host, LABELS.ownerPidNamespace, LABELS.ownerBoot, LABELS.ownerStart, LABELS.runId, LABELS.ownerLease, LABELS.clientHost,
 ] as const;
 
-/** A run id as `randomUUID` makes it (lower-case RFC 4122 version 4). */
-const RUN_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-
 /**
  * Why a listed container is not provably one the product created, or undefined when it is: its
  * name must be exactly `sandbox-runner-<run-id>` for its own run-id label, a UUID (runner.ts and
@@ -264,7 +263,7 @@ const RUN_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]
 export function notProductNamed(c: OwnedContainer): string | undefined {
   const runId = (c.labels[LABELS.runId] ?? '').trim();
   if (!RUN_ID.test(runId)) return 'its run-id label is missing or not a run id, so it may not be this product\'s container';
-  if (c.name !== `sandbox-runner-${runId}`) {
+  if (c.name !== containerName(runId)) {
     return `its name is not sandbox-runner-<run id> for its run-id label, so its labels may come from its image, not from this product`;
   }
   return undefined;
@@ -325,7 +324,7 @@ async function snippetDirOf(opts: DockerOptions, name: string): Promise<string |
  */
 export function removeStaleSnippetDir(dir: string): boolean {
   try {
-    if (!/\/sandbox-runner-[A-Za-z0-9]{6}$/.test(dir) || dirname(dir) !== realpathSync(tmpdir())) return false;
+    if (!SNIPPET_HOST_DIR.test(dir) || dirname(dir) !== realpathSync(tmpdir())) return false;
     if (!lstatSync(dir).isDirectory()) return false;
     if (!readdirSync(dir).every((f) => /^main(\.[A-Za-z0-9_+-]{1,16})?$/.test(f))) return false;
     rmSync(dir, { recursive: true, force: true });
@@ -365,18 +364,10 @@ async function removeAll(opts: DockerOptions, chosen: readonly OwnedContainer[],
 export async function reapOrphans(opts: ReapOptions = {}): Promise<ReapReport> {
   const dockerOpts = opts.docker ?? {};
   const probe = opts.probe ?? localProbe();
-  const kept: KeptContainer[] = [];
-  const orphans: OwnedContainer[] = [];
   const listed = await listOwnedContainers(dockerOpts);
   // After the listing: a lease refreshed while the engine answered is seen as refreshed.
   const leases = opts.leases ?? localLeaseView();
-  for (const c of listed) {
-    const notOurs = notProductNamed(c);
-    const live = containerLiveness(c.labels, probe, leases);
-    if (notOurs) kept.push({ name: c.name, reason: notOurs });
-    else if (live.state === 'dead') orphans.push(c);
-    else kept.push({ name: c.name, reason: live.reason });
-  }
+  const { picked: orphans, kept } = pickByOwner(listed, 'dead', probe, leases);
   const removed = await removeAll(dockerOpts, await withoutImageLabelled(dockerOpts, orphans, kept), kept);
   const own = processLease();
   if (!opts.leases && own) removeOldLeaseFiles(own.dir, Date.now(), own.clockTrusted());
@@ -397,6 +388,22 @@ export async function reapOrphans(opts: ReapOptions = {}): Promise<ReapReport> {
  * @returns the removed directories
  */
 export function removeStaleEngineDirs(probe: ProcessProbe = localProbe(), root: string = tmpdir()): string[] {
+  const ours = (dir: string, f: string) => {
+    const path = join(dir, f);
+    if (/^seccomp-\d+\.json$/.test(f)) return lstatSync(path).isFile();
+    return /^sandbox-runner-[A-Za-z0-9_.-]+$/.test(f) && lstatSync(path).isDirectory() && readdirSync(path).every((g) => g === 'oom');
+  };
+  return removeDeadOwnerDirs(root, ENGINE_DIR_NAME, (dir) => readdirSync(dir).every((f) => ours(dir, f)), probe).sort();
+}
+
+/**
+ * Removes the real directories directly in `root` whose name `pattern` matches (group 1: the
+ * owner pid, group 2: its start time), whose owner is provably gone ({@link localOwnerDead}), and
+ * whose entries are all ours (`holdsOnlyOurs`, which may throw: the directory is then kept). An
+ * unreadable `root` and directories gone meanwhile are skipped.
+ * @returns the removed directories
+ */
+function removeDeadOwnerDirs(root: string, pattern: RegExp, holdsOnlyOurs: (dir: string) => boolean, probe: ProcessProbe): string[] {
   const removed: string[] = [];
   let names: string[];
   try {
@@ -404,25 +411,19 @@ export function removeStaleEngineDirs(probe: ProcessProbe = localProbe(), root: 
   } catch {
     return removed;
   }
-  const ours = (dir: string, f: string) => {
-    const path = join(dir, f);
-    if (/^seccomp-\d+\.json$/.test(f)) return lstatSync(path).isFile();
-    return /^sandbox-runner-[A-Za-z0-9_.-]+$/.test(f) && lstatSync(path).isDirectory() && readdirSync(path).every((g) => g === 'oom');
-  };
   for (const name of names) {
-    const m = ENGINE_DIR_NAME.exec(name);
-    if (!m) continue;
-    if (!localOwnerDead(m[1]!, m[2]!, probe)) continue;
+    const m = pattern.exec(name);
+    if (!m || !localOwnerDead(m[1]!, m[2]!, probe)) continue;
     const dir = join(root, name);
     try {
-      if (!lstatSync(dir).isDirectory() || !readdirSync(dir).every((f) => ours(dir, f))) continue;
+      if (!lstatSync(dir).isDirectory() || !holdsOnlyOurs(dir)) continue;
       rmSync(dir, { recursive: true, force: true });
       removed.push(dir);
     } catch {
       // gone meanwhile, or not ours to remove
     }
   }
-  return removed.sort();
+  return removed;
 }
 
 /**
@@ -446,30 +447,28 @@ function localOwnerDead(pid: string, start: string, probe: ProcessProbe): boolea
  * @returns the removed directories
  */
 export function removeStaleAnchors(probe: ProcessProbe = localProbe(), roots: readonly string[] = anchorRoots()): string[] {
-  const removed: string[] = [];
-  for (const root of roots) {
-    let names: string[];
-    try {
-      names = readdirSync(root);
-    } catch {
-      continue;
-    }
-    for (const name of names) {
-      const m = ANCHOR_NAME.exec(name);
-      if (!m) continue;
-      if (!localOwnerDead(m[1]!, m[2]!, probe)) continue;
-      const dir = join(root, name);
-      try {
-        if (!lstatSync(dir).isDirectory()) continue;
-        if (!readdirSync(dir).every((f) => /^[0-9a-f]{32}$/.test(f) && lstatSync(join(dir, f)).isSymbolicLink())) continue;
-        rmSync(dir, { recursive: true, force: true });
-        removed.push(dir);
-      } catch {
-        // gone meanwhile, or not ours to remove
-      }
-    }
+  const onlyLinks = (dir: string) => readdirSync(dir).every((f) => /^[0-9a-f]{32}$/.test(f) && lstatSync(join(dir, f)).isSymbolicLink());
+  return roots.flatMap((root) => removeDeadOwnerDirs(root, ANCHOR_NAME, onlyLinks, probe)).sort();
+}
+
+/**
+ * Splits listed containers by their owner: `picked` are those named as the product names them
+ * ({@link notProductNamed}) whose owner's liveness ({@link containerLiveness}) is `wanted`;
+ * every other one is `kept`, with the reason (the name's, else the liveness's).
+ */
+function pickByOwner(
+  listed: readonly OwnedContainer[], wanted: OwnerLiveness['state'], probe: ProcessProbe, leases: LeaseView,
+): { picked: OwnedContainer[]; kept: KeptContainer[] } {
+  const picked: OwnedContainer[] = [];
+  const kept: KeptContainer[] = [];
+  for (const c of listed) {
+    const notOurs = notProductNamed(c);
+    const live = containerLiveness(c.labels, probe, leases);
+    if (notOurs) kept.push({ name: c.name, reason: notOurs });
+    else if (live.state === wanted) picked.push(c);
+    else kept.push({ name: c.name, reason: live.reason });
   }
-  return removed.sort();
+  return { picked, kept };
 }
 
 /**
@@ -483,15 +482,8 @@ export async function removeOwnContainers(opts: ReapOptions = {}): Promise<ReapR
   const dockerOpts = opts.docker ?? {};
   const probe = opts.probe ?? localProbe();
   const leases = opts.leases ?? localLeaseView();
-  const kept: KeptContainer[] = [];
-  const mine: OwnedContainer[] = [];
-  for (const c of await listOwnedContainers(dockerOpts, `label=${LABELS.ownerPid}=${probe.selfPid}`)) {
-    const notOurs = notProductNamed(c);
-    const live = containerLiveness(c.labels, probe, leases);
-    if (notOurs) kept.push({ name: c.name, reason: notOurs });
-    else if (live.state === 'self') mine.push(c);
-    else kept.push({ name: c.name, reason: live.reason });
-  }
+  const listed = await listOwnedContainers(dockerOpts, `label=${LABELS.ownerPid}=${probe.selfPid}`);
+  const { picked: mine, kept } = pickByOwner(listed, 'self', probe, leases);
   const removed = await removeAll(dockerOpts, await withoutImageLabelled(dockerOpts, mine, kept), kept);
   return { removed, kept: kept.sort((a, b) => a.name.localeCompare(b.name)) };
 }

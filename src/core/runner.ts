@@ -11,11 +11,11 @@
  * terminal they take their own cold path (`docker create -t -i` + `docker start -a -i`, same
  * floor and checks). No `vscode` import here.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { admitContainer, checkCreated } from './admit';
-import { buildCreateArgv, buildRunArgv, buildTtyCreateArgv, DETACH_KEYS_LENGTH, detachKeys, SNIPPET_DIR, type ContainerSpec, type ResolvedMount } from './argv';
+import { buildCreateArgv, buildRunArgv, buildTtyCreateArgv, DETACH_KEYS_LENGTH, detachKeys, type ContainerSpec, type ResolvedMount } from './argv';
 import { createContainer } from './create';
 import { engineSpec } from './engineKind';
 import { diagnoseExit, diagnoseNoLauncher, launcherStopped, type Diagnosis } from './diagnose';
@@ -23,13 +23,14 @@ import { prepareControl, type DockerOptions } from './docker';
 import { resolveEndpoint } from './endpoint';
 import { isSandboxError, SandboxError, type SandboxErrorInfo } from './errors';
 import { ownerLabels } from './labels';
+import { newContainerName, profileSettingPath, SNIPPET_DIR } from './layout';
 import { openDirectLease, openRunLease, openTtyLease, type ContainerLease } from './lease';
 import { directoryAccess, resolveMounts, type PinnedMounts } from './mounts';
 import { BoundedStream, type OutputSink } from './output';
 import type { MountAccess } from './mountProbe';
 import { PidsWatch } from './pidsEvidence';
 import { ProfileSchema, type Profile } from './profileSchema';
-import { PROFILES_SETTING, toProfileIssues } from './profileResolution';
+import { toProfileIssues, type NamedProfile } from './profileResolution';
 import { checkProgramArgs } from './programArgs';
 import { scheduleRemoval } from './removals';
 import type { RunOutcome, RunResult } from './result';
@@ -166,7 +167,7 @@ export async function runInSandbox(req: RunRequest): Promise<RunResult> {
   // (or mutated a validated profile, e.g. network "host") must not reach docker with it.
   const checked = ProfileSchema.safeParse(req.profile);
   if (!checked.success) {
-    const issues = toProfileIssues(`${PROFILES_SETTING}.${req.profileName}`, checked.error);
+    const issues = toProfileIssues(profileSettingPath(req.profileName), checked.error);
     return invalidProfileResult(req, issues, t0);
   }
   let args: string[];
@@ -208,7 +209,7 @@ function refusedResult(error: SandboxErrorInfo, t0: number): RunResult {
   const none = { bytesKept: 0, truncated: false };
   return {
     outcome: 'failed-to-start', exitCode: null, signal: null, durationMs: performance.now() - t0,
-    stdout: none, stderr: none, message: `${error.message} ${error.fix}`, containerName: `sandbox-runner-${randomUUID()}`, error,
+    stdout: none, stderr: none, message: `${error.message} ${error.fix}`, containerName: newContainerName().name, error,
   };
 }
 
@@ -220,7 +221,7 @@ class Run {
   private readonly streams: Record<'stdout' | 'stderr', BoundedStream>;
   private readonly stopper: StopController;
   private readonly pids = new PidsWatch();
-  private name = `sandbox-runner-${randomUUID()}`;
+  private name = newContainerName().name;
   /** The profile as this run uses it (see {@link Run.prepare}): mount variables resolved, module path set. */
   private profile: Profile;
   /** A `workspace: "ro"` run's plan (workspaceMount.ts), set by {@link Run.prepare}. */
@@ -272,7 +273,7 @@ class Run {
     if (io?.tty) return this.ttyRun(io, io.tty);
     const key = JSON.stringify(this.profile);
     if (!profilesWithoutShell.has(key)) {
-      const warm = this.coldOnly ? undefined : this.req.warm?.take(this.req.profileName, this.profile, this.req.sourceFileName);
+      const warm = this.coldOnly ? undefined : this.req.warm?.take(this.named, this.req.sourceFileName);
       const first = warm ? await this.onLease(warm, []) : 'retry-cold';
       if (first !== 'retry-cold') return first === 'no-shell' ? this.direct() : first;
       const cold = await this.cold();
@@ -296,22 +297,28 @@ class Run {
       if (paths.workspaceFolder === undefined) {
         throw new SandboxError(
           'invalid-mount',
-          `The profile key sandboxRunner.profiles.${this.req.profileName}.workspace is "ro", but this run has no workspace folder (the file is not in an open folder, or the CLI got no --workspace), so nothing ran.`,
+          `The profile key ${profileSettingPath(this.req.profileName, 'workspace')} is "ro", but this run has no workspace folder (the file is not in an open folder, or the CLI got no --workspace), so nothing ran.`,
           'Save the file inside a workspace folder (or pass --workspace DIR to sandbox-run), or set "workspace" to "none".',
         );
       }
-      this.workspace = planWorkspaceRun(this.req.profileName, profile, { ...paths, workspaceFolder: paths.workspaceFolder });
+      this.workspace = planWorkspaceRun({ name: this.req.profileName, profile }, { ...paths, workspaceFolder: paths.workspaceFolder });
       profile = { ...profile, env: { ...profile.env, ...this.workspace.env } };
     }
     this.profile = profile;
   }
 
+  /** The profile as this run uses it, with the name it was asked for under. */
+  private get named(): NamedProfile {
+    return { name: this.req.profileName, profile: this.profile };
+  }
+
   /** Names this attempt's container (a new run id) and returns what the argv builders take for it. */
   private async containerSpec(mounts: readonly ResolvedMount[]): Promise<ContainerSpec> {
-    this.name = `sandbox-runner-${randomUUID()}`;
+    const { runId, name } = newContainerName();
+    this.name = name;
     return {
-      name: this.name, profile: this.profile, snippetFileName: snippetFileName(this.profile, this.req.sourceFileName),
-      mounts, labels: ownerLabels(this.name.slice('sandbox-runner-'.length), this.req.profileName),
+      name, profile: this.profile, snippetFileName: snippetFileName(this.profile, this.req.sourceFileName),
+      mounts, labels: ownerLabels(runId, this.req.profileName),
       ...(await engineSpec(this.opts)),
       ...(this.workspace?.workdir !== undefined ? { workdir: this.workspace.workdir } : {}),
       ...(this.workspace?.programFile !== undefined ? { programFile: this.workspace.programFile } : {}),
@@ -381,7 +388,7 @@ class Run {
     const ws = this.workspace;
     const folder = this.req.paths?.workspaceFolder;
     const request = ws && folder !== undefined ? { source: folder, target: ws.target } : undefined;
-    const pins = await resolveMounts(this.req.profileName, this.profile, this.req.protectedPaths, { docker: this.opts }, request);
+    const pins = await resolveMounts(this.named, this.req.protectedPaths, { docker: this.opts }, request);
     this.disposers.push(() => pins.dispose());
     if (!request) return pins;
     const mount = pins.mounts.at(-1)!;

@@ -9,6 +9,7 @@
 import { chmod, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
+import { SNIPPET_HOST_DIR_PREFIX } from './layout';
 import type { Profile } from './profileSchema';
 
 /** A written snippet; call {@link SnippetFile.dispose} when the run is over. */
@@ -74,7 +75,7 @@ export function snippetCode(code: string | Uint8Array, lineEndings: LineEndings)
  * The directory is world-readable so the container's non-root user can read the file.
  */
 export async function writeSnippet(code: string | Uint8Array, fileName: string, root = tmpdir()): Promise<SnippetFile> {
-  const dir = await realpath(await mkdtemp(join(root, 'sandbox-runner-')));
+  const dir = await realpath(await mkdtemp(join(root, SNIPPET_HOST_DIR_PREFIX)));
   const dispose = () => rm(dir, { recursive: true, force: true });
   try {
     await chmod(dir, 0o755);

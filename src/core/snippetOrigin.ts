@@ -3,7 +3,7 @@
  * apart from sourceRefs.ts: it needs the argv module, which the extension's activation bundle
  * does not load (the editor reaches this through its engine bundle).
  */
-import { SNIPPET_DIR } from './argv';
+import { SNIPPET_DIR } from './layout';
 import { substitutePathVariable, type RunPaths } from './pathVariables';
 import type { Profile } from './profileSchema';
 import { snippetFileName } from './snippet';

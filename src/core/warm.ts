@@ -9,16 +9,16 @@
  * Profiles whose launcher cannot run (no `sh` in the image as the profile leaves it) fall back
  * to the cold path, reported once through `onLog`.
  */
-import { randomUUID } from 'node:crypto';
 import { admitContainer } from './admit';
 import { buildRunArgv } from './argv';
 import { engineSpec, initCouldNotExec } from './engineKind';
 import { inspectState, type DockerOptions } from './docker';
 import { LABELS, ownerLabels } from './labels';
+import { newContainerName } from './layout';
 import { openRunLease, type ContainerLease } from './lease';
 import { resolveMounts } from './mounts';
 import { usesPathVariables } from './pathVariables';
-import type { Profile } from './profileSchema';
+import type { NamedProfile } from './profileResolution';
 import { scheduleRemoval } from './removals';
 import { snippetFileName } from './snippet';
 
@@ -53,8 +53,8 @@ interface Slot {
 export const WARM_LABEL = `${LABELS.product}.warm`;
 
 /** Identity of a profile for the pool: any change to it discards the warm container. */
-export function warmKey(profileName: string, profile: Profile): string {
-  return JSON.stringify([profileName, profile]);
+export function warmKey({ name, profile }: NamedProfile): string {
+  return JSON.stringify([name, profile]);
 }
 
 export class WarmPool {
@@ -78,15 +78,16 @@ export class WarmPool {
    * `${fileDirname}` sources, issue 12): a warm container starts before the file is known, so
    * those runs always take the cold path.
    */
-  prepare(profileName: string, profile: Profile): void {
+  prepare(named: NamedProfile): void {
+    const { name: profileName, profile } = named;
     if (this.disposed || this.coldOnly.has(JSON.stringify(profile))) return;
     if (profile.workspace !== 'none' || usesPathVariables(profile)) return;
-    const key = warmKey(profileName, profile);
+    const key = warmKey(named);
     const existing = this.slots.get(profileName);
     if (existing?.key === key) return;
     if (existing) this.discard(existing);
     const slot: Slot = { key, profileName, ready: Promise.resolve(undefined) };
-    const ready = this.create(profileName, profile).then(
+    const ready = this.create(named).then(
       (container) => {
         if (!container) return undefined;
         if (this.slots.get(profileName) !== slot || this.disposed) {
@@ -113,9 +114,9 @@ export class WarmPool {
   }
 
   /** Resolves once the profile's warm container is ready (true) or could not be made (false). */
-  async ready(profileName: string, profile: Profile): Promise<boolean> {
-    const slot = this.slots.get(profileName);
-    if (!slot || slot.key !== warmKey(profileName, profile)) return false;
+  async ready(named: NamedProfile): Promise<boolean> {
+    const slot = this.slots.get(named.name);
+    if (!slot || slot.key !== warmKey(named)) return false;
     return (await slot.ready) !== undefined;
   }
 
@@ -123,9 +124,10 @@ export class WarmPool {
    * Takes the profile's ready container for one run, or undefined (cold path) when none is ready
    * or its snippet file name differs. A replacement is prepared in the background.
    */
-  take(profileName: string, profile: Profile, sourceFileName?: string): ContainerLease | undefined {
+  take(named: NamedProfile, sourceFileName?: string): ContainerLease | undefined {
+    const { name: profileName, profile } = named;
     const slot = this.slots.get(profileName);
-    const key = warmKey(profileName, profile);
+    const key = warmKey(named);
     let taken: ContainerLease | undefined;
     if (slot?.container && slot.key === key && slot.container.fileName === snippetFileName(profile, sourceFileName)) {
       taken = slot.container.lease.ended ? undefined : slot.container.lease;
@@ -133,7 +135,7 @@ export class WarmPool {
       this.slots.delete(profileName);
       if (!taken) this.track(this.removeLease(slot.container.lease));
     }
-    this.prepare(profileName, profile);
+    this.prepare(named);
     return taken;
   }
 
@@ -142,13 +144,13 @@ export class WarmPool {
    * the image, or none the profile's env, workdir and mounts leave visible); logged once. Keyed by
    * the whole profile, so a profile that hides `sh` never turns warm start off for the image's others.
    */
-  markColdOnly(profileName: string, profile: Profile, why: string): void {
-    const key = JSON.stringify(profile);
+  markColdOnly(named: NamedProfile, why: string): void {
+    const key = JSON.stringify(named.profile);
     if (this.coldOnly.has(key)) return;
     this.coldOnly.add(key);
-    this.log(`profile ${profileName} cannot run the warm launcher in image ${profile.image} (${why}); it uses the cold path`);
-    const slot = this.slots.get(profileName);
-    if (slot?.key === warmKey(profileName, profile)) this.discard(slot);
+    this.log(`profile ${named.name} cannot run the warm launcher in image ${named.profile.image} (${why}); it uses the cold path`);
+    const slot = this.slots.get(named.name);
+    if (slot?.key === warmKey(named)) this.discard(slot);
   }
 
   /** Names of the warm containers ready and waiting (not taken by any run). */
@@ -189,15 +191,16 @@ export class WarmPool {
    * Starts one warm container and admits it; undefined when this image cannot be warmed. The
    * pinned mount sources stay open until the container was checked (the engine mounted them).
    */
-  private async create(profileName: string, profile: Profile): Promise<WarmContainer | undefined> {
+  private async create(named: NamedProfile): Promise<WarmContainer | undefined> {
+    const { name: profileName, profile } = named;
     const opts = this.options.docker ?? {};
-    const name = `sandbox-runner-${randomUUID()}`;
+    const { runId, name } = newContainerName();
     const fileName = snippetFileName(profile);
     const engine = await engineSpec(opts);
-    const pins = await resolveMounts(profileName, profile, this.options.protectedPaths, { docker: opts });
+    const pins = await resolveMounts(named, this.options.protectedPaths, { docker: opts });
     const lease = (() => {
       try {
-        const labels = { ...ownerLabels(name.slice('sandbox-runner-'.length), profileName), [WARM_LABEL]: '1' };
+        const labels = { ...ownerLabels(runId, profileName), [WARM_LABEL]: '1' };
         return openRunLease(opts, 'warm', name, buildRunArgv({ name, profile, snippetFileName: fileName, mounts: pins.mounts, labels, ...engine }));
       } catch (e) {
         void pins.dispose();
@@ -212,17 +215,17 @@ export class WarmPool {
     } finally {
       await pins.dispose();
     }
-    await this.noLauncher(profileName, profile, lease);
+    await this.noLauncher(named, lease);
     return undefined;
   }
 
   /** The launcher never waited: no `sh` (this profile goes cold), or a failure (thrown). */
-  private async noLauncher(profileName: string, profile: Profile, lease: ContainerLease): Promise<void> {
+  private async noLauncher(named: NamedProfile, lease: ContainerLease): Promise<void> {
     const exit = await lease.exit;
     const state = await inspectState(this.options.docker ?? {}, lease.name).catch(() => undefined);
     await this.removeLease(lease);
     if (state?.started && state.status === 'exited' && (await initCouldNotExec(this.options.docker ?? {}, state.exitCode))) {
-      this.markColdOnly(profileName, profile, `the launcher stopped at once with status ${state.exitCode}`);
+      this.markColdOnly(named, `the launcher stopped at once with status ${state.exitCode}`);
       return;
     }
     throw new Error(`the container did not start (exit ${exit.exitCode ?? 'unknown'}): ${lease.launcher?.heldText().trim() ?? ''}`);

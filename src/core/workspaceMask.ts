@@ -20,6 +20,7 @@ import { join, relative, sep } from 'node:path';
 import picomatch from 'picomatch';
 import { SandboxError } from './errors';
 import { isHostPathInside } from './hostPath';
+import { settingId } from './layout';
 import { DEFAULT_MASK_GLOBS } from './workspaceMount';
 
 export { DEFAULT_MASK_GLOBS };
@@ -48,7 +49,7 @@ export function maskMatcher(globs: readonly string[]): (relPath: string) => bool
   try {
     match = picomatch([...ALWAYS_MASKED, ...globs], { dot: true });
   } catch (e) {
-    throw new SandboxError('invalid-profile', `A glob of sandboxRunner.maskedFiles cannot be read (${String(e)}), so nothing ran.`, 'Fix sandboxRunner.maskedFiles in your user settings.');
+    throw new SandboxError('invalid-profile', `A glob of ${settingId('maskedFiles')} cannot be read (${String(e)}), so nothing ran.`, `Fix ${settingId('maskedFiles')} in your user settings.`);
   }
   return (relPath) => {
     const name = relPath.slice(relPath.lastIndexOf('/') + 1);

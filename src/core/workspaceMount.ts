@@ -13,10 +13,11 @@
  * folder as the working directory and on the profile's `modulePathEnv`.
  */
 import { posix } from 'node:path';
-import { SNIPPET_DIR, SANDBOX_HOME } from './argv';
+import { profileSettingPath, RESERVED_CONTAINER_PATHS } from './layout';
 import { SandboxError } from './errors';
 import { isHostPathInside, pathFlavor, type HostPlatform } from './hostPath';
-import { isPathInside, UNSAFE_CONTAINER_PATH_CHARS, type Profile } from './profileSchema';
+import { isPathInside, UNSAFE_CONTAINER_PATH_CHARS } from './profileSchema';
+import type { NamedProfile } from './profileResolution';
 
 /**
  * Globs hidden from the workspace mount by default (`sandboxRunner.maskedFiles`' default; `.git`
@@ -90,12 +91,14 @@ export interface WorkspacePlan {
  * mounts (equal, inside or containing).
  * @throws SandboxError `invalid-mount` naming `sandboxRunner.profiles.NAME.workspace` and the collision
  */
-export function planWorkspaceRun(profileName: string, profile: Profile, input: WorkspaceRunInput, platform: HostPlatform = process.platform): WorkspacePlan {
-  const key = `sandboxRunner.profiles.${profileName}.workspace`;
+export function planWorkspaceRun(
+  { name: profileName, profile }: NamedProfile, input: WorkspaceRunInput, platform: HostPlatform = process.platform,
+): WorkspacePlan {
+  const key = profileSettingPath(profileName, 'workspace');
   const target = workspaceTarget(input.workspaceFolder, platform);
   const refuse = (why: string) =>
     new SandboxError('invalid-mount', `The workspace mount (${key}) at ${target} is refused because ${why}, so nothing ran.`, 'Change the profile\'s workdir or mounts, or set "workspace" to "none".');
-  for (const own of [SNIPPET_DIR, SANDBOX_HOME, '/tmp']) {
+  for (const own of RESERVED_CONTAINER_PATHS) {
     if (isPathInside(target, own) || isPathInside(own, target)) throw refuse(`the sandbox mounts ${own} itself`);
   }
   if (isPathInside(profile.workdir, target)) throw refuse(`the profile's workdir ${profile.workdir} is there (its tmpfs would hide the project files)`);

@@ -6,7 +6,8 @@
  * cloned repository cannot pre-seed it) and revocable from the profile tree.
  */
 import * as vscode from 'vscode';
-import { looseningFingerprint, type LooseningReport } from '../core';
+import type { LooseningReport } from '../core';
+import { looseningFingerprint } from '../core/loosening';
 
 const KEY = 'sandboxRunner.looseningConsents';
 const ALLOW = 'Allow for This Workspace';

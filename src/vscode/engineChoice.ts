@@ -5,7 +5,9 @@
  * as ignored. The settings are machine-scoped (package.json) as a first layer; this is the second.
  * Free of `vscode`, so unit tests import it.
  */
-import { contextNameProblem, engineOptions, hostProblem, type DockerOptions, type EngineChoice } from '../core';
+import type { DockerOptions, EngineChoice, SettingKey } from '../core';
+import { contextNameProblem, engineOptions, hostProblem } from '../core/engineTarget';
+import { settingId } from '../core/layout';
 
 /** The layers of one setting, as `WorkspaceConfiguration.inspect` returns them (the fields read here). */
 export interface InspectedSetting {
@@ -15,7 +17,7 @@ export interface InspectedSetting {
 }
 
 /** The engine settings' keys, without the `sandboxRunner.` section. */
-export const ENGINE_KEYS = ['dockerPath', 'dockerContext', 'dockerHost'] as const;
+export const ENGINE_KEYS = ['dockerPath', 'dockerContext', 'dockerHost'] as const satisfies readonly SettingKey[];
 export type EngineKey = (typeof ENGINE_KEYS)[number];
 
 /** The engine choice from user settings, with what was ignored or is wrong (plain sentences). */
@@ -42,17 +44,17 @@ export function engineSettingsFrom(inspect: (key: EngineKey) => InspectedSetting
   for (const key of ENGINE_KEYS) {
     const layers = inspect(key);
     if (layers?.workspaceValue !== undefined || layers?.workspaceFolderValue !== undefined) {
-      problems.push(`sandboxRunner.${key} in workspace settings is ignored (user settings only)`);
+      problems.push(`${settingId(key)} in workspace settings is ignored (user settings only)`);
     }
     const value = text(layers?.globalValue);
     if (value !== undefined) user[key] = value;
   }
   const { dockerPath, dockerContext: context, dockerHost: host } = user;
   const contextProblem = context !== undefined ? contextNameProblem(context) : undefined;
-  if (contextProblem) problems.push(`sandboxRunner.dockerContext ${contextProblem}`);
+  if (contextProblem) problems.push(`${settingId('dockerContext')} ${contextProblem}`);
   const hostIssue = host !== undefined ? hostProblem(host) : undefined;
-  if (hostIssue) problems.push(`sandboxRunner.dockerHost ${hostIssue}`);
-  if (context !== undefined && host !== undefined) problems.push('sandboxRunner.dockerContext and sandboxRunner.dockerHost are both set: the host is used');
+  if (hostIssue) problems.push(`${settingId('dockerHost')} ${hostIssue}`);
+  if (context !== undefined && host !== undefined) problems.push(`${settingId('dockerContext')} and ${settingId('dockerHost')} are both set: the host is used`);
   return {
     choice: { ...(dockerPath ? { dockerPath } : {}), ...(host ? { host } : context ? { context } : {}) },
     problems,

@@ -6,10 +6,11 @@
  * Free of `vscode`, so unit tests import it.
  */
 import type { RunResult, SandboxErrorCode } from '../core';
+import { settingId } from '../core/layout';
 
 /** What failed, by error code: one sentence without any text from the run. */
 const WHAT: Record<SandboxErrorCode, string> = {
-  'docker-missing': 'the docker command could not be started (check the sandboxRunner.dockerPath user setting)',
+  'docker-missing': `the docker command could not be started (check the ${settingId('dockerPath')} user setting)`,
   'daemon-unreachable': 'the Docker engine could not be reached (is it running?)',
   'permission-denied': 'the Docker engine refused access to this user',
   'image-missing': "the profile's image is not present on the Docker engine in use, and runs never pull it",

@@ -9,7 +9,8 @@
  * engine, are in the output channel (the run's footer), names only through `plainText`.
  */
 import * as vscode from 'vscode';
-import { commandFor, type DockerOptions, type ProfileIssue, type RunResult } from '../core';
+import type { DockerOptions, ProfileIssue, RunResult } from '../core';
+import { commandFor } from '../core/engineTarget';
 import { failureNotice } from './failureText';
 import { plainText } from './plainText';
 

@@ -6,11 +6,12 @@
  * `languages` (the settings cache), and refresh when either changes.
  */
 import * as vscode from 'vscode';
+import type { SettingKey } from '../core/layout';
 import { markdown } from './lazy';
 import { SECTION, type SettingsCache } from './settings';
 
 /** The setting that turns the lenses off: `sandboxRunner.markdownCodeLens` (boolean, default true, resource scope). */
-export const MARKDOWN_LENS_SETTING = 'markdownCodeLens';
+export const MARKDOWN_LENS_SETTING = 'markdownCodeLens' satisfies SettingKey;
 
 /**
  * Markdown files and untitled Markdown documents: not the `git:` (or other) copies a diff editor

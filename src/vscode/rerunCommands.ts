@@ -6,7 +6,8 @@
  * documents live in the re-run bundle, loaded on first use (lazy.ts `rerun()`).
  */
 import * as vscode from 'vscode';
-import { pickProfile, type RunResult } from '../core';
+import type { Profile, RunResult } from '../core';
+import { pickProfile } from '../core/profileResolution';
 import { execute, type CommandDeps } from './commands';
 import { editorTarget, fileTarget, type Target } from './runTarget';
 import { rerun } from './lazy';
@@ -63,113 +64,130 @@ async function rerunTarget(entry: RecentRunEntry): Promise<Target | undefined> {
 
 /** Registers the re-run commands; all disposables go into `context.subscriptions`. */
 export function registerRerunCommands(context: vscode.ExtensionContext, deps: CommandDeps, history: RunHistory): void {
-  let documents: RunOutputDocuments | undefined;
-  context.subscriptions.push({ dispose: () => documents?.dispose() });
-
-  const rerunEntry = async (arg: unknown): Promise<RunResult | undefined> => {
-    const entry = entryOf(history, arg);
-    if (!entry) {
-      void vscode.window.showInformationMessage('No sandbox run to re-run yet: run a file or a selection first.');
-      return undefined;
-    }
-    const target = await rerunTarget(entry);
-    return target && execute(deps, target, entry.run.profileName, entry.run.interactive, entry.run.args);
-  };
-
+  const documents: { current?: RunOutputDocuments } = {};
+  context.subscriptions.push({ dispose: () => documents.current?.dispose() });
   const handlers: Record<string, (...args: unknown[]) => unknown> = {
-    /** Asks for program arguments (prefilled with this document's last ones); `text` given: used as if typed (no prompt). */
-    [RERUN_COMMANDS.runWithArguments]: async (arg?: unknown, text?: unknown) => {
-      const target = arg instanceof vscode.Uri && arg.toString() !== vscode.window.activeTextEditor?.document.uri.toString()
-        ? await fileTarget(arg)
-        : editorTarget(false);
-      if (!target) {
-        void vscode.window.showInformationMessage('Open a file or select code to run it in the sandbox.');
-        return undefined;
-      }
-      const code = rerun();
-      let typed = typeof arg === 'string' ? arg : typeof text === 'string' ? text : undefined;
-      if (typed === undefined) {
-        typed = await vscode.window.showInputBox({
-          title: `Run in Sandbox with Arguments: ${plainText(target.label)}`,
-          prompt: 'Program arguments, split into words as a shell would (quotes and backslashes work); no shell runs, so | > ; $ are refused unless quoted.',
-          value: code.joinArgs(history.argsFor(target.documentUri) ?? []),
-          ignoreFocusOut: true,
-          validateInput: (value) => {
-            const split = code.splitArgs(value);
-            return 'error' in split ? split.error : undefined;
-          },
-        });
-        if (typed === undefined) return undefined;
-      }
-      const split = code.splitArgs(typed);
-      if ('error' in split) {
-        void vscode.window.showErrorMessage(`Not run: ${split.error}`);
-        return undefined;
-      }
-      await history.rememberArgs(target.documentUri, split.args);
-      return execute(deps, target, undefined, undefined, split.args);
-    },
-    [RERUN_COMMANDS.rerunLast]: () => rerunEntry(undefined),
-    [RERUN_COMMANDS.rerun]: (arg?: unknown) => rerunEntry(arg ?? null),
-    /** Opens the run's output (kept in this window's memory) as a read-only document. */
-    [RERUN_COMMANDS.showRunOutput]: async (arg?: unknown) => {
-      const entry = entryOf(history, arg);
-      if (!entry?.memory?.output) {
-        deps.output.show();
-        if (entry) void vscode.window.showInformationMessage('The output of this run is not kept across window reloads; the Sandbox Runner output shows the runs of this window.');
-        return undefined;
-      }
-      documents ??= new (rerun().RunOutputDocuments)();
-      await documents.show(entry.run.id, entry.run.label, entry.memory.output);
-      return entry.memory.output;
-    },
-    /** Copies a command line that reproduces the run (and returns it). */
-    [RERUN_COMMANDS.copyAsCli]: async (arg?: unknown) => {
-      const entry = entryOf(history, arg);
-      if (!entry) return undefined;
-      const { run, memory } = entry;
-      if (run.kind !== 'file' && !memory) {
-        void vscode.window.showInformationMessage(rerunBlocker(entry)!.replace('re-run', 'be copied as a command line'));
-        return undefined;
-      }
-      let profile = memory?.profile;
-      if (!profile) {
-        // After a reload: the profile as the current settings resolve it, and only without an unconsented loosening.
-        const settings = currentSettings();
-        const query = { name: run.profileName, languageId: run.languageId, fileName: run.fileName };
-        const chosen = pickProfile(settings, query);
-        const loosening = settings.looseningFor(query);
-        if (!chosen || (loosening && !deps.consents.has(loosening))) {
-          void vscode.window.showWarningMessage(`Not copied: the sandbox profile "${plainText(run.profileName)}" ${chosen ? 'loosens the sandbox and is not allowed in this workspace' : 'no longer exists'}.`);
-          return undefined;
-        }
-        profile = run.interactive ? chosen.profile : channelRunProfile(chosen.profile);
-      }
-      const code = rerun();
-      let text: string;
-      try {
-        text = code.cliCommandLine({
-          cli: await code.cliInvocation(context.extensionPath),
-          profileName: run.profileName,
-          profile,
-          ...(run.kind === 'file' ? { file: vscode.Uri.parse(run.documentUri, true).fsPath } : { code: memory!.code }),
-          ...workspaceOf(run.documentUri),
-          args: run.args,
-          interactive: run.interactive,
-          docker: memory?.docker ?? dockerOptions(),
-        });
-      } catch (e) {
-        void vscode.window.showWarningMessage(`Not copied: the run ${plainText(run.label)}: ${(e as Error).message}.`);
-        return undefined;
-      }
-      await vscode.env.clipboard.writeText(text);
-      void vscode.window.setStatusBarMessage(`Copied the sandbox-run command line for ${plainText(run.label)}.`, 4000);
-      return text;
-    },
+    [RERUN_COMMANDS.runWithArguments]: (arg?: unknown, text?: unknown) => runWithArguments(deps, history, arg, text),
+    [RERUN_COMMANDS.rerunLast]: () => rerunEntry(deps, history, undefined),
+    [RERUN_COMMANDS.rerun]: (arg?: unknown) => rerunEntry(deps, history, arg ?? null),
+    [RERUN_COMMANDS.showRunOutput]: (arg?: unknown) => showRunOutput(deps, entryOf(history, arg), documents),
+    [RERUN_COMMANDS.copyAsCli]: (arg?: unknown) => copyAsCli(context, deps, entryOf(history, arg)),
   };
   for (const [id, handler] of Object.entries(handlers)) {
     context.subscriptions.push(vscode.commands.registerCommand(id, handler));
   }
+}
+
+/** Re-runs the recent run `arg` names ({@link entryOf}); says so when there is none. */
+async function rerunEntry(deps: CommandDeps, history: RunHistory, arg: unknown): Promise<RunResult | undefined> {
+  const entry = entryOf(history, arg);
+  if (!entry) {
+    void vscode.window.showInformationMessage('No sandbox run to re-run yet: run a file or a selection first.');
+    return undefined;
+  }
+  const target = await rerunTarget(entry);
+  return target && execute(deps, target, entry.run.profileName, entry.run.interactive, entry.run.args);
+}
+
+/**
+ * Runs the editor's code (or the file `arg`) with program arguments: asked for (prefilled with
+ * this document's last ones), or `arg`/`text` when a string, used as if typed (no prompt).
+ */
+async function runWithArguments(deps: CommandDeps, history: RunHistory, arg: unknown, text: unknown): Promise<RunResult | undefined> {
+  const target = arg instanceof vscode.Uri && arg.toString() !== vscode.window.activeTextEditor?.document.uri.toString()
+    ? await fileTarget(arg)
+    : editorTarget(false);
+  if (!target) {
+    void vscode.window.showInformationMessage('Open a file or select code to run it in the sandbox.');
+    return undefined;
+  }
+  const code = rerun();
+  const typed = typeof arg === 'string' ? arg : typeof text === 'string' ? text : await askArguments(history, target);
+  if (typed === undefined) return undefined;
+  const split = code.splitArgs(typed);
+  if ('error' in split) {
+    void vscode.window.showErrorMessage(`Not run: ${split.error}`);
+    return undefined;
+  }
+  await history.rememberArgs(target.documentUri, split.args);
+  return execute(deps, target, undefined, undefined, split.args);
+}
+
+/** Asks for `target`'s program arguments, prefilled with its document's last ones; undefined when dismissed. */
+function askArguments(history: RunHistory, target: Target): Thenable<string | undefined> {
+  const code = rerun();
+  return vscode.window.showInputBox({
+    title: `Run in Sandbox with Arguments: ${plainText(target.label)}`,
+    prompt: 'Program arguments, split into words as a shell would (quotes and backslashes work); no shell runs, so | > ; $ are refused unless quoted.',
+    value: code.joinArgs(history.argsFor(target.documentUri) ?? []),
+    ignoreFocusOut: true,
+    validateInput: (value) => {
+      const split = code.splitArgs(value);
+      return 'error' in split ? split.error : undefined;
+    },
+  });
+}
+
+/** Opens the run's output (kept in this window's memory) as a read-only document; `documents.current` is made on first use. */
+async function showRunOutput(
+  deps: CommandDeps, entry: RecentRunEntry | undefined, documents: { current?: RunOutputDocuments },
+): Promise<string | undefined> {
+  if (!entry?.memory?.output) {
+    deps.output.show();
+    if (entry) void vscode.window.showInformationMessage('The output of this run is not kept across window reloads; the Sandbox Runner output shows the runs of this window.');
+    return undefined;
+  }
+  documents.current ??= new (rerun().RunOutputDocuments)();
+  await documents.current.show(entry.run.id, entry.run.label, entry.memory.output);
+  return entry.memory.output;
+}
+
+/** Copies a command line that reproduces the run (and returns it). */
+async function copyAsCli(context: vscode.ExtensionContext, deps: CommandDeps, entry: RecentRunEntry | undefined): Promise<string | undefined> {
+  if (!entry) return undefined;
+  const { run, memory } = entry;
+  if (run.kind !== 'file' && !memory) {
+    void vscode.window.showInformationMessage(rerunBlocker(entry)!.replace('re-run', 'be copied as a command line'));
+    return undefined;
+  }
+  const profile = memory?.profile ?? profileAfterReload(deps, entry);
+  if (!profile) return undefined;
+  const code = rerun();
+  let text: string;
+  try {
+    text = code.cliCommandLine({
+      cli: await code.cliInvocation(context.extensionPath),
+      profileName: run.profileName,
+      profile,
+      ...(run.kind === 'file' ? { file: vscode.Uri.parse(run.documentUri, true).fsPath } : { code: memory!.code }),
+      ...workspaceOf(run.documentUri),
+      args: run.args,
+      interactive: run.interactive,
+      docker: memory?.docker ?? dockerOptions(),
+    });
+  } catch (e) {
+    void vscode.window.showWarningMessage(`Not copied: the run ${plainText(run.label)}: ${(e as Error).message}.`);
+    return undefined;
+  }
+  await vscode.env.clipboard.writeText(text);
+  void vscode.window.setStatusBarMessage(`Copied the sandbox-run command line for ${plainText(run.label)}.`, 4000);
+  return text;
+}
+
+/**
+ * After a reload (no profile kept in memory): the run's profile as the current settings resolve
+ * it, and only without an unconsented loosening; undefined, after saying why, otherwise.
+ */
+function profileAfterReload(deps: CommandDeps, { run }: RecentRunEntry): Profile | undefined {
+  const settings = currentSettings();
+  const query = { name: run.profileName, languageId: run.languageId, fileName: run.fileName };
+  const chosen = pickProfile(settings, query);
+  const loosening = settings.looseningFor(query);
+  if (!chosen || (loosening && !deps.consents.has(loosening))) {
+    void vscode.window.showWarningMessage(`Not copied: the sandbox profile "${plainText(run.profileName)}" ${chosen ? 'loosens the sandbox and is not allowed in this workspace' : 'no longer exists'}.`);
+    return undefined;
+  }
+  return run.interactive ? chosen.profile : channelRunProfile(chosen.profile);
 }
 
 /** `{ workspace }`: the folder of the workspace the run's document belongs to (VS Code `getWorkspaceFolder`), when it is a local folder. */

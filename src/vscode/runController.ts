@@ -7,7 +7,9 @@
  * {@link Target} and call {@link RunController.run}.
  */
 import * as vscode from 'vscode';
-import { blockingIssues, chooseProfile, type Profile, type ResolvedProfile, type RunResult, type WarmPool } from '../core';
+import type { Profile, ResolvedProfile, RunResult, WarmPool } from '../core';
+import { chooseProfile } from '../core/loosening';
+import { blockingIssues } from '../core/profileResolution';
 import { consentScope, ensureConsent, type ConsentStore } from './consent';
 import { reportMalformedSettings, reportNoProfile, reportNotAllowed, reportRunFailure, reportUnknownProfile } from './failures';
 import { headerLines, openRunTerminal, terminalText, type RunTerminal } from './interactiveRun';

@@ -4,7 +4,6 @@
  * the finish event of every run. Runs are independent and concurrent; `cancelAll` (used by
  * deactivate) resolves once every container is removed.
  */
-import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { RunRequest, RunResult } from '../core';
 import type { ActiveRunInfo, FinishedRun } from './api';
@@ -58,7 +57,8 @@ export class RunManager implements vscode.Disposable {
    */
   start(request: StartRequest, options: StartOptions = {}): { info: ActiveRunInfo; done: Promise<RunResult> } {
     const { documentUri, ...runRequest } = request;
-    const info: ActiveRunInfo = { id: randomUUID(), profileName: request.profileName, label: request.label, startedAt: Date.now() };
+    // The Web Crypto global (Node 19+, Electron): node:crypto itself is not loaded at activation.
+    const info: ActiveRunInfo = { id: crypto.randomUUID(), profileName: request.profileName, label: request.label, startedAt: Date.now() };
     const controller = new AbortController();
     const force = new AbortController();
     const bridge = abortOnCancel(options.token, controller);

@@ -6,11 +6,10 @@
  * code goes), `warmStart` and `warmIdleSeconds` are read from user settings only.
  */
 import * as vscode from 'vscode';
-import {
-  type DockerOptions,
-  LimitsSchema, resolveProfiles, routeLoosening, workspaceLoosenings,
-  type LooseningReport, type ProfileIssue, type ProfileLayer, type ProfileQuery, type ProfileSet,
-} from '../core';
+import type { DockerOptions, LooseningReport, ProfileIssue, ProfileLayer, ProfileQuery, ProfileSet } from '../core';
+import { limitsSchema } from '../core/limits';
+import { routeLoosening, workspaceLoosenings } from '../core/loosening';
+import { resolveProfiles } from '../core/profileResolution';
 import { engineSettingsFrom, engineSettingsOptions, type EngineSettings } from './engineChoice';
 
 /** The extension's settings section. */
@@ -64,7 +63,7 @@ function limitDefaults(read: (key: string) => unknown, issues?: ProfileIssue[]):
   for (const key of GLOBAL_LIMITS) {
     const value = read(key);
     if (value === undefined) continue;
-    const parsed = LimitsSchema.shape[key].safeParse(value);
+    const parsed = limitsSchema().shape[key].safeParse(value);
     if (parsed.success) out[key] = parsed.data;
     else issues?.push({ key: `${SECTION}.${key}`, message: parsed.error.issues[0]?.message ?? 'is invalid' });
   }

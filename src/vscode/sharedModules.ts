@@ -11,48 +11,63 @@ import * as argv from '../core/argv';
 import * as dedent from '../core/dedent';
 import * as defaults from '../core/defaults';
 import * as endpoint from '../core/endpoint';
-import * as engineApi from '../core/engineApi';
 import * as engineTarget from '../core/engineTarget';
 import * as errors from '../core/errors';
 import * as hostPath from '../core/hostPath';
-import * as labels from '../core/labels';
 import * as launcher from '../core/launcher';
 import * as limits from '../core/limits';
 import * as loosening from '../core/loosening';
-import * as ownerLease from '../core/ownerLease';
 import * as pathVariables from '../core/pathVariables';
 import * as profile from '../core/profileSchema';
 import * as profiles from '../core/profileResolution';
-import * as stateDir from '../core/stateDir';
 import * as terminalText from '../core/terminalText';
 import * as workspaceMount from '../core/workspaceMount';
-import * as zod from '../core/zod';
+import { zod } from '../core/zodLoader';
 import * as engineChoice from './engineChoice';
 import * as failures from './failures';
 import * as settings from './settings';
 
-/** Repository path → module namespace (see the file comment). */
+/**
+ * Repository path → module namespace (see the file comment). Modules that activation itself does not
+ * use are getters that `require` them: esbuild then evaluates them (and the Node built-ins they
+ * load, such as node:http) on the lazy bundle's first use, not when this bundle loads.
+ */
+/* eslint-disable @typescript-eslint/no-require-imports */
 export const SHARED: Readonly<Record<string, unknown>> = {
   'src/core/argv.ts': argv,
   'src/core/dedent.ts': dedent,
   'src/core/defaults.ts': defaults,
   'src/core/endpoint.ts': endpoint,
-  'src/core/engineApi.ts': engineApi,
+  get 'src/core/engineApi.ts'() {
+    return require('../core/engineApi');
+  },
   'src/core/engineTarget.ts': engineTarget,
   'src/core/errors.ts': errors,
   'src/core/hostPath.ts': hostPath,
-  'src/core/labels.ts': labels,
+  get 'src/core/labels.ts'() {
+    return require('../core/labels');
+  },
   'src/core/launcher.ts': launcher,
   'src/core/limits.ts': limits,
   'src/core/loosening.ts': loosening,
-  'src/core/ownerLease.ts': ownerLease,
+  get 'src/core/ownerLease.ts'() {
+    return require('../core/ownerLease');
+  },
   'src/core/pathVariables.ts': pathVariables,
+  get 'src/core/procLiveness.ts'() {
+    return require('../core/procLiveness');
+  },
   'src/core/profileSchema.ts': profile,
   'src/core/profileResolution.ts': profiles,
-  'src/core/stateDir.ts': stateDir,
+  get 'src/core/stateDir.ts'() {
+    return require('../core/stateDir');
+  },
   'src/core/terminalText.ts': terminalText,
   'src/core/workspaceMount.ts': workspaceMount,
-  'src/core/zod.ts': zod,
+  // A getter: zod's module code runs on first use (src/core/zodLoader.ts), not when this bundle loads.
+  get 'src/core/zod.ts'() {
+    return zod();
+  },
   'src/vscode/engineChoice.ts': engineChoice,
   'src/vscode/failures.ts': failures,
   'src/vscode/settings.ts': settings,

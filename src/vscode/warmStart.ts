@@ -12,7 +12,8 @@
  * starts no container.
  */
 import * as vscode from 'vscode';
-import { pickProfile, type ResolvedProfile, type WarmPool } from '../core';
+import type { ResolvedProfile, WarmPool } from '../core';
+import { pickProfile } from '../core/profileResolution';
 import { consentScope, type ConsentStore } from './consent';
 import { engine } from './lazy';
 import { channelRunProfile } from './programOutput';
@@ -93,7 +94,7 @@ export class WarmStart implements vscode.Disposable {
     if (!chosen || !this.covers(chosen)) return;
     const routed = snapshot.looseningFor(query);
     if (routed && !this.consents.has(routed, consentScope(doc.uri))) return;
-    this.warmFor(chosen, snapshot, doc.uri)?.prepare(chosen.name, channelRunProfile(chosen.profile));
+    this.warmFor(chosen, snapshot, doc.uri)?.prepare({ name: chosen.name, profile: channelRunProfile(chosen.profile) });
   }
 
   /** Removes the pool's containers; the next run or preparation makes a new pool. */

@@ -27,8 +27,8 @@ describe(`program arguments on the ${TEST_PATH} path (engine)`, function () {
     const profile = pythonProfile();
     // On the warm path: the run must take the container the pool prepared (the arguments travel in the frame).
     const pool = (globalThis as { [k: symbol]: WarmPool | undefined })[Symbol.for('sandbox-runner.test.warm-pool')];
-    pool?.prepare('test', profile);
-    if (pool) assert.ok(await pool.ready('test', profile), 'no warm container was prepared');
+    pool?.prepare({ name: 'test', profile });
+    if (pool) assert.ok(await pool.ready({ name: 'test', profile }), 'no warm container was prepared');
     const idle = pool?.idleNames() ?? [];
     const r = await run(profile, PRINT_ARGV + 'import sys\nprint(repr(sys.stdin.read()))\n', { args: HOSTILE_ARGS });
     if (TEST_PATH === 'warm') assert.ok(idle.includes(r.result.containerName), `the run did not take the warm container (${r.result.containerName} not in ${idle.join(', ')})`);

@@ -877,8 +877,8 @@ async function swapAfterCheck(mode: 'ro' | 'rw', sees: boolean): Promise<void> {
     const profile = shellProfile({ mounts: [{ source: data, target: '/data', mode }] });
     let prepared: string | undefined;
     if (pool) {
-      pool.prepare('test', profile);
-      const ready = await pool.ready('test', profile);
+      pool.prepare({ name: 'test', profile });
+      const ready = await pool.ready({ name: 'test', profile });
       if (sees) assert.equal(ready, true, 'the warm container was not prepared');
       [prepared] = pool.idleNames();
     }
@@ -910,7 +910,7 @@ async function swapAfterCheck(mode: 'ro' | 'rw', sees: boolean): Promise<void> {
  * path is then tried on the engine under test.
  */
 async function pinnedPathElsewhere(): Promise<void> {
-  const pins = await resolveMounts('swap', shellProfile({ mounts: [{ source: env.dir, target: '/data' }] }), [], { docker: { host: LOCAL_DOCKER_HOST } });
+  const pins = await resolveMounts({ name: 'swap', profile: shellProfile({ mounts: [{ source: env.dir, target: '/data' }] }) }, [], { docker: { host: LOCAL_DOCKER_HOST } });
   const sleeper = execa('sleep', ['60'], { reject: false });
   try {
     const pinned = pins.mounts[0]!.pinned!;

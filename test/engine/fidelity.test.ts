@@ -86,8 +86,8 @@ describe(`run fidelity on the ${TEST_PATH} path (engine)`, function () {
         for (const [code, status] of [['echo ran; exit 3\n', 3], ['echo ran; exit 127\n', 127]] as const) {
           const profile = shellProfile();
           if (pool) {
-            pool.prepare('cfg', profile);
-            assert.equal(await pool.ready('cfg', profile), true);
+            pool.prepare({ name: 'cfg', profile });
+            assert.equal(await pool.ready({ name: 'cfg', profile }), true);
           }
           const r = await run(profile, code, { docker, warm: pool, profileName: 'cfg' });
           assert.equal(r.result.outcome, 'exited', r.result.message);

@@ -202,8 +202,8 @@ export async function run(profile: Profile, code: string, extra: Partial<RunRequ
   // A run with its own docker options (e.g. a missing binary) cannot use the pool's containers.
   const warm = extra.docker ? undefined : pool;
   if (warm && extra.warm === undefined) {
-    warm.prepare(extra.profileName ?? 'test', profile);
-    await warm.ready(extra.profileName ?? 'test', profile);
+    warm.prepare({ name: extra.profileName ?? 'test', profile });
+    await warm.ready({ name: extra.profileName ?? 'test', profile });
   }
   const result = await runInSandbox({
     warm,

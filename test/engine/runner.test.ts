@@ -178,8 +178,8 @@ describe('runner on a real engine (engine)', function () {
     const pool = new WarmPool({ docker: engineDocker() });
     try {
       const profile = shellProfile();
-      pool.prepare('stale', profile);
-      assert.equal(await pool.ready('stale', profile), true);
+      pool.prepare({ name: 'stale', profile });
+      assert.equal(await pool.ready({ name: 'stale', profile }), true);
       const [stale] = pool.idleNames();
       await engineCli(['rm', '-f', stale!]);
       const r = await run(profile, 'echo fresh; echo err >&2\n', { warm: pool, profileName: 'stale' });
@@ -282,7 +282,7 @@ describe('pre-code checks on a real engine (engine)', function () {
     const [checked, other] = [join(root, 'checked'), join(root, 'other')];
     await Promise.all([mkdir(checked), mkdir(other)]);
     const profile = shellProfile({ mounts: [{ source: checked, target: '/data', mode: 'rw' }] });
-    const pins = await resolveMounts('proof', profile, [], { docker: local });
+    const pins = await resolveMounts({ name: 'proof', profile }, [], { docker: local });
     const name = `sandbox-runner-${randomUUID()}`;
     const argv = buildRunArgv({ name, profile, snippetFileName: 'main.sh', mounts: pins.mounts, labels: ownerLabels(name.slice(15), 'proof') });
     const lease = openRunLease(local, 'cold', name, argv);
@@ -292,7 +292,7 @@ describe('pre-code checks on a real engine (engine)', function () {
       assert.ok(lease.pid > 0);
       assert.deepEqual(await mountSourceProblems(lease.pid, pins.mounts), []);
       // The same container against another pinned directory, and against a read-only wish: refused.
-      const otherPins = await resolveMounts('proof', shellProfile({ mounts: [{ source: other, target: '/data', mode: 'rw' }] }), [], { docker: local });
+      const otherPins = await resolveMounts({ name: 'proof', profile: shellProfile({ mounts: [{ source: other, target: '/data', mode: 'rw' }] }) }, [], { docker: local });
       try {
         assert.match((await mountSourceProblems(lease.pid, otherPins.mounts)).join('\n'), /not the checked directory/);
       } finally {

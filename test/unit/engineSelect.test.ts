@@ -194,7 +194,7 @@ describe('which mounts an engine can see (unit)', () => {
     it('refuses a mount the engine does not see, naming the engine and why', async () => {
       const probe = async () => ({ sees: 'no' as const, local: false, why: 'the probe file written there was not found at that path on the engine' });
       await assert.rejects(
-        resolveMounts('p', profile(), [], { docker: engineOptions({ host: 'ssh://me@build' }), probe }),
+        resolveMounts({ name: 'p', profile: profile() }, [], { docker: engineOptions({ host: 'ssh://me@build' }), probe }),
         (e: unknown) => isSandboxError(e) && e.code === 'invalid-mount' &&
           e.message === `The bind mount sandboxRunner.profiles.p.mounts.0 (${join(dir, 'project')}) is refused because the Docker engine of host "ssh://me@build" does not see it: the probe file written there was not found at that path on the engine.` &&
           /Docker Desktop, Colima and Rancher Desktop share your home directory/.test(e.fix),
@@ -205,7 +205,7 @@ describe('which mounts an engine can see (unit)', () => {
       const probe = async () => ({ sees: 'no' as const, local: false, why: 'the probe file written there was not found at that path on the engine' });
       const plain = profileOf();
       await assert.rejects(
-        resolveMounts('p', plain, [], { docker: engineOptions({ host: 'ssh://me@build' }), probe }, { source: join(dir, 'project'), target: '/workspace/project' }),
+        resolveMounts({ name: 'p', profile: plain }, [], { docker: engineOptions({ host: 'ssh://me@build' }), probe }, { source: join(dir, 'project'), target: '/workspace/project' }),
         (e: unknown) => isSandboxError(e) && e.code === 'invalid-mount' &&
           e.message === `The workspace folder ${join(dir, 'project')} (sandboxRunner.profiles.p.workspace: "ro") is refused because the Docker engine of host "ssh://me@build" does not see it: the probe file written there was not found at that path on the engine.` &&
           /share your home directory\), run on a local engine, or set sandboxRunner\.profiles\.p\.workspace to "none"\.$/.test(e.fix),
@@ -213,7 +213,7 @@ describe('which mounts an engine can see (unit)', () => {
     });
 
     it('mounts by path (no pin) on an engine that sees the file but not this process', async () => {
-      const pins = await resolveMounts('p', profile(), [], { docker: engineOptions({ context: 'colima' }), probe: async () => ({ sees: 'yes' as const, local: false }) });
+      const pins = await resolveMounts({ name: 'p', profile: profile() }, [], { docker: engineOptions({ context: 'colima' }), probe: async () => ({ sees: 'yes' as const, local: false }) });
       try {
         assert.deepEqual(pins.mounts, [{ source: join(dir, 'project'), target: '/data', readOnly: true }]);
       } finally {

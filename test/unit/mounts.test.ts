@@ -46,7 +46,7 @@ describe('mount validation (unit)', () => {
   it('refuses a mount target above a path the sandbox mounts itself (HOME, the workdir)', async () => {
     for (const [target, workdir] of [['/home', undefined], ['/work', '/work/app']] as const) {
       const profile = ProfileSchema.parse({ image: 'i', command: ['${file}'], ...(workdir ? { workdir } : {}), mounts: [{ source: join(dir, 'project'), target, mode: 'rw' }] });
-      await assert.rejects(resolveMounts('p', profile), (e: unknown) => isSandboxError(e) && /contains \/(home\/sandbox|work\/app)/.test(e.message));
+      await assert.rejects(resolveMounts({ name: 'p', profile }), (e: unknown) => isSandboxError(e) && /contains \/(home\/sandbox|work\/app)/.test(e.message));
     }
   });
 
@@ -82,17 +82,17 @@ describe('mount validation (unit)', () => {
 
   it('resolves symlinks before checking, so a link to /etc is refused', async () => {
     await assert.rejects(
-      resolveMounts('p', profileWith([{ source: join(dir, 'etc-link'), target: '/data' }])),
+      resolveMounts({ name: 'p', profile: profileWith([{ source: join(dir, 'etc-link'), target: '/data' }]) }),
       (e: unknown) => isSandboxError(e) && e.code === 'invalid-mount' && /resolves to \/etc/.test(e.message) && /mounts\.0/.test(e.message),
     );
   });
 
   it('accepts a project directory through a symlink, read-only unless rw, pinned by an open descriptor', async () => {
     let pinned: string[] = [];
-    const pins = await resolveMounts('p', profileWith([
+    const pins = await resolveMounts({ name: 'p', profile: profileWith([
       { source: join(dir, 'project-link'), target: '/data' },
       { source: join(dir, 'project'), target: '/rw', mode: 'rw' },
-    ]), [], local);
+    ]) }, [], local);
     try {
       assert.deepEqual(pins.mounts.map((m) => ({ source: m.source, target: m.target, readOnly: m.readOnly })), [
         { source: join(dir, 'project'), target: '/data', readOnly: true },
@@ -125,7 +125,7 @@ describe('mount validation (unit)', () => {
     };
     try {
       const checked = await stat(join(dir, 'swap'));
-      const pins = await resolveMounts('p', profileWith([{ source: join(dir, 'swap'), target: '/data' }]), [], local);
+      const pins = await resolveMounts({ name: 'p', profile: profileWith([{ source: join(dir, 'swap'), target: '/data' }]) }, [], local);
       // After the swap the pinned path still leads to the checked directory, not to /etc.
       const seen = await stat(pins.mounts[0]!.pinned!);
       assert.equal(seen.ino, checked.ino);
@@ -138,14 +138,14 @@ describe('mount validation (unit)', () => {
 
   it('refuses a single file (it cannot be pinned as a mount) and says to mount its directory', async () => {
     await assert.rejects(
-      resolveMounts('p', profileWith([{ source: join(dir, 'project', 'data.txt'), target: '/in/data.txt', mode: 'rw' }])),
+      resolveMounts({ name: 'p', profile: profileWith([{ source: join(dir, 'project', 'data.txt'), target: '/in/data.txt', mode: 'rw' }]) }),
       (e: unknown) => isSandboxError(e) && e.code === 'invalid-mount' && /single file/.test(e.message) && /mount its directory/.test(e.message),
     );
   });
 
   it('refuses missing sources and reserved targets', async () => {
-    await assert.rejects(resolveMounts('p', profileWith([{ source: join(dir, 'nope'), target: '/data' }])), /does not exist/);
-    await assert.rejects(resolveMounts('p', profileWith([{ source: join(dir, 'project'), target: '/sandbox' }])), /reserved/);
-    await assert.rejects(resolveMounts('p', profileWith([{ source: join(dir, 'project'), target: '/tmp/x' }])), /reserved/);
+    await assert.rejects(resolveMounts({ name: 'p', profile: profileWith([{ source: join(dir, 'nope'), target: '/data' }]) }), /does not exist/);
+    await assert.rejects(resolveMounts({ name: 'p', profile: profileWith([{ source: join(dir, 'project'), target: '/sandbox' }]) }), /reserved/);
+    await assert.rejects(resolveMounts({ name: 'p', profile: profileWith([{ source: join(dir, 'project'), target: '/tmp/x' }]) }), /reserved/);
   });
 });

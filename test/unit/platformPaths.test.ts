@@ -92,7 +92,7 @@ describe('host paths on Windows, macOS and Linux (unit)', () => {
       await mkdir(join(dir, 'C:\\proj'));
       process.chdir(dir);
       const profile = ProfileSchema.parse({ image: 'i', command: ['${file}'], mounts: [{ source: 'C:\\proj', target: '/data' }] });
-      await assert.rejects(resolveMounts('p', profile, [], { probe: async () => ({ sees: 'yes', local: true }) }),
+      await assert.rejects(resolveMounts({ name: 'p', profile }, [], { probe: async () => ({ sees: 'yes', local: true }) }),
         (e: unknown) => isSandboxError(e) && e.code === 'invalid-mount' && /Windows path, and this host is not Windows/.test(e.message));
     } finally {
       process.chdir(cwd);

@@ -11,6 +11,16 @@ const SECCOMP = '/tmp/sandbox-runner-engine-x/seccomp-0.json';
 const INIT = '/usr/bin/catatonit';
 const PODMAN = { engine: 'podman', seccompProfile: SECCOMP, initPath: INIT } as const;
 
+/** The flags a Podman argv adds after `--read-only`, in order, and what each holds of the floor (argv.ts `podmanFlags`). */
+const PODMAN_ADDED: ReadonlyArray<readonly [flags: readonly string[], holds: string]> = [
+  [['--security-opt', `seccomp=${SECCOMP}`], 'namespace creation gated as Docker\'s default profile does'],
+  [['--read-only-tmpfs=false'], 'no writable tmpfs on /run, /tmp and /var/tmp'],
+  [['--http-proxy=false'], 'none of the host\'s proxy variables'],
+  [['--unsetenv', 'TERM'], 'no TERM that Docker would not set'],
+  [['--unsetenv', 'container'], 'no `container` variable that Docker would not set'],
+  [['--ulimit', `nproc=${PODMAN_NPROC}:${PODMAN_NPROC}`], 'an nproc Podman can set without CAP_SYS_RESOURCE'],
+];
+
 function spec(extra: Partial<ContainerSpec> = {}, profile: Record<string, unknown> = {}): ContainerSpec {
   return {
     name: 'sandbox-runner-r1',
@@ -50,12 +60,7 @@ describe('argv for Podman (unit)', () => {
     const at = docker.indexOf('--read-only') + 1;
     const expected = [
       ...docker.slice(0, at),
-      '--security-opt', `seccomp=${SECCOMP}`,
-      '--read-only-tmpfs=false',
-      '--http-proxy=false',
-      '--unsetenv', 'TERM',
-      '--unsetenv', 'container',
-      '--ulimit', `nproc=${PODMAN_NPROC}:${PODMAN_NPROC}`,
+      ...PODMAN_ADDED.flatMap(([flags]) => flags),
       ...docker.slice(at),
     ].map((a) => a.replace(',uid=65534,gid=65534,', ',U,'));
     // `--init` → catatonit bind-mounted read-only as the entrypoint, run with -g, then the launcher.

@@ -1,11 +1,10 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- the tests edit inspect JSON freely, as an engine could return it */
 import assert from 'node:assert/strict';
 import {
-  containerProblems, containerRefusedError, devString, parseMountinfo, parseStatus, PODMAN_NPROC, podmanFloorProblems, ProfileSchema,
+  containerProblems, containerRefusedError, devString, MiB, parseMountinfo, parseStatus, PODMAN_NPROC, podmanFloorProblems, ProfileSchema,
   type ContainerInspect, type EngineSpec, type ImageInspect, type ResolvedMount,
 } from '../../src/core';
 
-const MiB = 1024 * 1024;
 const profile = ProfileSchema.parse({ image: 'img', command: ['python3', '${file}'], env: { PYTHONUNBUFFERED: '1' } });
 const mounts: ResolvedMount[] = [{ source: '/srv/p', target: '/data', readOnly: true, pinned: '/proc/1/fd/3/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' }];
 const image: ImageInspect = { Id: 'sha256:1', Config: { Env: ['PATH=/usr/bin:/bin', 'LANG=C.UTF-8'] } };

@@ -109,8 +109,8 @@ describe('output-channel run environment (unit)', () => {
 
   it('gives the warm pool the same key for the preparation and the run, and a different one than the bare profile', () => {
     const p = profileOf();
-    assert.equal(warmKey('python', channelRunProfile(p)), warmKey('python', channelRunProfile(profileOf())));
-    assert.notEqual(warmKey('python', channelRunProfile(p)), warmKey('python', p));
+    assert.equal(warmKey({ name: 'python', profile: channelRunProfile(p) }), warmKey({ name: 'python', profile: channelRunProfile(profileOf()) }));
+    assert.notEqual(warmKey({ name: 'python', profile: channelRunProfile(p) }), warmKey({ name: 'python', profile: p }));
   });
 });
 

@@ -66,21 +66,21 @@ describe('workspace mount plan (unit)', () => {
   });
 
   it('a file run gets its mirrored path and folder; a selection the folder and the module path', () => {
-    const file = planWorkspaceRun('py', py(), { workspaceFolder: '/w/proj', fileDirname: '/w/proj/pkg', file: '/w/proj/pkg/main.py' }, 'linux');
+    const file = planWorkspaceRun({ name: 'py', profile: py() }, { workspaceFolder: '/w/proj', fileDirname: '/w/proj/pkg', file: '/w/proj/pkg/main.py' }, 'linux');
     assert.deepEqual(file, { target: '/workspace/proj', programFile: '/workspace/proj/pkg/main.py', workdir: '/workspace/proj/pkg', env: {} });
-    const sel = planWorkspaceRun('py', py({ env: { PYTHONPATH: '/opt/lib' } }), { workspaceFolder: '/w/proj', fileDirname: '/w/proj/pkg' }, 'linux');
+    const sel = planWorkspaceRun({ name: 'py', profile: py({ env: { PYTHONPATH: '/opt/lib' } }) }, { workspaceFolder: '/w/proj', fileDirname: '/w/proj/pkg' }, 'linux');
     assert.deepEqual(sel, { target: '/workspace/proj', workdir: '/workspace/proj/pkg', env: { PYTHONPATH: '/workspace/proj/pkg:/opt/lib' } });
-    const noKey = planWorkspaceRun('py', py({ modulePathEnv: undefined }), { workspaceFolder: '/w/proj', fileDirname: '/w/proj/pkg' }, 'linux');
+    const noKey = planWorkspaceRun({ name: 'py', profile: py({ modulePathEnv: undefined }) }, { workspaceFolder: '/w/proj', fileDirname: '/w/proj/pkg' }, 'linux');
     assert.deepEqual(noKey.env, {});
-    const outside = planWorkspaceRun('py', py(), { workspaceFolder: '/w/proj', fileDirname: '/elsewhere', file: '/elsewhere/a.py' }, 'linux');
+    const outside = planWorkspaceRun({ name: 'py', profile: py() }, { workspaceFolder: '/w/proj', fileDirname: '/elsewhere', file: '/elsewhere/a.py' }, 'linux');
     assert.deepEqual(outside, { target: '/workspace/proj', env: {} });
   });
 
   it('refuses a target that collides with the profile\'s workdir or mounts', () => {
-    assert.throws(() => planWorkspaceRun('py', py({ workdir: '/workspace/proj' }), { workspaceFolder: '/w/proj' }, 'linux'), /sandboxRunner\.profiles\.py\.workspace.*workdir/);
-    assert.throws(() => planWorkspaceRun('py', py({ mounts: [{ source: '/d', target: '/workspace' }] }), { workspaceFolder: '/w/proj' }, 'linux'), /mount at \/workspace overlaps/);
-    assert.throws(() => planWorkspaceRun('py', py({ mounts: [{ source: '/d', target: '/workspace/proj/x' }] }), { workspaceFolder: '/w/proj' }, 'linux'), /overlaps/);
-    assert.doesNotThrow(() => planWorkspaceRun('py', py({ mounts: [{ source: '/d', target: '/data' }] }), { workspaceFolder: '/w/proj' }, 'linux'));
+    assert.throws(() => planWorkspaceRun({ name: 'py', profile: py({ workdir: '/workspace/proj' }) }, { workspaceFolder: '/w/proj' }, 'linux'), /sandboxRunner\.profiles\.py\.workspace.*workdir/);
+    assert.throws(() => planWorkspaceRun({ name: 'py', profile: py({ mounts: [{ source: '/d', target: '/workspace' }] }) }, { workspaceFolder: '/w/proj' }, 'linux'), /mount at \/workspace overlaps/);
+    assert.throws(() => planWorkspaceRun({ name: 'py', profile: py({ mounts: [{ source: '/d', target: '/workspace/proj/x' }] }) }, { workspaceFolder: '/w/proj' }, 'linux'), /overlaps/);
+    assert.doesNotThrow(() => planWorkspaceRun({ name: 'py', profile: py({ mounts: [{ source: '/d', target: '/data' }] }) }, { workspaceFolder: '/w/proj' }, 'linux'));
   });
 });
 
