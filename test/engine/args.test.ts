@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { MAX_PROGRAM_ARGS, type WarmPool } from '../../src/core';
-import { ENGINE_KIND, engineCli, engineIsLocal, IMAGES, productContainers, pythonProfile, requireEngine, run, shellProfile, TEST_PATH } from './helpers';
+import { ENGINE_KIND, engineCli, engineIsLocal, IMAGES, noLeftoversAfterEach, pythonProfile, requireEngine, run, shellProfile, TEST_PATH } from './helpers';
 import { HOSTILE_ARGS } from '../unit/hostileArgs';
 
 /** A busybox copy without `/bin/sh` (its runs take the direct path), built here, never pulled. */
@@ -21,9 +21,7 @@ describe(`program arguments on the ${TEST_PATH} path (engine)`, function () {
     this.timeout(120_000);
     await requireEngine();
   });
-  afterEach(async () => {
-    assert.deepEqual(await productContainers(), [], 'a test left a product container behind');
-  });
+  noLeftoversAfterEach();
 
   it('sys.argv[1:] is exactly the given arguments, hostile ones included, and the program still reads its stdin', async () => {
     const profile = pythonProfile();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { gunzipSync } from 'node:zlib';
-import { productContainers, pythonProfile, requireEngine, run, shellProfile } from './helpers';
+import { noLeftoversAfterEach, pythonProfile, requireEngine, run, shellProfile } from './helpers';
 
 /** bytes(range(256)) * 4: every byte value, most of them invalid as UTF-8. */
 const ALL_BYTES_X4 = Buffer.concat(Array.from({ length: 4 }, () => Buffer.from(Array.from({ length: 256 }, (_, i) => i))));
@@ -8,9 +8,7 @@ const ALL_BYTES_X4 = Buffer.concat(Array.from({ length: 4 }, () => Buffer.from(A
 describe('program bytes and line endings (engine)', function () {
   this.timeout(60_000);
   before(requireEngine);
-  afterEach(async () => {
-    assert.deepEqual(await productContainers(), [], 'a test left a product container behind');
-  });
+  noLeftoversAfterEach();
 
   describe('the output sink gets the program\'s bytes', () => {
     it('bytes(range(256)) * 4 arrive as 1024 bytes, byte for byte', async () => {

@@ -1,23 +1,19 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { execa } from 'execa';
-import { IMAGES, productContainers, requireEngine, waitFor } from './helpers';
-
-const CLI = resolve(__dirname, '../../../dist/cli.js');
+import { makeWorkspace } from '../support/workspace';
+import { CLI, IMAGES, productContainers, requireEngine, runCli, waitFor } from './helpers';
 
 describe('sandbox-run CLI (engine)', function () {
   this.timeout(60_000);
   let ws: string;
   before(async () => {
     await requireEngine();
-    ws = await mkdtemp(join(tmpdir(), 'sr-cli-'));
-    await mkdir(join(ws, '.vscode'));
-    await writeFile(
-      join(ws, '.vscode', 'settings.json'),
+    ws = await makeWorkspace(
+      'sr-cli-',
       `{
         // JSONC, as VS Code writes it
         "sandboxRunner.profiles": {
@@ -29,19 +25,15 @@ describe('sandbox-run CLI (engine)', function () {
           "patient": { "image": "${IMAGES.python}", "command": ["python3", "\${file}"], "limits": { "interruptGraceSeconds": 60 } },
         },
       }`,
+      { 'hello.py': 'import sys\nprint("hi from", sys.argv[0])\nsys.exit(5)\n', 'spaces $(touch pwned); name.sh': 'echo safe\n' },
     );
-    await writeFile(join(ws, 'hello.py'), 'import sys\nprint("hi from", sys.argv[0])\nsys.exit(5)\n');
-    await writeFile(join(ws, 'spaces $(touch pwned); name.sh'), 'echo safe\n');
   });
   after(() => rm(ws, { recursive: true, force: true }));
 
   /** Runs `print(1)` as a.py with the CLI in a fresh workspace whose settings file is `settings`. */
   const runInOtherWorkspace = async (settings: string) => {
-    const other = await mkdtemp(join(tmpdir(), 'sr-cli-other-'));
+    const other = await makeWorkspace('sr-cli-other-', settings, { 'a.py': 'print(1)\n' });
     try {
-      await mkdir(join(other, '.vscode'));
-      await writeFile(join(other, '.vscode', 'settings.json'), settings);
-      await writeFile(join(other, 'a.py'), 'print(1)\n');
       return await execa('node', [CLI, '--workspace', other, join(other, 'a.py')], { reject: false, stdin: 'ignore' });
     } finally {
       await rm(other, { recursive: true, force: true });
@@ -49,12 +41,7 @@ describe('sandbox-run CLI (engine)', function () {
   };
 
   /** Runs the CLI to completion and checks it left no container behind. */
-  const cli = async (args: string[], input?: string, options: { encoding?: 'buffer' } = {}) => {
-    const child = execa('node', [CLI, '--workspace', ws, ...args], { reject: false, cwd: ws, ...options, ...(input !== undefined ? { input } : { stdin: 'ignore' as const }) });
-    const r = await child;
-    assert.deepEqual(await productContainers(child.pid!), [], 'the CLI left a container behind');
-    return r;
-  };
+  const cli = (args: string[], input?: string, options: { encoding?: 'buffer' } = {}) => runCli(ws, args, { ...options, ...(input !== undefined ? { input } : {}) });
 
   it('picks the profile by extension, streams output and exits with the program status', async () => {
     const r = await cli([join(ws, 'hello.py')]);

@@ -5,14 +5,12 @@
  * workspace-loosening refusal, which still holds for the workspace's own profiles.
  */
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { execa } from 'execa';
-import { cliEnv, IMAGES, productContainers, pythonProfile, requireEngine } from './helpers';
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { IMAGES, pythonProfile, requireEngine, runCli } from './helpers';
+import { makeWorkspace } from '../support/workspace';
 import { HOSTILE_ARGS } from '../unit/hostileArgs';
 
-const CLI = resolve(__dirname, '../../../dist/cli.js');
 const PRINT_ARGV = 'import json, sys\nprint(json.dumps(sys.argv[1:]))\n';
 
 describe('sandbox-run program arguments and --profile-json (engine)', function () {
@@ -20,27 +18,17 @@ describe('sandbox-run program arguments and --profile-json (engine)', function (
   let ws: string;
   before(async () => {
     await requireEngine();
-    ws = await mkdtemp(join(tmpdir(), 'sr-cli-args-'));
-    await mkdir(join(ws, '.vscode'));
-    await writeFile(join(ws, '.vscode', 'settings.json'), JSON.stringify({
+    ws = await makeWorkspace('sr-cli-args-', {
       'sandboxRunner.profiles': {
         python: { image: IMAGES.python },
         big: { image: IMAGES.python, command: ['python3', '${file}'], extensions: ['.big'], limits: { memoryMiB: 1024 } },
       },
-    }));
+    });
     await writeFile(join(ws, 'argv.py'), PRINT_ARGV);
   });
   after(() => rm(ws, { recursive: true, force: true }));
 
-  const cli = async (args: string[], input?: string) => {
-    const env = cliEnv();
-    const child = execa('node', [CLI, '--workspace', ws, ...args], {
-      reject: false, cwd: ws, ...(env ? { env } : {}), ...(input !== undefined ? { input } : { stdin: 'ignore' as const }),
-    });
-    const r = await child;
-    assert.deepEqual(await productContainers(child.pid!), [], 'the CLI left a container behind');
-    return r;
-  };
+  const cli = (args: string[], input?: string) => runCli(ws, args, input !== undefined ? { input } : {});
 
   it('FILE -- ARGS: sys.argv[1:] is exactly the words after --, hostile ones included', async () => {
     const r = await cli(['-q', join(ws, 'argv.py'), '--', ...HOSTILE_ARGS]);

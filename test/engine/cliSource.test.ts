@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { execa } from 'execa';
-import { cliEnv, IMAGES, productContainers, requireEngine } from './helpers';
-
-const CLI = resolve(__dirname, '../../../dist/cli.js');
+import { CLI, cliEnv, IMAGES, productContainers, requireEngine } from './helpers';
+import { makeWorkspace } from '../support/workspace';
 
 // Issue 11, "Errors that lead back to the source": what the CLI prints to a terminal names the
 // host file and its real line; piped output stays the program's bytes.
@@ -15,16 +13,11 @@ describe('sandbox-run CLI source references (engine)', function () {
   let boom: string;
   before(async () => {
     await requireEngine();
-    ws = await mkdtemp(join(tmpdir(), 'sr-cli-src-'));
-    await mkdir(join(ws, '.vscode'));
-    await writeFile(
-      join(ws, '.vscode', 'settings.json'),
-      `{ "sandboxRunner.profiles": {
+    ws = await makeWorkspace('sr-cli-src-', `{ "sandboxRunner.profiles": {
         "python": { "image": "${IMAGES.python}" },
         "busybox-sh": { "image": "${IMAGES.busybox}", "command": ["sh", "\${file}"], "extensions": [".sh"] },
         "dash": { "image": "${IMAGES.python}", "command": ["sh", "\${file}"], "extensions": [".dash"] }
-      } }`,
-    );
+      } }`);
     boom = join(ws, 'boom.py');
     await writeFile(boom, 'print("start")\ndef f():\n    raise ValueError("line three")\nf()\n');
   });

@@ -8,15 +8,15 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, open, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { execa } from 'execa';
 import { awaitRemovals, engineIdentity, engineOptions, LABELS, probeEngineView, runInSandbox, type DockerOptions } from '../../src/core';
-import { IMAGES, requireEngine, shellProfile } from './helpers';
+import { CLI, IMAGES, requireEngine, shellProfile } from './helpers';
+import { makeWorkspace } from '../support/workspace';
 
 const ENGINE2_SOCKET = '/run/sandbox-runner-engine2/docker.sock';
 const ENGINE2_HOST = `unix://${ENGINE2_SOCKET}`;
 const LOCAL_HOST = 'unix:///var/run/docker.sock';
-const CLI = resolve(__dirname, '../../../dist/cli.js');
 /**
  * Where the engines share files: /var/tmp (engine 2 has only /tmp of its own, and the clone itself
  * may sit under /tmp, as a CI checkout can).
@@ -133,9 +133,7 @@ describe('engine choice and the mount probe (engine)', function () {
     before(async () => {
       await requireEngine2();
       await execa('docker', ['tag', IMAGES.busybox, LOCAL_ONLY], { env: { DOCKER_HOST: LOCAL_HOST } });
-      ws = await mkdtemp(join(tmpdir(), 'sr-cli-engine-'));
-      await mkdir(join(ws, '.vscode'));
-      await writeFile(join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'sandboxRunner.profiles': { only: { image: LOCAL_ONLY, command: ['sh', '${file}'], extensions: ['.sh'] } } }));
+      ws = await makeWorkspace('sr-cli-engine-', { 'sandboxRunner.profiles': { only: { image: LOCAL_ONLY, command: ['sh', '${file}'], extensions: ['.sh'] } } });
       await writeFile(join(ws, 'a.sh'), 'echo ran here\n');
     });
     after(async () => {

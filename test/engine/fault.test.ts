@@ -8,12 +8,10 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { execa } from 'execa';
 import { LABELS, leasePathFor, leasePeriodMs, procEvidenceOff, runInSandbox, STALE_PERIODS, stateDir, type RunRequest, type RunResult } from '../../src/core';
-import { chunkText, cliEnv, containerExists, daemonOnly, dockerBin, engineCli, engineDocker, IMAGES, productContainers, requireEngine, requireSomeRan, shellProfile, waitFor } from './helpers';
-
-const CLI = resolve(__dirname, '../../../dist/cli.js');
+import { chunkText, CLI, cliEnv, containerExists, daemonOnly, dockerBin, engineCli, engineDocker, IMAGES, productContainers, requireEngine, requireSomeRan, shellProfile, waitFor } from './helpers';
 
 let faults = 0;
 let leaked = 0;

@@ -11,7 +11,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WarmPool } from '../../src/core';
-import { chunkText, engineCli, IMAGES, productContainers, pythonProfile, requireEngine, run, shellProfile, TEST_PATH, waitFor } from './helpers';
+import { chunkText, engineCli, IMAGES, noLeftoversAfterEach, pythonProfile, requireEngine, run, shellProfile, TEST_PATH, waitFor } from './helpers';
 
 /** A copy of the busybox test image without `/bin/sh` (built here, never pulled). */
 const NO_SHELL_IMAGE = 'sandbox-runner-test/no-shell:1';
@@ -34,9 +34,7 @@ describe(`run fidelity on the ${TEST_PATH} path (engine)`, function () {
     const entrypoint = `FROM ${IMAGES.busybox}\nENTRYPOINT ["/bin/sh", "-c", "echo 'entrypoint: setting up' >&2; exec \\"$@\\"", "entrypoint"]\n`;
     await engineCli(['build', '--network', 'none', '-q', '-t', ENTRYPOINT_IMAGE, '-'], { input: entrypoint, env: { DOCKER_BUILDKIT: '0' } });
   });
-  afterEach(async () => {
-    assert.deepEqual(await productContainers(), [], 'a test left a product container behind');
-  });
+  noLeftoversAfterEach();
   after(async () => {
     await engineCli(['image', 'rm', '-f', NO_SHELL_IMAGE, ENTRYPOINT_IMAGE], { reject: false });
   });

@@ -5,15 +5,12 @@
  * (`DOCKER_HOST`) or Podman (`SANDBOX_RUNNER_TEST_DOCKER_PATH=podman`).
  */
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { execa } from 'execa';
 import type { Profile, RunResult, TtySize } from '../../src/core';
-import { cliEnv, containerExists, engineCli, IMAGES, productContainers, pythonProfile, requireEngine, run, shellProfile, waitFor } from './helpers';
-
-const CLI = resolve(__dirname, '../../../dist/cli.js');
+import { containerExists, engineCli, IMAGES, noLeftoversAfterEach, pythonProfile, requireEngine, run, runCli, shellProfile, waitFor } from './helpers';
+import { makeWorkspace } from '../support/workspace';
 
 /** One interactive run, driven from the test: what it printed so far, typing, ending input, resizing. */
 class Session {
@@ -69,9 +66,7 @@ const TTY: TtySize = { columns: 100, rows: 30 };
 describe('interactive runs (engine)', function () {
   this.timeout(60_000);
   before(requireEngine);
-  afterEach(async () => {
-    assert.deepEqual(await productContainers(), [], 'a test left a product container behind');
-  });
+  noLeftoversAfterEach();
 
   it('pipe: input() reads two lines typed after its prompts, stdin is no terminal, and the end of input is EOF (engine)', async () => {
     const s = new Session(pythonProfile(), [
@@ -132,28 +127,22 @@ describe('interactive runs (engine)', function () {
     assert.equal(r.stderr.bytesKept, 0, 'a terminal merges stderr into the one stream');
   });
 
-  it('tty: getpass reads a secret that is never echoed (engine)', async () => {
-    const code = 'import getpass\ns = getpass.getpass("Secret: ")\nprint("length", len(s), s == "hunter2")\n';
-    const s = new Session(pythonProfile(), code, TTY);
-    await s.sees('Secret: ');
-    s.type('hunter2\r');
-    const r = await s.done;
-    assert.equal(r.outcome, 'exited', r.message);
-    assert.equal(lf(s.text), 'Secret: \nlength 7 True\n');
-    assert.ok(!s.text.includes('hunter2'));
-  });
-
-  // The same mechanism in sh (echo off on the terminal, read a line, echo on), for busybox.
-  it('tty: a shell prompt with stty -echo reads a secret that is never echoed (engine)', async () => {
-    const code = 'printf "Secret: "; stty -echo; IFS= read -r s; stty echo; echo; [ "$s" = hunter2 ] && echo "length ${#s} True"\n';
-    const s = new Session(shellProfile(), code, TTY);
-    await s.sees('Secret: ');
-    s.type('hunter2\r');
-    const r = await s.done;
-    assert.equal(r.outcome, 'exited', r.message);
-    assert.equal(lf(s.text), 'Secret: \nlength 7 True\n');
-    assert.ok(!s.text.includes('hunter2'));
-  });
+  // getpass in python, and the same mechanism in sh (echo off on the terminal, read a line, echo
+  // on) for busybox: the secret is read and never echoed.
+  for (const [title, profile, code] of [
+    ['tty: getpass reads a secret that is never echoed (engine)', pythonProfile, 'import getpass\ns = getpass.getpass("Secret: ")\nprint("length", len(s), s == "hunter2")\n'],
+    ['tty: a shell prompt with stty -echo reads a secret that is never echoed (engine)', shellProfile, 'printf "Secret: "; stty -echo; IFS= read -r s; stty echo; echo; [ "$s" = hunter2 ] && echo "length ${#s} True"\n'],
+  ] as const) {
+    it(title, async () => {
+      const s = new Session(profile(), code, TTY);
+      await s.sees('Secret: ');
+      s.type('hunter2\r');
+      const r = await s.done;
+      assert.equal(r.outcome, 'exited', r.message);
+      assert.equal(lf(s.text), 'Secret: \nlength 7 True\n');
+      assert.ok(!s.text.includes('hunter2'));
+    });
+  }
 
   it('tty: a resize reaches the program (SIGWINCH and the new size) (engine)', async () => {
     const s = new Session(pythonProfile(), [
@@ -259,21 +248,13 @@ describe('sandbox-run -i (engine)', function () {
   let ws: string;
   before(async () => {
     await requireEngine();
-    ws = await mkdtemp(join(tmpdir(), 'sr-cli-i-'));
-    await mkdir(join(ws, '.vscode'));
-    await writeFile(join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'sandboxRunner.profiles': { python: { image: IMAGES.python } } }));
+    ws = await makeWorkspace('sr-cli-i-', { 'sandboxRunner.profiles': { python: { image: IMAGES.python } } });
     await writeFile(join(ws, 'ask.py'), 'name = input("Name? "); print(f"Hello, {name}")\n');
   });
   after(() => rm(ws, { recursive: true, force: true }));
 
   /** Runs the CLI in the workspace with `input` as its stdin; checks it left no container behind. */
-  const cli = async (args: string[], input: string) => {
-    const env = cliEnv();
-    const child = execa('node', [CLI, '--workspace', ws, ...args], { reject: false, stripFinalNewline: false, cwd: ws, input, ...(env ? { env } : {}) });
-    const r = await child;
-    assert.deepEqual(await productContainers(child.pid!), [], 'the CLI left a container behind');
-    return r;
-  };
+  const cli = (args: string[], input: string) => runCli(ws, args, { stripFinalNewline: false, input });
 
   it('printf \'Ada\\n\' | sandbox-run -i ask.py prints the greeting (engine)', async () => {
     const r = await cli(['-q', '-i', 'ask.py'], 'Ada\n');

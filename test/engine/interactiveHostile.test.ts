@@ -5,15 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { execa } from 'execa';
 import type { TtySize } from '../../src/core';
-import { cliEnv, IMAGES, productContainers, requireEngine, run, shellProfile } from './helpers';
+import { CLI, cliEnv, IMAGES, noLeftoversAfterEach, productContainers, requireEngine, run, shellProfile } from './helpers';
+import { makeWorkspace } from '../support/workspace';
 
-const CLI = resolve(__dirname, '../../../dist/cli.js');
 const TTY: TtySize = { columns: 80, rows: 24 };
 
 describe('sandbox-run -i with hostile standard input (engine)', function () {
@@ -21,9 +20,7 @@ describe('sandbox-run -i with hostile standard input (engine)', function () {
   let ws: string;
   before(async () => {
     await requireEngine();
-    ws = await mkdtemp(join(tmpdir(), 'sr-cli-i-hostile-'));
-    await mkdir(join(ws, '.vscode'));
-    await writeFile(join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'sandboxRunner.profiles': { sh: { image: IMAGES.busybox, command: ['sh', '${file}'], extensions: ['.sh'] } } }));
+    ws = await makeWorkspace('sr-cli-i-hostile-', { 'sandboxRunner.profiles': { sh: { image: IMAGES.busybox, command: ['sh', '${file}'], extensions: ['.sh'] } } });
     await writeFile(join(ws, 'quick.sh'), 'echo done\n');
     await writeFile(join(ws, 'cat.sh'), 'cat\n');
     await writeFile(join(ws, 'head.sh'), 'head -c 10 | od -An -tx1 | tr -d " \\n"; echo\n');
@@ -88,9 +85,7 @@ describe('sandbox-run -i with hostile standard input (engine)', function () {
 describe('terminal runs with code ending in detach-key bytes (engine)', function () {
   this.timeout(60_000);
   before(requireEngine);
-  afterEach(async () => {
-    assert.deepEqual(await productContainers(), [], 'a test left a product container behind');
-  });
+  noLeftoversAfterEach();
 
   // Docker's attach holds a stdin chunk ending in a prefix of the detach sequence: a frame ending
   // so would never complete. Ctrl-^ (0x1e) starts every sequence; Ctrl-] (0x1d) when the code

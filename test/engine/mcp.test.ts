@@ -5,17 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { LATEST_PROTOCOL_VERSION, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { execa } from 'execa';
 import { LABELS } from '../../src/core';
-import { cliEnv, containers, IMAGES, requireEngine, waitFor } from './helpers';
-
-const CLI = resolve(__dirname, '../../../dist/cli.js');
+import { CLI, cliEnv, containers, IMAGES, requireEngine, waitFor } from './helpers';
+import { makeWorkspace } from '../support/workspace';
 
 /** Containers (any state) whose owner-pid label is `pid`. */
 const ownedBy = (pid: number) => containers(`label=${LABELS.ownerPid}=${pid}`);
@@ -54,18 +51,13 @@ describe('sandbox-run --mcp server (engine)', function () {
 
   before(async () => {
     await requireEngine();
-    ws = await mkdtemp(join(tmpdir(), 'sr-mcp-'));
-    await mkdir(join(ws, '.vscode'));
-    await writeFile(
-      join(ws, '.vscode', 'settings.json'),
-      `{
+    ws = await makeWorkspace('sr-mcp-', `{
         "sandboxRunner.profiles": {
           "python": { "image": "${IMAGES.python}" },
           "shell": { "image": "${IMAGES.busybox}" },
           "open": { "image": "${IMAGES.busybox}", "command": ["sh", "\${file}"], "network": "bridge" },
         },
-      }`,
-    );
+      }`);
   });
   after(() => rm(ws, { recursive: true, force: true }));
 

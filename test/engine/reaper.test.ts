@@ -12,15 +12,15 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { execa } from 'execa';
 import {
   anchorRoots, currentBootId, currentPidNamespace, currentStartTime, isSandboxError, LABELS, leasePathFor, newOwnerId, PRODUCT_LABEL,
   processLease, procEvidenceOff, reapOrphans, removeOwnContainers, resolveEndpoint, runInSandbox, statStartTime,
 } from '../../src/core';
-import { chunkText, cliEnv, containerExists, engineCli, IMAGES, requireEngine, shellProfile, waitFor } from './helpers';
+import { chunkText, CLI, cliEnv, containerExists, engineCli, IMAGES, requireEngine, shellProfile, waitFor } from './helpers';
+import { makeWorkspace } from '../support/workspace';
 
-const CLI = resolve(__dirname, '../../../dist/cli.js');
 /** The profile label of this suite's containers (they are named as the product names them). */
 const SUITE = `reaptest-${randomUUID().slice(0, 8)}`;
 /** An image whose Dockerfile carries the product's labels (built here from the busybox test image). */
@@ -220,9 +220,7 @@ describe('orphan sweep (engine)', function () {
   it('a SIGKILLed sandbox-run\'s container goes once its owner is provably gone; a live sandbox-run\'s stays past the stale window', async () => {
     // Both CLIs refresh every 300 ms (stale after 1800 ms), whatever this run's setting.
     const env = { SANDBOX_RUNNER_LEASE_PERIOD_MS: '300' };
-    const ws = await mkdtemp(join(tmpdir(), 'sr-reap-lease-ws-'));
-    await mkdir(join(ws, '.vscode'));
-    await writeFile(join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'sandboxRunner.profiles': { shell: { image: IMAGES.busybox } } }));
+    const ws = await makeWorkspace('sr-reap-lease-ws-', { 'sandboxRunner.profiles': { shell: { image: IMAGES.busybox } } });
     const start = (marker: string) => {
       const child = execa('node', [CLI, '--workspace', ws, '--profile', 'shell', '-'], {
         reject: false, input: `echo ${marker}; sleep 30\n`, env: { ...cliEnv(), ...env }, buffer: { stdout: false },

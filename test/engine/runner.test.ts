@@ -4,14 +4,12 @@ import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { admitContainer, buildRunArgv, engineSpec, leaseTestHooks, mountSourceProblems, openRunLease, ownerLabels, resolveMounts, scheduleRemoval, WarmPool } from '../../src/core';
-import { bridgeGateway, chunkText, containerExists, ENGINE_KIND, engineCli, engineDocker, engineIsLocal, engineSeesClientFiles, hostProcesses, IMAGES, LOCAL_DOCKER_HOST, productContainers, pythonProfile, requireEngine, routedEngine, run, shellProfile, waitFor } from './helpers';
+import { bridgeGateway, chunkText, containerExists, ENGINE_KIND, engineCli, engineDocker, engineIsLocal, engineSeesClientFiles, hostProcesses, IMAGES, LOCAL_DOCKER_HOST, noLeftoversAfterEach, productContainers, pythonProfile, requireEngine, routedEngine, run, shellProfile, waitFor } from './helpers';
 
 describe('runner on a real engine (engine)', function () {
   this.timeout(60_000);
   before(requireEngine);
-  afterEach(async () => {
-    assert.deepEqual(await productContainers(), [], 'a test left a product container behind');
-  });
+  noLeftoversAfterEach();
 
   it('runs a Python snippet: stdout streamed, exit 0, container removed', async () => {
     const r = await run(pythonProfile(), 'print("hello from python", 6 * 7)\n');

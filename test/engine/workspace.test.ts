@@ -9,11 +9,9 @@
 import assert from 'node:assert/strict';
 import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { execa } from 'execa';
-import { ENGINE_KIND, engineSeesClientFiles, IMAGES, productContainers, pythonProfile, requireEngine, run, TEST_PATH } from './helpers';
-
-const CLI = resolve(__dirname, '../../../dist/cli.js');
+import { CLI, ENGINE_KIND, engineSeesClientFiles, IMAGES, noLeftoversAfterEach, productContainers, pythonProfile, requireEngine, run, TEST_PATH } from './helpers';
 
 /** Writes `files` (relative path → text) under a fresh folder readable by the run's user (65534). */
 async function project(files: Record<string, string>): Promise<string> {
@@ -45,9 +43,7 @@ describe('workspace folder beside the snippet (engine)', function () {
   this.timeout(90_000);
   before(requireEngine);
   const roots: string[] = [];
-  afterEach(async () => {
-    assert.deepEqual(await productContainers(), [], 'a test left a product container behind');
-  });
+  noLeftoversAfterEach();
   after(async () => {
     for (const r of roots) await rm(r, { recursive: true, force: true });
   });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import {
   buildCreateArgv, buildRunArgv, DOCKER_CLIENT_PROXY_VARS, engineWorkDir, isSandboxError, LAUNCHER, ProfileSchema, programArgv, SPAWN_OPTIONS, spawnOptions, type ContainerSpec,
 } from '../../src/core';
+import { profileOf } from '../support/profiles';
 
 const labels = { 'sandbox-runner': '1', 'sandbox-runner.run-id': 'r1' };
 
@@ -156,7 +157,7 @@ describe('argv builder (unit)', () => {
   });
 
   it('refuses, at build time, any value that would break out of the docker syntax it lands in', () => {
-    const base = ProfileSchema.parse({ image: 'img', command: ['${file}'] });
+    const base = profileOf();
     const forged: Array<[string, Partial<ContainerSpec>]> = [
       ['workdir /tmp:mode=777', { profile: { ...base, workdir: '/tmp:mode=777' } }],
       ['workdir /w,exec', { profile: { ...base, workdir: '/w,exec' } }],

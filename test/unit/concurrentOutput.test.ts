@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { ProfileSchema, type RunResult } from '../../src/core';
+import { type RunResult } from '../../src/core';
 import { RunLineIndex } from '../../src/vscode/linkTargets';
 import { ProgramOutput, shortLabel, STDERR_PREFIX } from '../../src/vscode/programOutput';
+import { profileOf } from '../support/profiles';
 
-const profile = ProfileSchema.parse({ image: 'img', command: ['${file}'] });
+const profile = profileOf();
 const result: RunResult = {
   outcome: 'exited', exitCode: 0, signal: null, durationMs: 1, message: 'm', containerName: 'c',
   stdout: { bytesKept: 0, truncated: false }, stderr: { bytesKept: 0, truncated: false },

@@ -8,10 +8,11 @@ import { ENGINE_FLAGS, engineFromFlags, engineSummary } from '../../src/cli/engi
 import { ownLine } from '../../src/cli/terminalOutput';
 import {
   classifyEngineFailure, commandFor, describeEngine, engineOptions, engineTarget, engineText, firstTarFile, isSandboxError, mountAccess,
-  parseEngineVersion, parseRuntime, probeEngineView, ProfileSchema, resolveMounts, type DockerOptions, type EngineIdentity, type EngineView,
+  parseEngineVersion, parseRuntime, probeEngineView, resolveMounts, type DockerOptions, type EngineIdentity, type EngineView,
 } from '../../src/core';
 import { engineSettingsFrom } from '../../src/vscode/engineChoice';
 import { ProgramOutput } from '../../src/vscode/programOutput';
+import { profileOf } from '../support/profiles';
 
 /** Options whose CLI environment has no DOCKER_HOST/DOCKER_CONTEXT and no docker config file (the "default" context), plus `extra`. */
 const clean = (opts: DockerOptions = {}, extra: Record<string, string> = {}): DockerOptions => ({
@@ -94,7 +95,7 @@ describe('engine choice and naming (unit)', () => {
     // Output header: the engine line is one line with nothing the channel would interpret.
     const appends: string[] = [];
     const out = new ProgramOutput({ append: (t: string) => appends.push(t), show: () => undefined } as never);
-    const frame = out.begin('a.py', 'python', 'user', ProfileSchema.parse({ image: 'img', command: ['${file}'] }), line);
+    const frame = out.begin('a.py', 'python', 'user', profileOf(), line);
     frame.end({ outcome: 'exited', exitCode: 0, signal: null, durationMs: 1, message: 'm', containerName: 'c', stdout: { bytesKept: 0, truncated: false }, stderr: { bytesKept: 0, truncated: false } });
     const text = out.text();
     const engineLines = text.split('\n').filter((l) => l.startsWith('  engine '));
@@ -106,7 +107,7 @@ describe('engine choice and naming (unit)', () => {
   it('the output header names the engine at the start when known, else just before the footer', () => {
     const appends: string[] = [];
     const out = new ProgramOutput({ append: (t: string) => appends.push(t), show: () => undefined } as never);
-    const profile = ProfileSchema.parse({ image: 'img', command: ['${file}'] });
+    const profile = profileOf();
     const done = { outcome: 'exited', exitCode: 0, signal: null, durationMs: 1, message: 'm', containerName: 'c', stdout: { bytesKept: 0, truncated: false }, stderr: { bytesKept: 0, truncated: false } } as const;
     out.begin('a', 'p', 'user', profile, 'context "default" · Docker Engine 20.10 · runtime runc').end(done, 'ignored');
     const late = out.begin('b', 'p', 'user', profile);
@@ -188,7 +189,7 @@ describe('which mounts an engine can see (unit)', () => {
       await mkdir(join(dir, 'project'));
     });
     after(() => rm(dir, { recursive: true, force: true }));
-    const profile = () => ProfileSchema.parse({ image: 'img', command: ['${file}'], mounts: [{ source: join(dir, 'project'), target: '/data' }] });
+    const profile = () => profileOf({ mounts: [{ source: join(dir, 'project'), target: '/data' }] });
 
     it('refuses a mount the engine does not see, naming the engine and why', async () => {
       const probe = async () => ({ sees: 'no' as const, local: false, why: 'the probe file written there was not found at that path on the engine' });
@@ -202,7 +203,7 @@ describe('which mounts an engine can see (unit)', () => {
 
     it('refuses a workspace folder the engine does not see, naming the workspace key and the way out ("none", not a mount to remove)', async () => {
       const probe = async () => ({ sees: 'no' as const, local: false, why: 'the probe file written there was not found at that path on the engine' });
-      const plain = ProfileSchema.parse({ image: 'img', command: ['${file}'] });
+      const plain = profileOf();
       await assert.rejects(
         resolveMounts({ name: 'p', profile: plain }, [], { docker: engineOptions({ host: 'ssh://me@build' }), probe }, { source: join(dir, 'project'), target: '/workspace/project' }),
         (e: unknown) => isSandboxError(e) && e.code === 'invalid-mount' &&

@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ProfileSchema, type SnippetOrigin } from '../../src/core';
+import { type SnippetOrigin } from '../../src/core';
 import { insideMount, lineLinks, RunLineIndex, stderrLines, terminalLinkSpans, type RunSource } from '../../src/vscode/linkTargets';
 import { findErrorSite } from '../../src/core';
 import { ProgramOutput } from '../../src/vscode/programOutput';
+import { profileOf } from '../support/profiles';
 
 const origin: SnippetOrigin = {
   source: '/home/ada/x.py', line: 9, column: 0, dedent: 4, snippetPath: '/sandbox/main.py', mounts: [{ target: '/data', source: '/home/ada/data' }],
@@ -63,7 +64,7 @@ describe('output channel run lines (unit)', () => {
   it('names the channel line of each run\'s header and the run\'s text, across runs and outside lines', () => {
     const appends: string[] = [];
     const out = new ProgramOutput({ append: (t: string) => appends.push(t), show: () => undefined } as never);
-    const profile = ProfileSchema.parse({ image: 'img', command: ['${file}'] });
+    const profile = profileOf();
     const result = { outcome: 'exited', exitCode: 1, signal: null, durationMs: 1, message: 'm', containerName: 'c', stdout: { bytesKept: 0, truncated: false }, stderr: { bytesKept: 0, truncated: false } } as const;
     out.line('a refused run');
     const first = out.begin('first.py', 'python', 'user', profile);
@@ -83,7 +84,7 @@ describe('output channel run lines (unit)', () => {
 
   it('gives two runs in flight at once only the lines each wrote (their output interleaves)', () => {
     const out = new ProgramOutput({ append: () => undefined, show: () => undefined } as never);
-    const profile = ProfileSchema.parse({ image: 'img', command: ['${file}'] });
+    const profile = profileOf();
     const a = out.begin('a.py', 'python', 'user', profile);
     const b = out.begin('b.py', 'python', 'user', profile);
     a.sink('stderr', Buffer.from('  File "/sandbox/main.py", line 1 (a)\n'));

@@ -3,8 +3,9 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, unlinkSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compareToBaseline, looseningFingerprint, ProfileSchema, routeLoosening, workspaceLoosenings, type ProfileLayer } from '../../src/core';
+import { profileOf } from '../support/profiles';
 
-const base = ProfileSchema.parse({ image: 'img', command: ['${file}'] });
+const base = profileOf();
 
 describe('workspace loosening (unit)', () => {
   it('finds nothing when a workspace only tightens', () => {
@@ -15,7 +16,7 @@ describe('workspace loosening (unit)', () => {
   });
 
   it('lineEndings "keep" is no loosening and changes no docker argument', () => {
-    const keep = ProfileSchema.parse({ image: 'img', command: ['${file}'], lineEndings: 'keep' });
+    const keep = profileOf({ lineEndings: 'keep' });
     const r = compareToBaseline('p', keep, base);
     assert.deepEqual(r.loosenings, []);
     assert.deepEqual([r.addedArgs, r.removedArgs], [[], []]);
@@ -61,17 +62,17 @@ describe('workspace loosening (unit)', () => {
   });
 
   it('fingerprints change when the loosening grows', () => {
-    const a = compareToBaseline('p', ProfileSchema.parse({ image: 'img', command: ['${file}'], network: 'bridge' }), base);
-    const b = compareToBaseline('p', ProfileSchema.parse({ image: 'img', command: ['${file}'], network: 'bridge', limits: { cpus: 4 } }), base);
+    const a = compareToBaseline('p', profileOf({ network: 'bridge' }), base);
+    const b = compareToBaseline('p', profileOf({ network: 'bridge', limits: { cpus: 4 } }), base);
     assert.notEqual(looseningFingerprint(a), looseningFingerprint(b));
-    assert.equal(looseningFingerprint(a), looseningFingerprint(compareToBaseline('p', ProfileSchema.parse({ image: 'img', command: ['${file}'], network: 'bridge' }), base)));
+    assert.equal(looseningFingerprint(a), looseningFingerprint(compareToBaseline('p', profileOf({ network: 'bridge' }), base)));
   });
 
   it('a different user is a loosening when the profile has bind mounts, and only then', () => {
     const mount = { source: '/home/u/proj', target: '/proj' };
-    const withMount = ProfileSchema.parse({ image: 'img', command: ['${file}'], mounts: [mount] });
+    const withMount = profileOf({ mounts: [mount] });
     const asUser = (user: string, mounts: unknown[] = [mount]) =>
-      compareToBaseline('p', ProfileSchema.parse({ image: 'img', command: ['${file}'], mounts, user }), withMount);
+      compareToBaseline('p', profileOf({ mounts, user }), withMount);
     const r = asUser('1000:1000');
     assert.deepEqual(r.loosenings, [{ key: 'sandboxRunner.profiles.p.user', description: 'user: 65534:65534 → 1000:1000 with bind mounts' }]);
     assert.equal(r.addedArgs[0], '--user 1000:1000');
@@ -138,7 +139,7 @@ describe('workspace loosening (unit)', () => {
     });
 
     it('compareToBaseline stays pure: without a resolver it compares the paths as written', () => {
-      const p = ProfileSchema.parse({ image: 'img', command: ['${file}'], mounts: [{ source: link, target: '/data' }] });
+      const p = profileOf({ mounts: [{ source: link, target: '/data' }] });
       assert.deepEqual(compareToBaseline('p', p, base).addedArgs, [`--mount type=bind,src=${link},dst=/data,readonly`]);
       assert.deepEqual(compareToBaseline('p', p, base, () => '/x').addedArgs, ['--mount type=bind,src=/x,dst=/data,readonly']);
     });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { ProfileSchema, warmKey, type RunResult } from '../../src/core';
 import { OutputWriter } from '../../src/vscode/outputWriter';
 import { channelRunProfile, footer, MAX_LINE_CHARS, ProgramOutput, STDERR_PREFIX } from '../../src/vscode/programOutput';
+import { profileOf } from '../support/profiles';
 
 /** A stand-in for the output channel that records appends (structural: only `append` and `show` are used). */
 function fakeChannel() {
@@ -10,7 +11,7 @@ function fakeChannel() {
 }
 
 const b = (text: string) => Buffer.from(text, 'utf8');
-const profile = ProfileSchema.parse({ image: 'img', command: ['${file}'] });
+const profile = profileOf();
 const result = (r: Partial<RunResult>): RunResult => ({
   outcome: 'exited', exitCode: 0, signal: null, durationMs: 12.3, message: 'm', containerName: 'c',
   stdout: { bytesKept: 0, truncated: false }, stderr: { bytesKept: 0, truncated: false }, ...r,
@@ -93,7 +94,7 @@ describe('output batching (unit)', () => {
 
 describe('output-channel run environment (unit)', () => {
   it('adds NO_COLOR=1 and TERM=dumb to the profile\'s env, keeping its other variables', () => {
-    const p = ProfileSchema.parse({ image: 'img', command: ['${file}'], env: { PYTHONUNBUFFERED: '1' } });
+    const p = profileOf({ env: { PYTHONUNBUFFERED: '1' } });
     const run = channelRunProfile(p);
     assert.deepEqual(run.env, { NO_COLOR: '1', TERM: 'dumb', PYTHONUNBUFFERED: '1' });
     assert.deepEqual(p.env, { PYTHONUNBUFFERED: '1' }, 'the settings\' profile changed');
@@ -102,13 +103,13 @@ describe('output-channel run environment (unit)', () => {
   });
 
   it('a variable the profile sets keeps the profile\'s value', () => {
-    const p = ProfileSchema.parse({ image: 'img', command: ['${file}'], env: { TERM: 'xterm-256color', NO_COLOR: '' } });
+    const p = profileOf({ env: { TERM: 'xterm-256color', NO_COLOR: '' } });
     assert.deepEqual(channelRunProfile(p).env, { NO_COLOR: '', TERM: 'xterm-256color' });
   });
 
   it('gives the warm pool the same key for the preparation and the run, and a different one than the bare profile', () => {
-    const p = ProfileSchema.parse({ image: 'img', command: ['${file}'] });
-    assert.equal(warmKey({ name: 'python', profile: channelRunProfile(p) }), warmKey({ name: 'python', profile: channelRunProfile(ProfileSchema.parse({ image: 'img', command: ['${file}'] })) }));
+    const p = profileOf();
+    assert.equal(warmKey({ name: 'python', profile: channelRunProfile(p) }), warmKey({ name: 'python', profile: channelRunProfile(profileOf()) }));
     assert.notEqual(warmKey({ name: 'python', profile: channelRunProfile(p) }), warmKey({ name: 'python', profile: p }));
   });
 });

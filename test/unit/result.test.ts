@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { classifyEngineFailure, describeOutcome, ProfileSchema, signalFromExitCode, spawnErrno, type RunResult } from '../../src/core';
+import { classifyEngineFailure, describeOutcome, signalFromExitCode, spawnErrno, type RunResult } from '../../src/core';
 import { EXIT, exitCodeFor } from '../../src/cli/exitCodes';
+import { profileOf } from '../support/profiles';
 
-const profile = ProfileSchema.parse({ image: 'img', command: ['${file}'], limits: { outputBytes: 4096 } });
+const profile = profileOf({ limits: { outputBytes: 4096 } });
 
 describe('result mapping (unit)', () => {
   it('infers the signal from the init process 128+N status', () => {
