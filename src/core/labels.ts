@@ -57,6 +57,9 @@ export const LABELS = {
 /** The `docker ps --filter` value selecting this product's containers. */
 export const PRODUCT_FILTER = `label=${PRODUCT_LABEL}=1`;
 
+/** Label marking a container as a warm one not yet taken by a run (value "1"; set by warm.ts only). */
+export const WARM_LABEL = `${PRODUCT_LABEL}.warm`;
+
 /**
  * Test-only switch: with `SANDBOX_RUNNER_NO_PROC=1` this process reads nothing from /proc for
  * owner liveness (labels get "unknown", the sweep's /proc probe answers "unknown"), as on macOS

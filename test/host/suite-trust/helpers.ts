@@ -7,13 +7,14 @@ import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { WARM_LABEL } from '../../../src/core/labels';
 import { awaitRemovals } from '../../../src/core/removals';
 import type { RunResult } from '../../../src/core/result';
 import type { SandboxRunnerApi } from '../../../src/vscode/api';
 import { IMAGES, assertRunResult, clearNotifications, docker, getApi, outputOf, settlesWithin, startCommand, workspaceFolder } from '../suite/helpers';
 
-/** The label the warm pool puts on containers not yet taken by a run (src/core/warm.ts WARM_LABEL). */
-export const WARM_LABEL = 'sandbox-runner.warm';
+/** The label the warm pool puts on containers not yet taken by a run. */
+export { WARM_LABEL };
 
 /** The built-in python profile's image; not built locally, so a run with it fails with image-missing. */
 export const BUILTIN_PYTHON_IMAGE = 'python:3.12-slim';

@@ -23,13 +23,17 @@
  * Needs: `npm run build` (dist/extension.js), scripts/host-tools.sh, the local test images.
  * Environment: SANDBOX_RUNNER_VSCE (default @vscode/vsce@3.9.2), SANDBOX_RUNNER_UI_TIMEOUT
  * (seconds, default 300), SANDBOX_RUNNER_UI_STEPS=1 (a screenshot per step in
- * .artifacts/consent-check-steps/), and those of ../lib/codeServer.ts.
+ * .artifacts/consent-check-steps/), and those of the host harness (../lib/tools.ts, logFilter.ts, runDirs.ts).
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { containersOwnedBy, groupPids, workbenchUrl, type CodeServer, type OwnedContainer, type RunDirs } from '../lib/codeServer';
+import type { CodeServer } from '../lib/codeServer';
+import { containersOwnedBy, type OwnedContainer } from '../lib/ownedContainers';
+import { groupPids } from '../lib/processes';
+import type { RunDirs } from '../lib/runDirs';
+import { workbenchUrl } from '../lib/workbench';
 import { HostSession } from '../lib/session';
 import { CheckReport, RUN_ROW, RUN_TITLE, artifacts, clean, installVsix, outputPanelText, packageExtension, quickPick, repo, startWorkbench } from './harness';
 

@@ -7,7 +7,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
-import { codeServerPath, deadline, envSeconds, type CodeServer } from '../lib/codeServer';
+import type { CodeServer } from '../lib/codeServer';
+import { deadline, envSeconds } from '../lib/deadlines';
+import { codeServerPath } from '../lib/tools';
 import type { HostSession } from '../lib/session';
 
 /** The repository root (the checks run as out/test/host/ui/*.js). */

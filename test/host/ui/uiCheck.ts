@@ -33,12 +33,13 @@
  *
  * Needs: `npm run build` (dist/extension.js), scripts/host-tools.sh, the local test images.
  * Environment: SANDBOX_RUNNER_VSCE (default @vscode/vsce@3.9.2, whose engines accept Node 20),
- * SANDBOX_RUNNER_UI_TIMEOUT (seconds, default 300), and those of ../lib/codeServer.ts.
+ * SANDBOX_RUNNER_UI_TIMEOUT (seconds, default 300), and those of the host harness (../lib/tools.ts, logFilter.ts, runDirs.ts).
  */
 import { cpSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { workbenchUrl, type CodeServer } from '../lib/codeServer';
+import type { CodeServer } from '../lib/codeServer';
+import { workbenchUrl } from '../lib/workbench';
 import { HostSession } from '../lib/session';
 import { INTERACTIVE_USER_SETTINGS, interactiveChecks } from './interactiveCheck';
 import { markdownChecks } from './markdownCheck';
