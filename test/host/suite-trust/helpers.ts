@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import { WARM_LABEL } from '../../../src/core/labels';
 import { awaitRemovals } from '../../../src/core/removals';
 import type { RunResult } from '../../../src/core/result';
-import type { SandboxRunnerApi } from '../../../src/vscode/api';
+import type { ActiveRunInfo, SandboxRunnerApi } from '../../../src/vscode/api';
 import { IMAGES, assertRunResult, clearNotifications, docker, getApi, outputOf, settlesWithin, startCommand, workspaceFolder } from '../suite/helpers';
 
 /** The label the warm pool puts on containers not yet taken by a run. */
@@ -108,6 +108,17 @@ export async function runActiveEditor(api: SandboxRunnerApi): Promise<{ result: 
   const { value, text } = await runCommand(api, 'sandboxRunner.run');
   assertRunResult(value, 'sandboxRunner.run');
   return { result: value, text };
+}
+
+/** The runs that started (`api.onDidStartRun`) while `fn` ran, and `fn`'s value. */
+export async function runsStartedBy<T>(api: SandboxRunnerApi, fn: () => Promise<T>): Promise<{ value: T; started: ActiveRunInfo[] }> {
+  const started: ActiveRunInfo[] = [];
+  const sub = api.onDidStartRun((r) => started.push(r));
+  try {
+    return { value: await fn(), started };
+  } finally {
+    sub.dispose();
+  }
 }
 
 /** `PROBE key value` lines of probe.py's output, as key → value. */

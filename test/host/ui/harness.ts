@@ -176,3 +176,16 @@ export async function outputPanelText(page: Page, selector = '.part.panel .monac
   if (!(await lines.count())) return '';
   return clean(await lines.innerText());
 }
+
+/**
+ * Texts of the notifications shown (one line each): the toasts, and the rows of the notification
+ * centre (the workbench may hold a toast back, e.g. while the centre is open; the centre lists
+ * every notification). Empty when none is shown or the page cannot be read.
+ */
+export async function notificationTexts(page: Page): Promise<string[]> {
+  const texts = await page
+    .locator('.notifications-toasts .notification-toast, .notifications-center .notification-list-item')
+    .allInnerTexts()
+    .catch(() => [] as string[]);
+  return texts.map((t) => clean(t).replace(/\s*\n\s*/g, ' ').trim()).filter((t) => t !== '');
+}

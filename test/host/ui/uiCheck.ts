@@ -45,7 +45,7 @@ import { INTERACTIVE_USER_SETTINGS, interactiveChecks } from './interactiveCheck
 import { markdownChecks } from './markdownCheck';
 import { recentRunsChecks, vsixShipsRerunBundles } from './recentRunsCheck';
 import { installToolCaller, toolConfirmChecks } from './toolConfirmCheck';
-import { CheckReport, RUN_ROW, RUN_TITLE, artifacts, clean, codeServerCli, installVsix, outputPanelText, packageExtension, quickPick, repo, startWorkbench } from './harness';
+import { CheckReport, RUN_ROW, RUN_TITLE, artifacts, clean, codeServerCli, installVsix, notificationTexts, outputPanelText, packageExtension, quickPick, repo, startWorkbench } from './harness';
 
 const fixtureWorkspace = join(repo, 'test', 'host', 'fixtures', 'workspace');
 const EXTENSION_ID = 'sandbox-runner.sandbox-runner';
@@ -103,7 +103,7 @@ async function drive(page: Page, server: CodeServer, workspace: string): Promise
   const allStatus = clean(await page.locator('#workbench\\.parts\\.statusbar').innerText()).replace(/\s*\n\s*/g, ' | ');
   // Issue 12: the running editor's title shows the stop button (visible in the screenshot).
   const stopVisible = await stopButton(page).first().waitFor({ state: 'visible', timeout: 5_000 }).then(() => true, () => false);
-  const sandboxToasts = (await toastTexts(page)).filter((t) => /sandbox/i.test(t));
+  const sandboxToasts = (await notificationTexts(page)).filter((t) => /sandbox/i.test(t));
   await page.screenshot({ path: join(artifacts, 'ui-check-running.png') });
   step(`status bar while running: "${allStatus}"`);
   check(
@@ -137,7 +137,7 @@ async function drive(page: Page, server: CodeServer, workspace: string): Promise
   check('the stop button is gone after the run', (await stopButton(page).count()) === 0 || !(await stopButton(page).first().isVisible()), await editorActions(page));
   // Toasts may be held back: the notification centre lists every notification.
   await showCenter(page);
-  const errors = (await toastTexts(page)).filter((t) => /error|failed/i.test(t));
+  const errors = (await notificationTexts(page)).filter((t) => /error|failed/i.test(t));
   check('no error notification', errors.length === 0, JSON.stringify(errors));
   await page.screenshot({ path: join(artifacts, 'ui-check.png') });
   step('saved .artifacts/ui-check.png');
@@ -200,18 +200,6 @@ function linkAnchors(anchors: readonly { href: string; text: string }[]): { href
   return anchors.filter((a) => /^\s*(command|file|https?):/i.test(a.href) || /Repair the Docker runtime/.test(a.text));
 }
 
-/**
- * Texts of the notifications shown: toasts, and the rows of the notification centre (the
- * workbench may hold toasts back, e.g. while the centre is open; the centre lists every one).
- */
-async function toastTexts(page: Page): Promise<string[]> {
-  const texts = await page
-    .locator('.notifications-toasts .notification-toast, .notifications-center .notification-list-item')
-    .allInnerTexts()
-    .catch(() => [] as string[]);
-  return texts.map((t) => clean(t).replace(/\s*\n\s*/g, ' ').trim()).filter((t) => t !== '');
-}
-
 /** Opens the notification centre ("Notifications: Show Notifications") unless it is open. */
 async function showCenter(page: Page): Promise<void> {
   if (await page.locator('.notifications-center.visible').count()) return;
@@ -245,7 +233,7 @@ async function watchNotifications(page: Page, done: RegExp, ms: number): Promise
   const end = Date.now() + ms;
   while (Date.now() < end) {
     links.push(...linkAnchors(await notificationAnchors(page)));
-    for (const t of await toastTexts(page)) toasts.add(t);
+    for (const t of await notificationTexts(page)) toasts.add(t);
     output = await outputPanelText(page, '.part.panel .output-view .monaco-editor .view-lines, .part.panel .monaco-editor .view-lines');
     if (done.test(output)) break;
     await page.waitForTimeout(200);
@@ -300,7 +288,7 @@ async function linkChecks(page: Page): Promise<void> {
   const end = Date.now() + 10_000;
   while (Date.now() < end && ![...seen.toasts].some((t) => /Sandbox run failed/.test(t))) {
     await page.waitForTimeout(250);
-    for (const t of await toastTexts(page)) seen.toasts.add(t);
+    for (const t of await notificationTexts(page)) seen.toasts.add(t);
     seen.links.push(...linkAnchors(await notificationAnchors(page)));
   }
   await page.waitForTimeout(500);
