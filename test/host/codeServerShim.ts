@@ -19,7 +19,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { deadline, envSeconds } from './lib/deadlines';
+import { deadline, envSeconds } from '../support/deadlines';
 import { formatLogArgs, isNoise } from './lib/logFilter';
 import { remoteUri, workbenchUrl } from './lib/workbench';
 import { HostSession } from './lib/session';

@@ -7,6 +7,7 @@
  * Tools come from scripts/host-tools.sh (./tools.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { deadline } from '../../support/deadlines';
 import { GroupSampler } from './leftovers';
 import { removeContainersOwnedBy } from './ownedContainers';
 import type { RunDirs } from './runDirs';
@@ -117,14 +118,11 @@ async function listeningPort(child: ChildProcess, log: ServerLog, ms: number): P
     child.once('exit', (code, signal) => reject(new Error(`code-server exited before listening (${signal ?? `exit ${code}`})`))),
   );
   earlyExit.catch(() => {});
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`code-server did not print "HTTP server listening on" within ${ms} ms`)), ms);
-  });
+  const timeout = deadline(ms, () => `code-server did not print "HTTP server listening on" within ${ms} ms`);
   try {
-    return await Promise.race([log.port, earlyExit, timeout]);
+    return await Promise.race([log.port, earlyExit, timeout.promise]);
   } finally {
-    clearTimeout(timer);
+    timeout.clear();
   }
 }
 

@@ -4,6 +4,7 @@
  * extension hosts to end by themselves and record the containers their processes still own.
  */
 import { writeFileSync } from 'node:fs';
+import { sleep } from '../../support/deadlines';
 import { containersOwnedBy, type OwnedContainer } from './ownedContainers';
 import { groupPids, isAlive, isExtensionHost } from './processes';
 
@@ -58,7 +59,7 @@ export class GroupSampler {
   async recordLeftovers(file: string, limitMs: number): Promise<void> {
     const t = Date.now();
     while ([...this.extensionHosts].some(isAlive) && Date.now() - t < limitMs) {
-      await new Promise((r) => setTimeout(r, 100));
+      await sleep(100);
       this.sample();
     }
     const record: LeftoversRecord = {

@@ -35,6 +35,7 @@ import { groupPids } from '../lib/processes';
 import type { RunDirs } from '../lib/runDirs';
 import { workbenchUrl } from '../lib/workbench';
 import { HostSession } from '../lib/session';
+import { TEST_IMAGES } from '../../support/images';
 import { CheckReport, RUN_ROW, RUN_TITLE, artifacts, clean, installVsix, outputPanelText, packageExtension, quickPick, repo, startWorkbench } from './harness';
 
 const workspace = join(repo, 'test', 'host', 'fixtures', 'loosened');
@@ -281,7 +282,7 @@ async function drive(page: Page, server: CodeServer, dirs: RunDirs): Promise<voi
   step(`warm python container after Allow (${allowed.tookMs} ms): ${ready ? `${ready.name}: ${warmConfig}` : 'none'}`);
   check(
     `after Allow and the run, a warm container for python appears within ${WARM_WAIT_MS / 1000} s, with the allowed loosening (network bridge)`,
-    ready !== undefined && warmConfig === 'bridge sandbox-runner-test/python:2',
+    ready !== undefined && warmConfig === `bridge ${TEST_IMAGES.python}`,
     ready ? `${ready.name}: ${warmConfig} after ${allowed.tookMs} ms` : `none after ${allowed.tookMs} ms; seen ${JSON.stringify(allowed.seen)}`,
   );
 

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { CodeServer } from '../lib/codeServer';
-import { deadline, envSeconds } from '../lib/deadlines';
+import { deadline, envSeconds } from '../../support/deadlines';
 import { codeServerPath } from '../lib/tools';
 import type { HostSession } from '../lib/session';
 

@@ -41,6 +41,7 @@ import type { Locator, Page } from 'playwright-core';
 import type { CodeServer } from '../lib/codeServer';
 import { workbenchUrl } from '../lib/workbench';
 import { HostSession } from '../lib/session';
+import { TEST_IMAGES } from '../../support/images';
 import { INTERACTIVE_USER_SETTINGS, interactiveChecks } from './interactiveCheck';
 import { markdownChecks } from './markdownCheck';
 import { recentRunsChecks, vsixShipsRerunBundles } from './recentRunsCheck';
@@ -126,7 +127,7 @@ async function drive(page: Page, server: CodeServer, workspace: string): Promise
   }
   step(`run finished after ~${((Date.now() - started) / 1000).toFixed(1)} s`);
   check('the Output panel shows the program output', /HOST-SLEEPY-START/.test(output) && /HOST-SLEEPY-DONE 42/.test(output), JSON.stringify(output.slice(-400)));
-  check('the Output panel shows the run header with profile and image', /profile python/.test(output) && output.includes('sandbox-runner-test/python:2'), JSON.stringify(output.slice(0, 200)));
+  check('the Output panel shows the run header with profile and image', /profile python/.test(output) && output.includes(TEST_IMAGES.python), JSON.stringify(output.slice(0, 200)));
   check('the Output panel shows the outcome', /exited with code 0/i.test(output), JSON.stringify(output.slice(-200)));
   const channel = await page.locator('.part.panel .monaco-select-box, .part.panel select').first().evaluate((el) => (el as unknown as { value?: string }).value ?? el.textContent ?? '').catch(() => '');
   check('the Output panel shows the "Sandbox Runner" channel', /Sandbox Runner/.test(channel) || /sandbox-runner/i.test(channel) || /profile python/.test(output), JSON.stringify(channel));
