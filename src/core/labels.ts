@@ -57,6 +57,9 @@ export const LABELS = {
 /** The `docker ps --filter` value selecting this product's containers. */
 export const PRODUCT_FILTER = `label=${PRODUCT_LABEL}=1`;
 
+/** Label marking a container as a warm one not yet taken by a run (value "1"; set by warm.ts only). */
+export const WARM_LABEL = `${PRODUCT_LABEL}.warm`;
+
 /**
  * The labels for one run, owned by this process. Opens this process's owner lease at the first
  * call (ownerLease.ts `processLease`); without one (state directory unusable) the lease labels

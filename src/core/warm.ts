@@ -13,7 +13,7 @@ import { admitContainer } from './admit';
 import { buildRunArgv } from './argv';
 import { engineSpec, initCouldNotExec } from './engineKind';
 import { inspectState, type DockerOptions } from './docker';
-import { LABELS, ownerLabels } from './labels';
+import { ownerLabels, WARM_LABEL } from './labels';
 import { newContainerName } from './layout';
 import { openRunLease, type ContainerLease } from './lease';
 import { resolveMounts } from './mounts';
@@ -48,9 +48,6 @@ interface Slot {
   container?: WarmContainer;
   idleTimer?: NodeJS.Timeout;
 }
-
-/** Label marking a container as a warm one (not yet taken by a run). */
-export const WARM_LABEL = `${LABELS.product}.warm`;
 
 /** Identity of a profile for the pool: any change to it discards the warm container. */
 export function warmKey({ name, profile }: NamedProfile): string {

@@ -3,9 +3,12 @@
 //   suite-trust/index.js + suite-trust/*.test.js, suite-multiroot/index.js + suite-multiroot/*.test.js, ui/uiCheck.js, ui/consentCheck.js, ui/linkCheck.js.
 // Same settings as esbuild.config.mjs (CommonJS for Node 20, `vscode` external, ESM entry points
 // first). mocha, playwright-core and @vscode/test-electron stay external: they load files of
-// their own at run time and resolve from the repo's node_modules.
+// their own at run time and resolve from the repo's node_modules. Each suite's index.ts bundles its
+// root hooks (suite/leftovers.ts, suite-trust/final.ts) and the harness in lib/; only *.test.ts
+// files become test files. out/test/host is emptied first, so a renamed or removed test file
+// leaves no stale *.test.js that the suite would still load.
 import { build } from 'esbuild';
-import { chmodSync, readdirSync } from 'node:fs';
+import { chmodSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -23,6 +26,7 @@ const common = {
   logLevel: 'warning',
   absWorkingDir: repo,
 };
+rmSync(outdir, { recursive: true, force: true });
 const testsOf = (dir) =>
   readdirSync(join(host, dir))
     .filter((f) => f.endsWith('.test.ts'))

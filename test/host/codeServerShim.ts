@@ -19,7 +19,9 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { deadline, envSeconds, formatLogArgs, isNoise, remoteUri, workbenchUrl } from './lib/codeServer';
+import { deadline, envSeconds } from '../support/deadlines';
+import { formatLogArgs, isNoise } from './lib/logFilter';
+import { remoteUri, workbenchUrl } from './lib/workbench';
 import { HostSession } from './lib/session';
 
 interface ShimArgs {

@@ -27,7 +27,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { LeftoversRecord } from './lib/codeServer';
+import type { LeftoversRecord } from './lib/leftovers';
 import type { SuiteResult } from './lib/mochaSuite';
 
 /** The repository root (this file runs as out/test/host/runHostTests.js). */

@@ -2,8 +2,9 @@
  * The body of a suite's entry point (suite/index.ts, suite-trust/index.ts), which the extension
  * host loads (`--extensionTestsPath`): checks the engine and the test images, then runs every
  * compiled `*.test.js` in the suite's folder with mocha (bdd, no colours: output is forwarded as
- * text), in name order. Resolves when all pass; rejects otherwise, which makes the test runner exit
- * non-zero. SANDBOX_RUNNER_HOST_GREP selects tests by title (mocha --grep).
+ * text), in name order, then the suite's root after-all hooks (`afterAll`: checks of how the whole
+ * suite ended, e.g. no container left over). Resolves when all pass; rejects otherwise, which makes
+ * the test runner exit non-zero. SANDBOX_RUNNER_HOST_GREP selects tests by title (mocha --grep).
  * A run where no test passed, a test was skipped (pending) or `.only` was left in fails too.
  * With SANDBOX_RUNNER_HOST_RESULT set (runHostTests.ts sets it), the counts are written there as
  * {@link SuiteResult} JSON, so the runner outside VS Code can check that tests really ran.
@@ -46,6 +47,12 @@ export async function runMochaSuite(opts: {
   images: readonly string[];
   /** Runs after the preflight, before any test; may throw to fail the run. */
   prepare?: () => void;
+  /**
+   * Mocha root hooks (`rootHooks.afterAll`): run once after every test of the suite, whichever
+   * file or describe they are in (also when SANDBOX_RUNNER_HOST_GREP selected some). A throw fails
+   * the run as `"after all" hook: NAME in "{root}"`, and hooks after it in this list do not run.
+   */
+  afterAll?: readonly (() => Promise<void> | void)[];
 }): Promise<void> {
   const { dir } = opts;
   await preflight(opts.images);
@@ -59,6 +66,7 @@ export async function runMochaSuite(opts: {
     forbidOnly: true,
     forbidPending: true,
     failZero: true,
+    rootHooks: { afterAll: [...(opts.afterAll ?? [])] },
     ...(process.env.SANDBOX_RUNNER_HOST_GREP ? { grep: process.env.SANDBOX_RUNNER_HOST_GREP } : {}),
   });
   const files = readdirSync(dir)

@@ -2,20 +2,14 @@
  * One hermetic run of code-server and a headless Chromium page, as the shim and the UI checks use
  * it: the run's folders and environment first (this process's TMPDIR moved into them, user
  * settings seeded), then the server, then the browser and its page; `close()` undoes all of it.
- * Built on ./codeServer.ts.
+ * Built on ./runDirs.ts, ./hermeticEnv.ts, ./userSettings.ts, ./codeServer.ts and ./chromium.ts.
  */
 import type { Browser, Page } from 'playwright-core';
-import {
-  hermeticEnv,
-  launchChromium,
-  makeRunDirs,
-  removeRunDirs,
-  seedUserSettings,
-  startCodeServer,
-  tracePage,
-  type CodeServer,
-  type RunDirs,
-} from './codeServer';
+import { launchChromium, tracePage } from './chromium';
+import { startCodeServer, type CodeServer } from './codeServer';
+import { hermeticEnv } from './hermeticEnv';
+import { makeRunDirs, removeRunDirs, type RunDirs } from './runDirs';
+import { seedUserSettings } from './userSettings';
 
 export class HostSession {
   readonly dirs: RunDirs;

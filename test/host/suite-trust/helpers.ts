@@ -7,14 +7,15 @@ import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { WARM_LABEL } from '../../../src/core/labels';
 import { awaitRemovals } from '../../../src/core/removals';
 import type { RunResult } from '../../../src/core/result';
-import type { SandboxRunnerApi } from '../../../src/vscode/api';
+import type { ActiveRunInfo, SandboxRunnerApi } from '../../../src/vscode/api';
 import { pollFor, sleep } from '../../support/deadlines';
 import { IMAGES, assertRunResult, clearNotifications, docker, getApi, outputOf, settlesWithin, startCommand, waitFor, workspaceFolder } from '../suite/helpers';
 
-/** The label the warm pool puts on containers not yet taken by a run (src/core/warm.ts WARM_LABEL). */
-export const WARM_LABEL = 'sandbox-runner.warm';
+/** The label the warm pool puts on containers not yet taken by a run. */
+export { WARM_LABEL };
 
 /** The built-in python profile's image; not built locally, so a run with it fails with image-missing. */
 export const BUILTIN_PYTHON_IMAGE = 'python:3.12-slim';
@@ -109,6 +110,17 @@ export async function runActiveEditor(api: SandboxRunnerApi): Promise<{ result: 
   const { value, text } = await runCommand(api, 'sandboxRunner.run');
   assertRunResult(value, 'sandboxRunner.run');
   return { result: value, text };
+}
+
+/** The runs that started (`api.onDidStartRun`) while `fn` ran, and `fn`'s value. */
+export async function runsStartedBy<T>(api: SandboxRunnerApi, fn: () => Promise<T>): Promise<{ value: T; started: ActiveRunInfo[] }> {
+  const started: ActiveRunInfo[] = [];
+  const sub = api.onDidStartRun((r) => started.push(r));
+  try {
+    return { value: await fn(), started };
+  } finally {
+    sub.dispose();
+  }
 }
 
 /** `PROBE key value` lines of probe.py's output, as key → value. */

@@ -7,21 +7,8 @@
  */
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { RunResult } from '../../../src/core/result';
-import type { ActiveRunInfo } from '../../../src/vscode/api';
 import { IMAGES, containerExists, docker, ownContainers } from '../suite/helpers';
-import {
-  BUILTIN_PYTHON_IMAGE,
-  USER_PYTHON,
-  assertFakeDockerNeverRan,
-  getApi,
-  nonWarmContainers,
-  openFile,
-  probeLines,
-  runActiveEditor,
-  runCommand,
-  setUserProfiles,
-} from './helpers';
+import { BUILTIN_PYTHON_IMAGE, USER_PYTHON, assertFakeDockerNeverRan, getApi, nonWarmContainers, openFile, probeLines, runActiveEditor, runCommand, runsStartedBy, setUserProfiles } from './helpers';
 
 /** The floor's limits line, as the header prints it (built-in defaults; nothing from the workspace). */
 const DEFAULT_LIMITS = 'limits 512 MiB memory, 1 CPU, 128 processes, 30 s, 1048576 bytes per stream';
@@ -45,15 +32,7 @@ describe('runs in Restricted Mode (trust host)', function () {
     const api = await getApi();
     await openFile('notes.txt');
     await openFile('probe.py');
-    const started: ActiveRunInfo[] = [];
-    const sub = api.onDidStartRun((r) => started.push(r));
-    let run: { result: RunResult; text: string };
-    try {
-      run = await runActiveEditor(api);
-    } finally {
-      sub.dispose();
-    }
-    const { result, text } = run;
+    const { value: { result, text }, started } = await runsStartedBy(api, () => runActiveEditor(api));
     assert.equal(started.length, 1, 'exactly one run started');
     assert.equal(started[0]!.profileName, 'python', 'the hostile workspace profile "hostile" (which sorts first and lists python) was picked');
     assert.match(text, /profile python \(built-in\) · image python:3\.12-slim · network off\n/, `header:\n${text}`);
@@ -106,19 +85,13 @@ describe('runs in Restricted Mode (trust host)', function () {
     const api = await getApi();
     await openFile('probe.py');
     for (const name of ['hostile', 'privileged']) {
-      const started: ActiveRunInfo[] = [];
-      const sub = api.onDidStartRun((r) => started.push(r));
-      try {
-        const { value, text } = await runCommand(api, 'sandboxRunner.runWithProfile', name);
-        assert.equal(value, undefined, `runWithProfile("${name}") returned ${JSON.stringify(value)}`);
-        assert.deepEqual(started, [], `a run started with the workspace profile "${name}"`);
-        assert.ok(
-          text.includes(`No valid profile named "${name}". Workspace profiles are ignored in an untrusted workspace.`),
-          `the output does not say why "${name}" did not run:\n${text}`,
-        );
-      } finally {
-        sub.dispose();
-      }
+      const { value: { value, text }, started } = await runsStartedBy(api, () => runCommand(api, 'sandboxRunner.runWithProfile', name));
+      assert.equal(value, undefined, `runWithProfile("${name}") returned ${JSON.stringify(value)}`);
+      assert.deepEqual(started, [], `a run started with the workspace profile "${name}"`);
+      assert.ok(
+        text.includes(`No valid profile named "${name}". Workspace profiles are ignored in an untrusted workspace.`),
+        `the output does not say why "${name}" did not run:\n${text}`,
+      );
     }
     assertFakeDockerNeverRan('after runWithProfile');
   });
@@ -126,16 +99,10 @@ describe('runs in Restricted Mode (trust host)', function () {
   it('the workspace\'s defaultProfile is ignored: a text file (no profile) does not run', async function () {
     const api = await getApi();
     await openFile('notes.txt');
-    const started: ActiveRunInfo[] = [];
-    const sub = api.onDidStartRun((r) => started.push(r));
-    try {
-      const { value, text } = await runCommand(api, 'sandboxRunner.run');
-      assert.equal(value, undefined, `a text file ran: ${JSON.stringify(value)}`);
-      assert.deepEqual(started, [], `a run started for notes.txt: ${JSON.stringify(started)}`);
-      assert.doesNotMatch(text, /HOSTILE-TEXT-RAN|profile hostile/, text);
-    } finally {
-      sub.dispose();
-    }
+    const { value: { value, text }, started } = await runsStartedBy(api, () => runCommand(api, 'sandboxRunner.run'));
+    assert.equal(value, undefined, `a text file ran: ${JSON.stringify(value)}`);
+    assert.deepEqual(started, [], `a run started for notes.txt: ${JSON.stringify(started)}`);
+    assert.doesNotMatch(text, /HOSTILE-TEXT-RAN|profile hostile/, text);
   });
 
   it('refreshing the profiles view checks the engine with the user docker, never the workspace\'s', async function () {

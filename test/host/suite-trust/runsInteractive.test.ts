@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import type { RunResult } from '../../../src/core/result';
 import type { ActiveRunInfo } from '../../../src/vscode/api';
 import { IMAGES, settlesWithin, startCommand } from '../suite/helpers';
-import { USER_PYTHON, assertFakeDockerNeverRan, getApi, nonWarmContainers, openFile, probeLines, runActiveEditor, runCommand, setUserProfiles } from './helpers';
+import { USER_PYTHON, assertFakeDockerNeverRan, getApi, nonWarmContainers, openFile, probeLines, runActiveEditor, runCommand, runsStartedBy, setUserProfiles } from './helpers';
 
 /** Terminals opened while `fn` runs; they are closed afterwards. */
 async function terminalsOpenedBy<T>(fn: () => Promise<T>): Promise<{ value: T; terminals: vscode.Terminal[] }> {
@@ -62,15 +62,9 @@ describe('interactive runs in Restricted Mode (trust host)', function () {
   it('the workspace\'s defaultProfile is ignored for an interactive run too: a text file does not run and opens no terminal', async function () {
     const api = await getApi();
     await openFile('notes.txt');
-    const started: ActiveRunInfo[] = [];
-    const sub = api.onDidStartRun((r) => started.push(r));
-    try {
-      const { value, terminals } = await terminalsOpenedBy(() => runCommand(api, 'sandboxRunner.runInteractive'));
-      assert.equal(value.value, undefined, `a text file ran: ${JSON.stringify(value.value)}`);
-      assert.deepEqual(started, []);
-      assert.equal(terminals.length, 0, 'a terminal opened for a refused run');
-    } finally {
-      sub.dispose();
-    }
+    const { value: { value, terminals }, started } = await runsStartedBy(api, () => terminalsOpenedBy(() => runCommand(api, 'sandboxRunner.runInteractive')));
+    assert.equal(value.value, undefined, `a text file ran: ${JSON.stringify(value.value)}`);
+    assert.deepEqual(started, []);
+    assert.equal(terminals.length, 0, 'a terminal opened for a refused run');
   });
 });

@@ -9,19 +9,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { IMAGES, containerExists, docker } from '../suite/helpers';
-import {
-  USER_PYTHON,
-  WARM_LABEL,
-  assertFakeDockerNeverRan,
-  getApi,
-  nonWarmContainers,
-  openFile,
-  probeLines,
-  runActiveEditor,
-  setUserProfiles,
-  waitForWarm,
-  warmContainers,
-} from './helpers';
+import { USER_PYTHON, WARM_LABEL, assertFakeDockerNeverRan, getApi, nonWarmContainers, openFile, probeLines, runActiveEditor, setUserProfiles, waitForWarm, warmContainers } from './helpers';
 
 interface Inspected {
   Config: { User: string; Env: string[]; Image: string; Labels: Record<string, string> };

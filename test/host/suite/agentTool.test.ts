@@ -32,7 +32,7 @@ const none = new vscode.CancellationTokenSource().token;
 describe('language model tool sandboxRunner_run (host)', function () {
   this.timeout(60_000);
   afterEach(cleanUp);
-  // The suite's user settings turn agent mode off (test/host/lib/codeServer.ts), and VS Code then
+  // The suite's user settings turn agent mode off (test/host/lib/userSettings.ts), and VS Code then
   // permits no extension tool (LanguageModelToolsService.isPermitted): vscode.lm.tools would not list it.
   const chat = () => vscode.workspace.getConfiguration('chat');
   before(async () => {

@@ -1,6 +1,7 @@
 /** Markdown code blocks (issue 12): a block runs through its CodeLens, and its errors point at the Markdown lines. */
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
+import type { RunResult } from '../../../src/core/result';
 import { assertRunResult, cleanUp, fixture, getApi, outputOf, settlesWithin, startCommand, waitFor } from './helpers';
 
 const RUN_MS = 30_000;
@@ -14,6 +15,19 @@ async function lensesOf(uri: vscode.Uri): Promise<vscode.CodeLens[]> {
 async function ourLenses(uri: vscode.Uri): Promise<Map<number, vscode.CodeLens>> {
   const ours = (await lensesOf(uri)).filter((l) => l.command?.command === 'sandboxRunner.runCodeBlock');
   return new Map(ours.map((l) => [l.range.start.line, l]));
+}
+
+/** Opens notes.md, waits for our lens on `line` (0-based fence line) and runs its command; the result and the output it added. */
+async function runLens(line: number, what: string): Promise<{ doc: vscode.TextDocument; result: RunResult; text: string }> {
+  const api = await getApi();
+  const doc = await vscode.workspace.openTextDocument(fixture('notes.md'));
+  await vscode.window.showTextDocument(doc, { preview: false });
+  let lens: vscode.CodeLens | undefined;
+  await waitFor(async () => (lens = (await ourLenses(doc.uri)).get(line)) !== undefined, 10_000, what);
+  const { command, arguments: args = [] } = lens!.command!;
+  const { value: result, text } = await outputOf(api, () => settlesWithin(startCommand(command, ...args), RUN_MS, command));
+  assertRunResult(result, command);
+  return { doc, result, text };
 }
 
 describe('Markdown code blocks (host)', function () {
@@ -34,14 +48,7 @@ describe('Markdown code blocks (host)', function () {
   });
 
   it('runs a Python block through its CodeLens: output framed with the block, error link and diagnostic at the Markdown line', async function () {
-    const api = await getApi();
-    const doc = await vscode.workspace.openTextDocument(fixture('notes.md'));
-    await vscode.window.showTextDocument(doc, { preview: false });
-    let lens: vscode.CodeLens | undefined;
-    await waitFor(async () => (lens = (await ourLenses(doc.uri)).get(4)) !== undefined, 10_000, 'the python block\'s lens');
-    const { command, arguments: args = [] } = lens!.command!;
-    const { value: result, text } = await outputOf(api, () => settlesWithin(startCommand(command, ...args), RUN_MS, command));
-    assertRunResult(result, command);
+    const { doc, result, text } = await runLens(4, 'the python block\'s lens');
     assert.equal(result.exitCode, 1, result.message);
     assert.match(text, /python block of notes\.md \(lines 6-8\)/);
     assert.match(text, /MD-BLOCK-OUT/);
@@ -65,14 +72,7 @@ describe('Markdown code blocks (host)', function () {
   });
 
   it('runs a shell block inside a block quote without its "> " prefixes', async function () {
-    const api = await getApi();
-    const doc = await vscode.workspace.openTextDocument(fixture('notes.md'));
-    await vscode.window.showTextDocument(doc, { preview: false });
-    let lens: vscode.CodeLens | undefined;
-    await waitFor(async () => (lens = (await ourLenses(doc.uri)).get(18)) !== undefined, 10_000, 'the sh block\'s lens');
-    const { command, arguments: args = [] } = lens!.command!;
-    const { value: result, text } = await outputOf(api, () => settlesWithin(startCommand(command, ...args), RUN_MS, command));
-    assertRunResult(result, command);
+    const { result, text } = await runLens(18, 'the sh block\'s lens');
     assert.equal(result.exitCode, 0, result.message);
     assert.match(text, /shellscript block of notes\.md \(line 20\)/);
     assert.match(text, /MD-QUOTED-SH/);

@@ -23,14 +23,19 @@
  * Needs: `npm run build` (dist/extension.js), scripts/host-tools.sh, the local test images.
  * Environment: SANDBOX_RUNNER_VSCE (default @vscode/vsce@3.9.2), SANDBOX_RUNNER_UI_TIMEOUT
  * (seconds, default 300), SANDBOX_RUNNER_UI_STEPS=1 (a screenshot per step in
- * .artifacts/consent-check-steps/), and those of ../lib/codeServer.ts.
+ * .artifacts/consent-check-steps/), and those of the host harness (../lib/tools.ts, logFilter.ts, runDirs.ts).
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { containersOwnedBy, groupPids, workbenchUrl, type CodeServer, type OwnedContainer, type RunDirs } from '../lib/codeServer';
+import type { CodeServer } from '../lib/codeServer';
+import { containersOwnedBy, type OwnedContainer } from '../lib/ownedContainers';
+import { groupPids } from '../lib/processes';
+import type { RunDirs } from '../lib/runDirs';
+import { workbenchUrl } from '../lib/workbench';
 import { HostSession } from '../lib/session';
+import { TEST_IMAGES } from '../../support/images';
 import { CheckReport, RUN_ROW, RUN_TITLE, artifacts, clean, installVsix, outputPanelText, packageExtension, quickPick, repo, startWorkbench } from './harness';
 
 const workspace = join(repo, 'test', 'host', 'fixtures', 'loosened');
@@ -277,7 +282,7 @@ async function drive(page: Page, server: CodeServer, dirs: RunDirs): Promise<voi
   step(`warm python container after Allow (${allowed.tookMs} ms): ${ready ? `${ready.name}: ${warmConfig}` : 'none'}`);
   check(
     `after Allow and the run, a warm container for python appears within ${WARM_WAIT_MS / 1000} s, with the allowed loosening (network bridge)`,
-    ready !== undefined && warmConfig === 'bridge sandbox-runner-test/python:2',
+    ready !== undefined && warmConfig === `bridge ${TEST_IMAGES.python}`,
     ready ? `${ready.name}: ${warmConfig} after ${allowed.tookMs} ms` : `none after ${allowed.tookMs} ms; seen ${JSON.stringify(allowed.seen)}`,
   );
 

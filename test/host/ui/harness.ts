@@ -7,7 +7,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
-import { codeServerPath, deadline, envSeconds, type CodeServer } from '../lib/codeServer';
+import type { CodeServer } from '../lib/codeServer';
+import { deadline, envSeconds } from '../../support/deadlines';
+import { codeServerPath } from '../lib/tools';
 import type { HostSession } from '../lib/session';
 
 /** The repository root (the checks run as out/test/host/ui/*.js). */
@@ -173,4 +175,17 @@ export async function outputPanelText(page: Page, selector = '.part.panel .monac
   const lines = page.locator(selector).first();
   if (!(await lines.count())) return '';
   return clean(await lines.innerText());
+}
+
+/**
+ * Texts of the notifications shown (one line each): the toasts, and the rows of the notification
+ * centre (the workbench may hold a toast back, e.g. while the centre is open; the centre lists
+ * every notification). Empty when none is shown or the page cannot be read.
+ */
+export async function notificationTexts(page: Page): Promise<string[]> {
+  const texts = await page
+    .locator('.notifications-toasts .notification-toast, .notifications-center .notification-list-item')
+    .allInnerTexts()
+    .catch(() => [] as string[]);
+  return texts.map((t) => clean(t).replace(/\s*\n\s*/g, ' ').trim()).filter((t) => t !== '');
 }

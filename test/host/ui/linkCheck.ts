@@ -10,12 +10,13 @@
  * Every check is reported (PASS/FAIL); the exit status is non-zero when any check failed.
  *
  * Needs: `npm run build`, scripts/host-tools.sh, the local test images.
- * Environment: those of ./harness.ts and ../lib/codeServer.ts.
+ * Environment: those of ./harness.ts and of the host harness (../lib/tools.ts, logFilter.ts, runDirs.ts).
  */
 import { cpSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { workbenchUrl, type CodeServer } from '../lib/codeServer';
+import type { CodeServer } from '../lib/codeServer';
+import { workbenchUrl } from '../lib/workbench';
 import { HostSession } from '../lib/session';
 import { CheckReport, RUN_TITLE, artifacts, clean, installVsix, outputPanelText, packageExtension, quickPick, repo, startWorkbench } from './harness';
 

@@ -14,7 +14,7 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { HostSession } from '../lib/session';
-import { artifacts, clean, codeServerCli, outputPanelText, packageExtension, quickPick, repo, type CheckReport } from './harness';
+import { artifacts, clean, codeServerCli, notificationTexts, outputPanelText, packageExtension, quickPick, repo, type CheckReport } from './harness';
 
 /** The test-only extension that calls the tool. */
 const TOOL_CALLER = join(repo, 'test', 'host', 'fixtures', 'tool-caller');
@@ -32,18 +32,6 @@ export function installToolCaller(report: CheckReport, session: HostSession, out
 }
 
 /**
- * Texts of the notifications shown (one line each): the toasts, and the rows of the notification
- * centre (the workbench may hold a toast back; the centre lists every notification).
- */
-async function notifications(page: Page): Promise<string[]> {
-  const texts = await page
-    .locator('.notifications-toasts .notification-toast, .notifications-center .notification-list-item')
-    .allInnerTexts()
-    .catch(() => [] as string[]);
-  return texts.map((t) => clean(t).replace(/\s*\n\s*/g, ' ').trim()).filter((t) => t !== '');
-}
-
-/**
  * Opens the notification centre ("Notifications: Show Notifications"; it lists every notification,
  * and here the workbench held the caller's toast back in every run) and polls the notifications
  * every 250 ms for one containing `text`, for `ms`. Returns it, or undefined, with every
@@ -56,7 +44,7 @@ async function waitForNotification(page: Page, text: string, ms: number): Promis
   }
   const end = Date.now() + ms;
   while (Date.now() < end) {
-    for (const t of await notifications(page)) seen.add(t);
+    for (const t of await notificationTexts(page)) seen.add(t);
     const found = [...seen].find((t) => t.includes(text));
     if (found) return { found, seen: [...seen] };
     await page.waitForTimeout(250);
@@ -74,7 +62,7 @@ export async function toolConfirmChecks(page: Page, report: CheckReport): Promis
   const dialog = page.locator('.monaco-dialog-box').filter({ hasText: 'Run in Sandbox?' });
   const shown = await dialog.waitFor({ state: 'visible', timeout: 30_000 }).then(() => true, () => false);
   const text = shown ? clean(await dialog.innerText()) : '';
-  const failure = shown ? [] : (await notifications(page)).filter((t) => /tool call failed/.test(t));
+  const failure = shown ? [] : (await notificationTexts(page)).filter((t) => /tool call failed/.test(t));
   check('vscode.lm.invokeTool outside a chat shows the modal confirmation "Run in Sandbox?"', shown, shown ? '' : `no dialog; toasts: ${JSON.stringify(failure)}`);
   await page.screenshot({ path: join(artifacts, 'ui-check-tool-confirm.png') });
   step('saved .artifacts/ui-check-tool-confirm.png');

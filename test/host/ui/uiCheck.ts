@@ -33,18 +33,20 @@
  *
  * Needs: `npm run build` (dist/extension.js), scripts/host-tools.sh, the local test images.
  * Environment: SANDBOX_RUNNER_VSCE (default @vscode/vsce@3.9.2, whose engines accept Node 20),
- * SANDBOX_RUNNER_UI_TIMEOUT (seconds, default 300), and those of ../lib/codeServer.ts.
+ * SANDBOX_RUNNER_UI_TIMEOUT (seconds, default 300), and those of the host harness (../lib/tools.ts, logFilter.ts, runDirs.ts).
  */
 import { cpSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { workbenchUrl, type CodeServer } from '../lib/codeServer';
+import type { CodeServer } from '../lib/codeServer';
+import { workbenchUrl } from '../lib/workbench';
 import { HostSession } from '../lib/session';
+import { TEST_IMAGES } from '../../support/images';
 import { INTERACTIVE_USER_SETTINGS, interactiveChecks } from './interactiveCheck';
 import { markdownChecks } from './markdownCheck';
 import { recentRunsChecks, vsixShipsRerunBundles } from './recentRunsCheck';
 import { installToolCaller, toolConfirmChecks } from './toolConfirmCheck';
-import { CheckReport, RUN_ROW, RUN_TITLE, artifacts, clean, codeServerCli, installVsix, outputPanelText, packageExtension, quickPick, repo, startWorkbench } from './harness';
+import { CheckReport, RUN_ROW, RUN_TITLE, artifacts, clean, codeServerCli, installVsix, notificationTexts, outputPanelText, packageExtension, quickPick, repo, startWorkbench } from './harness';
 
 const fixtureWorkspace = join(repo, 'test', 'host', 'fixtures', 'workspace');
 const EXTENSION_ID = 'sandbox-runner.sandbox-runner';
@@ -102,7 +104,7 @@ async function drive(page: Page, server: CodeServer, workspace: string): Promise
   const allStatus = clean(await page.locator('#workbench\\.parts\\.statusbar').innerText()).replace(/\s*\n\s*/g, ' | ');
   // Issue 12: the running editor's title shows the stop button (visible in the screenshot).
   const stopVisible = await stopButton(page).first().waitFor({ state: 'visible', timeout: 5_000 }).then(() => true, () => false);
-  const sandboxToasts = (await toastTexts(page)).filter((t) => /sandbox/i.test(t));
+  const sandboxToasts = (await notificationTexts(page)).filter((t) => /sandbox/i.test(t));
   await page.screenshot({ path: join(artifacts, 'ui-check-running.png') });
   step(`status bar while running: "${allStatus}"`);
   check(
@@ -125,7 +127,7 @@ async function drive(page: Page, server: CodeServer, workspace: string): Promise
   }
   step(`run finished after ~${((Date.now() - started) / 1000).toFixed(1)} s`);
   check('the Output panel shows the program output', /HOST-SLEEPY-START/.test(output) && /HOST-SLEEPY-DONE 42/.test(output), JSON.stringify(output.slice(-400)));
-  check('the Output panel shows the run header with profile and image', /profile python/.test(output) && output.includes('sandbox-runner-test/python:2'), JSON.stringify(output.slice(0, 200)));
+  check('the Output panel shows the run header with profile and image', /profile python/.test(output) && output.includes(TEST_IMAGES.python), JSON.stringify(output.slice(0, 200)));
   check('the Output panel shows the outcome', /exited with code 0/i.test(output), JSON.stringify(output.slice(-200)));
   const channel = await page.locator('.part.panel .monaco-select-box, .part.panel select').first().evaluate((el) => (el as unknown as { value?: string }).value ?? el.textContent ?? '').catch(() => '');
   check('the Output panel shows the "Sandbox Runner" channel', /Sandbox Runner/.test(channel) || /sandbox-runner/i.test(channel) || /profile python/.test(output), JSON.stringify(channel));
@@ -136,7 +138,7 @@ async function drive(page: Page, server: CodeServer, workspace: string): Promise
   check('the stop button is gone after the run', (await stopButton(page).count()) === 0 || !(await stopButton(page).first().isVisible()), await editorActions(page));
   // Toasts may be held back: the notification centre lists every notification.
   await showCenter(page);
-  const errors = (await toastTexts(page)).filter((t) => /error|failed/i.test(t));
+  const errors = (await notificationTexts(page)).filter((t) => /error|failed/i.test(t));
   check('no error notification', errors.length === 0, JSON.stringify(errors));
   await page.screenshot({ path: join(artifacts, 'ui-check.png') });
   step('saved .artifacts/ui-check.png');
@@ -199,18 +201,6 @@ function linkAnchors(anchors: readonly { href: string; text: string }[]): { href
   return anchors.filter((a) => /^\s*(command|file|https?):/i.test(a.href) || /Repair the Docker runtime/.test(a.text));
 }
 
-/**
- * Texts of the notifications shown: toasts, and the rows of the notification centre (the
- * workbench may hold toasts back, e.g. while the centre is open; the centre lists every one).
- */
-async function toastTexts(page: Page): Promise<string[]> {
-  const texts = await page
-    .locator('.notifications-toasts .notification-toast, .notifications-center .notification-list-item')
-    .allInnerTexts()
-    .catch(() => [] as string[]);
-  return texts.map((t) => clean(t).replace(/\s*\n\s*/g, ' ').trim()).filter((t) => t !== '');
-}
-
 /** Opens the notification centre ("Notifications: Show Notifications") unless it is open. */
 async function showCenter(page: Page): Promise<void> {
   if (await page.locator('.notifications-center.visible').count()) return;
@@ -244,7 +234,7 @@ async function watchNotifications(page: Page, done: RegExp, ms: number): Promise
   const end = Date.now() + ms;
   while (Date.now() < end) {
     links.push(...linkAnchors(await notificationAnchors(page)));
-    for (const t of await toastTexts(page)) toasts.add(t);
+    for (const t of await notificationTexts(page)) toasts.add(t);
     output = await outputPanelText(page, '.part.panel .output-view .monaco-editor .view-lines, .part.panel .monaco-editor .view-lines');
     if (done.test(output)) break;
     await page.waitForTimeout(200);
@@ -299,7 +289,7 @@ async function linkChecks(page: Page): Promise<void> {
   const end = Date.now() + 10_000;
   while (Date.now() < end && ![...seen.toasts].some((t) => /Sandbox run failed/.test(t))) {
     await page.waitForTimeout(250);
-    for (const t of await toastTexts(page)) seen.toasts.add(t);
+    for (const t of await notificationTexts(page)) seen.toasts.add(t);
     seen.links.push(...linkAnchors(await notificationAnchors(page)));
   }
   await page.waitForTimeout(500);
