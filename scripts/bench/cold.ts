@@ -1,22 +1,15 @@
 /**
- * Cold runs, shared by the local cold row, the remote cold row (scripts/bench/remote.ts) and the
- * warm row's baseline: the cases, one raw `docker run --rm` (identical isolation argv, snippet
- * written before its timer), one core `runInSandbox` (call → result delivered), and one CLI run
- * (`node dist/cli.js`, spawn → exit, which includes container removal).
- *
- * Each case prints one short line, so the time to the first output byte is measured on both
- * sides: core from the call to the first `onOutput` stdout chunk, raw from spawn to the first
- * stdout chunk of the docker CLI.
+ * `cold_ratio`: `runInSandbox` of `echo ok` (shell) and `print("ok")` (python), call → result
+ * delivered (removal that continues after the result is not in the figure), vs raw `docker run
+ * --rm` spawn → exit; the worse of the two ratios. Also the pieces the cli, warm, concurrent and
+ * remote sections reuse. First output byte: core from the call to the first stdout chunk, raw from
+ * spawn to the docker CLI's first stdout chunk (information).
  */
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { execa } from 'execa';
 import { runInSandbox, type Profile, type RunResult } from '../../src/core';
-import { pythonProfile, rawSpec, rawTimed, shellProfile, type EngineEnv, type RawDelivery, type RawTiming } from './docker';
-import { interleave } from './harness';
-import { summarize, type Summary } from './stats';
+import { pythonProfile, rawSpec, rawTimed, runnerDelivery, shellProfile, type EngineEnv, type RawDelivery, type Timing } from './docker';
+import { interleave, log, type Ctx, type Figures, type Summary } from './harness';
+import { ratioRow } from './targets';
 
 export interface Case {
   readonly label: string;
@@ -32,110 +25,72 @@ export const CASES: readonly Case[] = [
   { label: 'python `print("ok")`', profileName: 'bench-python', profile: pythonProfile(), code: 'print("ok")\n', prints: 'ok\n' },
 ];
 
-/** Throws unless `r` is a clean exit 0. */
+/** @throws Error unless `r` is a clean exit 0 */
 export function expectExited(r: RunResult, what: string): void {
   if (r.outcome !== 'exited' || r.exitCode !== 0) throw new Error(`${what}: expected exit 0, got ${r.outcome}: ${r.message}`);
 }
 
-/**
- * A raw cold run on the engine of `env`: identical argv as `run --rm`, snippet written first
- * (untimed) for `bind` delivery, or the code written to stdin for `stdin` delivery.
- */
-export async function rawCold(c: Case, env?: EngineEnv, delivery: RawDelivery = 'bind'): Promise<RawTiming> {
+const deliveries = new Map<string, RawDelivery>();
+
+/** How the runner's cold path delivers `c`'s code (one untimed run, found once per case); the raw side does the same locally. */
+export async function deliveryFor(c: Case): Promise<RawDelivery> {
+  let d = deliveries.get(c.profileName);
+  if (!d) {
+    d = await runnerDelivery(c.profileName, c.profile, c.code);
+    log(`${c.label}: the runner's cold path delivers the code by ${d}; the raw side does the same`);
+    deliveries.set(c.profileName, d);
+  }
+  return d;
+}
+
+/** One raw cold run: the identical argv as `run --rm`, the snippet written (or framed) before the clock. */
+export async function rawCold(c: Case, delivery: RawDelivery, env?: EngineEnv): Promise<Timing> {
   const spec = await rawSpec(c.profileName, c.profile, c.code, delivery);
   try {
-    return await rawTimed(spec.runArgv, `raw ${c.label}`, env, spec.input);
+    return await rawTimed(spec.runArgv, `raw ${c.label}`, { env, input: spec.input });
   } finally {
     await spec.dispose();
   }
 }
 
-/** One core cold run on the engine of `env`: call → result delivered, and call → first stdout byte. */
-export async function coreCold(c: Case, env?: EngineEnv): Promise<RawTiming> {
-  let first = NaN;
+/** One core cold run on the engine of `env`; checks exit 0 and the printed line. */
+export async function coreCold(c: Case, env?: EngineEnv): Promise<Timing> {
+  let firstByteMs = NaN;
   let out = '';
   const t0 = performance.now();
   const r = await runInSandbox({
-    profileName: c.profileName,
-    profile: c.profile,
-    code: c.code,
-    ...(env ? { docker: { env } } : {}),
+    profileName: c.profileName, profile: c.profile, code: c.code, ...(env ? { docker: { env } } : {}),
     onOutput: (stream, data) => {
       if (stream !== 'stdout') return;
-      if (Number.isNaN(first)) first = performance.now() - t0;
+      if (Number.isNaN(firstByteMs)) firstByteMs = performance.now() - t0;
       out += Buffer.from(data).toString('utf8');
     },
   });
   const ms = performance.now() - t0;
   expectExited(r, `core ${c.label}`);
   if (out !== c.prints) throw new Error(`core ${c.label}: printed ${JSON.stringify(out)}, expected ${JSON.stringify(c.prints)}`);
-  return { ms, firstByteMs: first };
+  return { ms, firstByteMs };
 }
 
-/** Medians of one interleaved core/raw cold series. */
-export interface ColdFigures {
-  readonly core: Summary;
-  readonly raw: Summary;
-  readonly coreFirstByte: Summary;
-  readonly rawFirstByte: Summary;
-  /** core median / raw median. */
-  readonly ratio: number;
+/** Interleaved raw and core cold runs of `c`. */
+export function coldPair(label: string, c: Case, ctx: Ctx, delivery: RawDelivery, env?: EngineEnv) {
+  return interleave(label, { raw: () => rawCold(c, delivery, env), core: () => coreCold(c, env) }, ctx);
 }
 
-/** Interleaved core vs raw cold runs of `c` on the engine of `env`. */
-export async function coldSeries(label: string, c: Case, runs: number, warmup: number, env?: EngineEnv, delivery: RawDelivery = 'bind'): Promise<ColdFigures> {
-  const first: Record<string, number[]> = { core: [], raw: [] };
-  const timedSide = (name: 'core' | 'raw', fn: () => Promise<RawTiming>) => ({
-    name,
-    run: async () => {
-      const t = await fn();
-      first[name]!.push(t.firstByteMs);
-      return t.ms;
-    },
-  });
-  const res = await interleave(label, [timedSide('raw', () => rawCold(c, env, delivery)), timedSide('core', () => coreCold(c, env))], runs, warmup);
-  const core = summarize(res.core!);
-  const raw = summarize(res.raw!);
-  return {
-    core,
-    raw,
-    // Warm-up iterations pushed first-byte times too: keep the counted ones (the last `runs`).
-    coreFirstByte: summarize(first.core!.slice(-runs).filter(Number.isFinite)),
-    rawFirstByte: summarize(first.raw!.slice(-runs).filter(Number.isFinite)),
-    ratio: core.median / raw.median,
-  };
-}
+/** "(first output byte, median: ours 512.3 ms, raw 498.1 ms)" */
+export const firstByteNote = (ours: Summary, raw: Summary): string =>
+  `(first output byte, median: ours ${ours.median.toFixed(1)} ms, raw ${raw.median.toFixed(1)} ms)`;
 
-/**
- * The CLI's exit time for the shell case: `node dist/cli.js -w WS -p bench-shell -q FILE`,
- * spawn → exit (node start-up, the run, and container removal), interleaved with raw
- * `docker run --rm`. Information only. The workspace's .vscode/settings.json defines the case's
- * profile; the CLI must be the build beside the measured extension bundle.
- * @returns undefined when dist/cli.js is missing
- */
-export async function cliExitSeries(cli: string, c: Case, runs: number, warmup: number, delivery: RawDelivery = 'bind'): Promise<{ cli: Summary; raw: Summary } | undefined> {
-  const ws = mkdtempSync(join(tmpdir(), 'sandbox-runner-bench-cli-'));
-  try {
-    mkdirSync(join(ws, '.vscode'));
-    const { image, command, extensions } = c.profile;
-    writeFileSync(join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'sandboxRunner.profiles': { [c.profileName]: { image, command, extensions } } }));
-    const file = join(ws, `snippet${extensions[0] ?? '.txt'}`);
-    writeFileSync(file, c.code);
-    const res = await interleave(`cli exit ${c.label}`, [
-      { name: 'raw', run: async () => (await rawCold(c, undefined, delivery)).ms },
-      {
-        name: 'cli',
-        run: async () => {
-          const t0 = performance.now();
-          const r = await execa(process.execPath, [resolve(cli), '-w', ws, '-p', c.profileName, '-q', '--allow-loosening', file], { reject: false, stdin: 'ignore' });
-          const t = performance.now() - t0;
-          if (r.exitCode !== 0 || r.stdout !== c.prints.trimEnd()) throw new Error(`cli ${c.label}: exit ${r.exitCode}, stdout ${JSON.stringify(r.stdout)}, stderr ${String(r.stderr).trim()}`);
-          return t;
-        },
-      },
-    ], runs, warmup);
-    return { cli: summarize(res.cli!), raw: summarize(res.raw!) };
-  } finally {
-    rmSync(ws, { recursive: true, force: true });
+/** The cold rows; cold_first_byte_ms is the shell case's. */
+export async function cold(ctx: Ctx): Promise<Figures> {
+  const ratios: number[] = [];
+  const first: number[] = [];
+  for (const c of CASES) {
+    const d = await deliveryFor(c);
+    const { core, raw } = await coldPair(`cold ${c.label}`, c, ctx, d);
+    ctx.rows.push(ratioRow(`cold ${c.label} (ms, to result)`, 'cold_ratio', core.ms, raw.ms, `run --rm, ${d}`, firstByteNote(core.firstByteMs, raw.firstByteMs)));
+    ratios.push(core.ms.median / raw.ms.median);
+    first.push(core.firstByteMs.median);
   }
+  return { cold_ratio: Math.max(...ratios), cold_first_byte_ms: first[0] ?? NaN };
 }

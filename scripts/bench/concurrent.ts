@@ -1,44 +1,35 @@
 /**
- * `concurrent8_ratio`: 8 snippets at once. Core: 8 `runInSandbox` calls started in the same tick,
- * wall time from the first call to the last result delivered. Raw: 8 `docker run --rm` with the
- * identical isolation argv started in the same tick (their snippets written before the timer),
- * wall time from the first spawn to the last exit. The shell case (`echo ok`), interleaved.
- * Every run must exit 0 and print its line.
+ * `concurrent8_ratio`: 8 shell snippets at once, interleaved. Core: 8 `runInSandbox` calls started
+ * in the same tick, first call → last result. Raw: 8 `docker run --rm` with the identical argv
+ * (snippets written before the clock), first spawn → last exit. Every run must exit 0 and print its line.
  */
 import { performance } from 'node:perf_hooks';
-import { coreCold, type Case } from './cold';
-import { rawSpec, rawTimed, type RawDelivery } from './docker';
-import { interleave } from './harness';
-import { summarize, type Summary } from './stats';
+import { CASES, coreCold, deliveryFor } from './cold';
+import { rawSpec, rawTimed } from './docker';
+import { interleave, type Ctx, type Figures } from './harness';
+import { ratioRow } from './targets';
 
-export const CONCURRENCY = 8;
+const N = 8;
 
-/** Interleaved series of 8-at-once batches; `ratio` = core median / raw median of the wall times. */
-export async function concurrentSeries(c: Case, runs: number, warmup: number, delivery: RawDelivery = 'bind'): Promise<{ core: Summary; raw: Summary; ratio: number }> {
-  const res = await interleave(`concurrent ${CONCURRENCY}x ${c.label}`, [
-    {
-      name: 'raw',
-      run: async () => {
-        const specs = await Promise.all(Array.from({ length: CONCURRENCY }, () => rawSpec(c.profileName, c.profile, c.code, delivery)));
-        try {
-          const t0 = performance.now();
-          await Promise.all(specs.map((s, i) => rawTimed(s.runArgv, `raw concurrent #${i + 1}`, undefined, s.input)));
-          return performance.now() - t0;
-        } finally {
-          await Promise.all(specs.map((s) => s.dispose()));
-        }
-      },
-    },
-    {
-      name: 'core',
-      run: async () => {
-        const t0 = performance.now();
-        await Promise.all(Array.from({ length: CONCURRENCY }, () => coreCold(c)));
-        return performance.now() - t0;
-      },
-    },
-  ], runs, warmup);
-  const core = summarize(res.core!);
-  const raw = summarize(res.raw!);
-  return { core, raw, ratio: core.median / raw.median };
+/** Wall time of `n` calls of `fn` started at once, ms. */
+async function wall(fn: (i: number) => Promise<unknown>): Promise<{ ms: number }> {
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: N }, (_, i) => fn(i)));
+  return { ms: performance.now() - t0 };
+}
+
+export async function concurrent(ctx: Ctx): Promise<Figures> {
+  const c = CASES[0]!;
+  const delivery = await deliveryFor(c);
+  const raw = async () => {
+    const specs = await Promise.all(Array.from({ length: N }, () => rawSpec(c.profileName, c.profile, c.code, delivery)));
+    try {
+      return await wall((i) => rawTimed(specs[i]!.runArgv, `raw concurrent #${i + 1}`, { input: specs[i]!.input }));
+    } finally {
+      await Promise.all(specs.map((s) => s.dispose()));
+    }
+  };
+  const res = await interleave(`concurrent ${N}x ${c.label}`, { raw, core: () => wall(() => coreCold(c)) }, ctx);
+  ctx.rows.push(ratioRow(`concurrent ${N}x ${c.label} (ms, wall)`, 'concurrent8_ratio', res.core.ms, res.raw.ms, `${N}x run --rm`));
+  return { concurrent8_ratio: res.core.ms.median / res.raw.ms.median };
 }

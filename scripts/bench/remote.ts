@@ -1,60 +1,65 @@
 /**
- * `remote_cold_ratio`: the cold row against the second, "remote-like" engine that
- * scripts/engine2-up.sh starts (its own mount and network namespaces, private /tmp: it cannot see
- * this client's temp files, like a remote host), reached with
- * `DOCKER_HOST=unix:///run/sandbox-runner-engine2/docker.sock`: the core with
- * `docker: { env: { DOCKER_HOST } }`, raw `docker run --rm` with the same environment. The raw
- * side always gets the code over stdin (buildCreateArgv's `delivery: 'stdin'`: `--interactive`,
- * exec tmpfs, the fixed stdin launcher): an engine that cannot see this host's files cannot
- * bind-mount a snippet, so that is the baseline any runner must match there.
- *
- * When the script is missing, fails, or the engine lacks the test images, the row says so loudly
- * ("skipped: …" / "ERROR: …") and the JSON value is null: never a number measured elsewhere.
- * A run that fails on that engine (e.g. a cold path that still bind-mounts the snippet from this
- * host's temp dir, which the engine cannot see) is an ERROR row with the runner's message.
+ * `remote_cold_ratio`: the cold cases on the second, "remote-like" engine that
+ * scripts/engine2-up.sh starts (private /tmp: it cannot see this client's files), through
+ * `DOCKER_HOST`: the core with `docker: { env }`, raw `docker run --rm` with the same environment
+ * and the code over stdin (an engine that cannot see this host's files cannot bind-mount a
+ * snippet). When the script is missing or fails, or a run fails there, the row says so loudly
+ * (SKIPPED / ERROR) and the JSON value is null, never a number measured elsewhere.
  */
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { spawn } from 'node:child_process';
-import { CASES, coldSeries, type ColdFigures } from './cold';
-import { requireEngine, sweep, type EngineEnv } from './docker';
-import { log } from './stats';
+import { existsSync } from 'node:fs';
+import { CASES, coldPair, firstByteNote } from './cold';
+import { requireEngine, sweep } from './docker';
+import { log, type Ctx, type Figures, type Row } from './harness';
+import { ratioRow, targetText } from './targets';
 
 export const ENGINE2_HOST = 'unix:///run/sandbox-runner-engine2/docker.sock';
-export const ENGINE2_UP = 'scripts/engine2-up.sh';
+const ENGINE2_UP = 'scripts/engine2-up.sh';
 
-export type RemoteOutcome =
-  | { kind: 'skipped'; why: string }
-  | { kind: 'error'; why: string }
-  | { kind: 'measured'; engine: string; perCase: { label: string; figures: ColdFigures }[]; ratio: number };
-
-/** Starts the second engine with scripts/engine2-up.sh (idempotent), then runs the cold cases on it. */
-export async function remoteCold(runs: number, warmup: number, ownerPids: readonly number[]): Promise<RemoteOutcome> {
-  const script = resolve(ENGINE2_UP);
-  if (!existsSync(script)) return { kind: 'skipped', why: `${ENGINE2_UP} missing (the engine2 branch adds it)` };
+/** Runs the (idempotent) start script, its output on stderr; resolves with its exit code. */
+function engine2Up(): Promise<number | null> {
   log(`remote: bash ${ENGINE2_UP}`);
-  // Its progress goes to stderr: stdout is the table and the JSON line.
-  const code = await new Promise<number | null>((res) => {
-    const child = spawn('bash', [script], { stdio: ['ignore', 2, 2] });
+  return new Promise((res) => {
+    const child = spawn('bash', [ENGINE2_UP], { stdio: ['ignore', 2, 2] });
     child.on('error', () => res(-1));
     child.on('exit', (c) => res(c));
   });
-  if (code !== 0) return { kind: 'error', why: `${ENGINE2_UP} exited ${code}` };
-  const env: EngineEnv = { DOCKER_HOST: ENGINE2_HOST };
-  let engine: string;
+}
+
+/** The remote rows and the worse ratio, or why there are none. */
+async function measure(ctx: Ctx): Promise<{ rows: Row[]; ratio: number } | { skipped: boolean; why: string }> {
+  if (!existsSync(ENGINE2_UP)) return { skipped: true, why: `${ENGINE2_UP} missing (the engine2 branch adds it)` };
+  const code = await engine2Up();
+  if (code !== 0) return { skipped: false, why: `${ENGINE2_UP} exited ${code}` };
+  const env = { DOCKER_HOST: ENGINE2_HOST };
+  const rows: Row[] = [];
+  const ratios: number[] = [];
   try {
-    engine = await requireEngine(env);
+    const engine = await requireEngine(env);
+    for (const c of CASES) {
+      const { core, raw } = await coldPair(`remote cold ${c.label}`, c, ctx, 'stdin', env);
+      const note = `(engine ${engine} at ${ENGINE2_HOST}) ${firstByteNote(core.firstByteMs, raw.firstByteMs)}`;
+      ratios.push(core.ms.median / raw.ms.median);
+      rows.push(ratioRow(`remote cold ${c.label} (ms, to result)`, 'remote_cold_ratio', core.ms, raw.ms, 'run --rm', note));
+    }
   } catch (e) {
-    return { kind: 'error', why: String(e instanceof Error ? e.message : e) };
-  }
-  const perCase: { label: string; figures: ColdFigures }[] = [];
-  try {
-    for (const c of CASES) perCase.push({ label: c.label, figures: await coldSeries(`remote cold ${c.label}`, c, runs, warmup, env, 'stdin') });
-  } catch (e) {
-    return { kind: 'error', why: String(e instanceof Error ? e.message : e).split('\n')[0]! };
+    return { skipped: false, why: String(e instanceof Error ? e.message : e).split('\n')[0]! };
   } finally {
-    const n = await sweep(ownerPids, env);
+    const n = await sweep([process.pid], env);
     if (n) log(`remote: removed ${n} leftover containers on ${ENGINE2_HOST}`);
   }
-  return { kind: 'measured', engine, perCase, ratio: Math.max(...perCase.map((p) => p.figures.ratio)) };
+  return { rows, ratio: Math.max(...ratios) };
+}
+
+export async function remote(ctx: Ctx): Promise<Figures> {
+  const r = await measure(ctx);
+  if ('rows' in r) {
+    ctx.rows.push(...r.rows);
+    return { remote_cold_ratio: r.ratio };
+  }
+  const verdict = r.skipped ? 'SKIPPED' : 'ERROR';
+  log(`REMOTE COLD ROW ${verdict}: ${r.why}`);
+  const note = `(${r.skipped ? 'skipped' : 'ERROR'}: ${r.why}; JSON value null)`;
+  ctx.rows.push({ metric: 'remote cold (ms)', ours: '-', raw: '-', figure: 'n/a', target: targetText('remote_cold_ratio'), verdict, note });
+  return { remote_cold_ratio: null };
 }

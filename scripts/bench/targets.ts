@@ -4,6 +4,7 @@
  * "Benchmark" section (cold ≤ 1.05x, warm ≤ 0.20x, concurrent8 ≤ 1.10x, remote cold ≤ 1.10x,
  * bundle ≤ 200,000 bytes at activation and ≤ 400,000 bytes in all), the rest kept from before.
  */
+import { fmtRatio, fmtSummary, type Row, type Summary } from './harness';
 
 /** How a figure is compared with its threshold. */
 export type Comparison = '≤' | '<' | '≥';
@@ -43,18 +44,22 @@ export function meets(key: TargetKey, figure: number): boolean {
 /** "≤ 1.05x", "≤ 200,000 bytes", "< 0.5 s". */
 export function targetText(key: TargetKey): string {
   const t: Target = TARGETS[key];
-  const v = t.unit === 'bytes' ? t.value.toLocaleString('en-US') : String(t.value);
-  return `${t.cmp} ${v}${t.unit === 'x' ? 'x' : ` ${t.unit}`}`;
+  return `${t.cmp} ${t.unit === 'bytes' ? t.value.toLocaleString('en-US') : t.value}${t.unit === 'x' ? 'x' : ` ${t.unit}`}`;
 }
 
 /** PASS or MISS for `figure` against the target of `key`. */
-export function verdictFor(key: TargetKey, figure: number): 'PASS' | 'MISS' {
-  return meets(key, figure) ? 'PASS' : 'MISS';
-}
+export const verdictFor = (key: TargetKey, figure: number): 'PASS' | 'MISS' => (meets(key, figure) ? 'PASS' : 'MISS');
 
 /** The targets as printed lines (the same table {@link meets} uses). */
 export function targetLines(): string[] {
   const keys = Object.keys(TARGETS) as TargetKey[];
   const w = Math.max(...keys.map((k) => k.length));
   return ['targets (issue 10):', ...keys.map((k) => `  ${k.padEnd(w)}  ${targetText(k).padEnd(18)} ${TARGETS[k].what}`)];
+}
+
+/** A row comparing two series of ms: ratio of the medians, judged by `key` ('info': no target). */
+export function ratioRow(metric: string, key: TargetKey | 'info', ours: Summary, raw: Summary, rawWhat: string, note?: string): Row {
+  const ratio = ours.median / raw.median;
+  const judged = key === 'info' ? { target: '(info)', verdict: 'INFO' } : { target: targetText(key), verdict: verdictFor(key, ratio) };
+  return { metric, ours: fmtSummary(ours), raw: `${fmtSummary(raw)} (${rawWhat})`, figure: fmtRatio(ratio), ...judged, note };
 }

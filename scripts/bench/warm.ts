@@ -1,90 +1,62 @@
 /**
- * The ONE place that knows how the benchmark runs a snippet on the warm-start path (a container
- * pre-created and started per profile, blocked until it gets the code on stdin).
- *
- * Wired to src/core/warm.ts (commit 0716b36, "Warm start: a per-profile pool…"):
- *   const pool = new WarmPool({ docker, onLog });
- *   pool.prepare(name, profile); await pool.ready(name, profile);   // untimed
- *   await runInSandbox({ ...req, warm: pool });                       // timed
- *   pool.idleNames()                                                  // which container is warm
- *   await pool.dispose();
- * Everything is looked up dynamically (no compile-time dependency on the pool's API), so if the
- * core has no `WarmPool` export the benchmark still builds and reports the cold core's ratio as
- * `warm_ratio`, marked "(no warm path yet)". If the API changes, adjust `createWarmRunner` only.
- * BENCH_WARM_EXPORT names a different export; BENCH_WARM=off forces the "no warm path" branch.
+ * `warm_ratio`: `runInSandbox({ ...req, warm: pool })` with the core's WarmPool vs the same raw
+ * cold `run --rm`, interleaved, per profile; the worse ratio. Before each timed warm run the pool
+ * is made ready (untimed: prepare() + ready()); the run is timed from the call to the promise,
+ * which includes the pool starting the replacement in the background, as in real use; then the
+ * replacement is awaited (untimed, plus BENCH_WARM_PAUSE_MS) so it does not load the next raw run.
+ * The row says how many runs really took a warm container (`idleNames()` before the run).
  */
-import * as core from '../../src/core';
-import type { Profile, RunRequest, RunResult } from '../../src/core';
-import { log, sleep } from './stats';
+import { performance } from 'node:perf_hooks';
+import { runInSandbox, WarmPool } from '../../src/core';
+import { CASES, deliveryFor, expectExited, firstByteNote, rawCold, type Case } from './cold';
+import { interleave, log, sleep, type Ctx, type Figures } from './harness';
+import { ratioRow, targetText } from './targets';
 
-export interface WarmRunner {
-  /** How the warm path was found, for the table. */
-  readonly label: string;
-  /**
-   * Untimed: resolves when a warm container for this profile is ready (false when the pool
-   * could not make one, so the next run will be cold).
-   */
-  ready(profileName: string, profile: Profile): Promise<boolean>;
-  /** Timed: one run on the warm path; `warm` says whether it really took a warm container (undefined: unknown). */
-  run(req: RunRequest): Promise<{ result: RunResult; warm: boolean | undefined }>;
-  dispose(): Promise<void>;
-}
+/** Untimed pause after each warm run (and its replacement), so the engine is idle again. */
+const WARM_PAUSE_MS = Number(process.env.BENCH_WARM_PAUSE_MS ?? 0);
 
-type AnyFn = (...args: unknown[]) => unknown;
-type Bag = Record<string, unknown>;
-
-function fn(obj: Bag, name: string): AnyFn | undefined {
-  const f = obj[name];
-  return typeof f === 'function' ? (f as AnyFn).bind(obj) : undefined;
-}
-
-/** The warm path if the core has one, else undefined. */
-export async function createWarmRunner(
-  docker: RunRequest['docker'],
-  experiment: { deferReplacement?: boolean } = {},
-): Promise<WarmRunner | undefined> {
-  if (process.env.BENCH_WARM === 'off') return undefined;
-  const exportName = process.env.BENCH_WARM_EXPORT ?? 'WarmPool';
-  const Pool = (core as unknown as Bag)[exportName];
-  if (typeof Pool !== 'function') return undefined;
-
-  const pool = new (Pool as new (opts: unknown) => Bag)({ docker, onLog: (m: string) => log(`warm pool: ${m}`) });
-  const prepare = fn(pool, 'prepare');
-  const ready = fn(pool, 'ready');
-  const idleNames = fn(pool, 'idleNames');
-  const dispose = fn(pool, 'dispose');
-  if (!prepare || !ready) throw new Error(`core.${exportName} has no prepare()/ready(): update scripts/bench/warm.ts`);
-  // Experiment (--explain only): hold back the replacement that take() starts at once until the
-  // run has resolved, to see what the background create/start costs the run it overlaps.
-  let deferring = false;
-  const deferred: unknown[][] = [];
-  if (experiment.deferReplacement) {
-    pool.prepare = (...args: unknown[]) => {
-      if (deferring) deferred.push(args);
-      else prepare(...args);
-    };
-  }
-  return {
-    label: `core.${exportName}, runInSandbox({ warm: pool })` + (experiment.deferReplacement ? ' [replacement deferred]' : ''),
-    ready: async (name, profile) => {
-      prepare(name, profile);
-      const ok = (await ready(name, profile)) === true;
-      if (!ok) await sleep(100);
-      return ok;
-    },
-    run: async (req) => {
-      const before = idleNames ? new Set(idleNames() as string[]) : undefined;
-      deferring = !!experiment.deferReplacement;
-      try {
-        const result = await core.runInSandbox({ ...req, warm: pool } as unknown as RunRequest);
-        return { result, warm: before ? before.has(result.containerName) : undefined };
-      } finally {
-        deferring = false;
-        for (const args of deferred.splice(0)) prepare(...args);
-      }
-    },
-    dispose: async () => {
-      await dispose?.();
-    },
+/** One warm run of `c`: ms and first stdout byte; `tookWarm` counts the runs that got a warm container. */
+async function warmRun(pool: WarmPool, c: Case, tookWarm: { n: number }): Promise<{ ms: number; firstByteMs: number }> {
+  const ready = async () => {
+    pool.prepare(c.profileName, c.profile);
+    if (!(await pool.ready(c.profileName, c.profile))) await sleep(100);
   };
+  await ready();
+  const idle = new Set(pool.idleNames());
+  let firstByteMs = NaN;
+  const t0 = performance.now();
+  const result = await runInSandbox({
+    profileName: c.profileName, profile: c.profile, code: c.code, warm: pool,
+    onOutput: (stream, _data) => {
+      if (stream === 'stdout' && Number.isNaN(firstByteMs)) firstByteMs = performance.now() - t0;
+    },
+  });
+  const ms = performance.now() - t0;
+  expectExited(result, `warm ${c.label}`);
+  if (idle.has(result.containerName)) tookWarm.n++;
+  await ready();
+  if (WARM_PAUSE_MS > 0) await sleep(WARM_PAUSE_MS);
+  return { ms, firstByteMs };
+}
+
+/** The warm rows; warm_first_byte_ms is the shell case's. */
+export async function warm(ctx: Ctx): Promise<Figures> {
+  const pool = new WarmPool({ onLog: (m) => log(`warm pool: ${m}`) });
+  const ratios: number[] = [];
+  const first: number[] = [];
+  try {
+    for (const c of CASES) {
+      const delivery = await deliveryFor(c);
+      const tookWarm = { n: 0 };
+      const res = await interleave(`warm ${c.label}`, { raw: () => rawCold(c, delivery), warm: () => warmRun(pool, c, tookWarm) }, ctx);
+      const note = `(core.WarmPool, runInSandbox({ warm: pool }); ${tookWarm.n} of ${ctx.runs + ctx.warmup} runs incl. warm-up took a warm container) ${firstByteNote(res.warm.firstByteMs, res.raw.firstByteMs)}`;
+      const row = ratioRow(`warm ${c.label} (ms, to result)`, 'warm_ratio', res.warm.ms, res.raw.ms, 'cold run --rm', note);
+      ctx.rows.push({ ...row, target: `${targetText('warm_ratio')} raw cold` });
+      ratios.push(res.warm.ms.median / res.raw.ms.median);
+      first.push(res.warm.firstByteMs.median);
+    }
+  } finally {
+    await pool.dispose();
+  }
+  return { warm_ratio: Math.max(...ratios), warm_first_byte_ms: first[0] ?? NaN };
 }
