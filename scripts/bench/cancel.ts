@@ -1,9 +1,8 @@
 /**
- * `cancel_ratio`: a running `echo started; sleep 600` snippet; once "started" arrives on stdout,
- * time from a forced cancel (`forceSignal`, the second Ctrl-C: removal without the interrupt
- * grace) to the runInSandbox promise resolving (outcome cancelled), vs, for the identical
- * container created and started with `start --attach`, `docker rm -f -v NAME` spawn → exit.
- * Both are then verified gone (untimed); a leftover is a MISS.
+ * `cancel_ratio`: `echo started; sleep 600`; once "started" is on stdout, a forced cancel
+ * (`forceSignal`, the second Ctrl-C: removal without the interrupt grace) → the runInSandbox promise
+ * resolving (outcome cancelled), vs `docker rm -f -v NAME` spawn → exit for the identical raw
+ * container. Both are then verified gone (untimed); a leftover is a MISS.
  */
 import { performance } from 'node:perf_hooks';
 import { runInSandbox } from '../../src/core';
@@ -14,10 +13,9 @@ import { ratioRow } from './targets';
 const CODE = 'echo started; sleep 600\n';
 const profile = shellProfile();
 
-/** `seen(chunk)` resolves `started` once "started" has arrived; rejects after 20 s. */
+/** `seen(chunk)` resolves `started` once "started" has arrived on stdout; it rejects after 20 s. */
 function watchStarted(): { seen: (b: Uint8Array) => void; started: Promise<void> } {
-  let buf = '';
-  let done = (): void => undefined;
+  let [buf, done] = ['', (): void => undefined];
   const started = new Promise<void>((res, rej) => {
     done = res;
     setTimeout(() => rej(new Error('no "started" within 20000 ms')), 20_000).unref();
@@ -29,27 +27,25 @@ function watchStarted(): { seen: (b: Uint8Array) => void; started: Promise<void>
   return { seen, started };
 }
 
-/** Raw: create, `start --attach`, then the timed `rm -f -v`; counts a leftover. */
-async function rawCancel(leftovers: { n: number }): Promise<{ ms: number }> {
-  const spec = await rawSpec('bench-cancel', profile, CODE, 'bind'); // how the code arrives does not matter here
+/** Raw: `run --rm` in the background, then the timed `rm -f -v`. */
+async function raw(leftovers: string[]): Promise<{ ms: number }> {
+  const spec = await rawSpec('bench-cancel', profile, CODE);
   try {
-    await rawTimed(spec.createArgv, 'raw cancel create');
     const w = watchStarted();
-    const attach = rawTimed(['start', '--attach', spec.name], 'raw cancel attach', { onData: w.seen }).catch(() => undefined);
+    const run = rawTimed(spec.runArgv, 'raw cancel run', { input: spec.input, onData: w.seen }).catch(() => undefined); // killed: exits non-zero
     await w.started;
     const { ms } = await rawTimed(['rm', '-f', '-v', spec.name], 'raw cancel rm');
-    if (await containerExists(spec.name)) leftovers.n++;
-    await attach;
+    if (await containerExists(spec.name)) leftovers.push(spec.name);
+    await run;
     return { ms };
   } finally {
     await spec.dispose();
   }
 }
 
-/** Core: the timed forced cancel of a started run; counts a leftover. */
-async function coreCancel(leftovers: { n: number }): Promise<{ ms: number }> {
-  const controller = new AbortController();
-  const w = watchStarted();
+/** Core: the timed forced cancel of a started run. */
+async function core(leftovers: string[]): Promise<{ ms: number }> {
+  const [controller, w] = [new AbortController(), watchStarted()];
   const pending = runInSandbox({
     profileName: 'bench-cancel', profile, code: CODE, signal: controller.signal, forceSignal: controller.signal,
     onOutput: (stream, data) => {
@@ -62,14 +58,14 @@ async function coreCancel(leftovers: { n: number }): Promise<{ ms: number }> {
   const r = await pending;
   const ms = performance.now() - t0;
   if (r.outcome !== 'cancelled') throw new Error(`core cancel: expected cancelled, got ${r.outcome}: ${r.message}`);
-  if (await containerExists(r.containerName)) leftovers.n++;
+  if (await containerExists(r.containerName)) leftovers.push(r.containerName);
   return { ms };
 }
 
 export async function cancel(ctx: Ctx): Promise<Figures> {
-  const leftovers = { n: 0 };
-  const res = await interleave('cancel', { raw: () => rawCancel(leftovers), core: () => coreCancel(leftovers) }, ctx);
-  const row = ratioRow('cancel: abort → gone (ms)', 'cancel_ratio', res.core.ms, res.raw.ms, 'rm -f -v');
-  ctx.rows.push(leftovers.n ? { ...row, verdict: 'MISS', note: `(${leftovers.n} containers still present after their run)` } : row);
-  return { cancel_ratio: res.core.ms.median / res.raw.ms.median };
+  const leftovers: string[] = [];
+  const p = await interleave('cancel', { raw: () => raw(leftovers), core: () => core(leftovers) }, ctx);
+  const row = ratioRow('cancel: abort → gone (ms)', 'cancel_ratio', p.core.ms, p.raw.ms, 'rm -f -v');
+  ctx.rows.push(leftovers.length ? { ...row, verdict: 'MISS', note: `(${leftovers.length} containers still present after their run)` } : row);
+  return { cancel_ratio: p.core.ms.median / p.raw.ms.median };
 }

@@ -1,24 +1,14 @@
 /**
- * The benchmark's targets: ONE table, used both to print the targets and to decide PASS/MISS, so
- * the two cannot drift. Keys are the JSON keys of the last output line. Source: issue 10's
- * "Benchmark" section (cold ≤ 1.05x, warm ≤ 0.20x, concurrent8 ≤ 1.10x, remote cold ≤ 1.10x,
- * bundle ≤ 200,000 bytes at activation and ≤ 400,000 bytes in all), the rest kept from before.
+ * The targets: ONE table, used both to print them and to decide PASS/MISS, keyed by the JSON keys.
+ * Source: issue 10's "Benchmark" section (cold ≤ 1.05x, warm ≤ 0.20x, concurrent8 ≤ 1.10x, remote
+ * cold ≤ 1.10x, bundle ≤ 200,000 bytes at activation and ≤ 400,000 bytes in all), the rest from before.
  */
 import { fmtRatio, fmtSummary, type Row, type Summary } from './harness';
 
-/** How a figure is compared with its threshold. */
-export type Comparison = '≤' | '<' | '≥';
+/** How a figure compares with `value`, in `unit` (a ratio to raw docker, ms, s or bytes), and what it is. */
+type Target = { readonly cmp: '≤' | '<' | '≥'; readonly value: number; readonly unit: 'x' | 'ms' | 's' | 'bytes'; readonly what: string };
 
-export interface Target {
-  readonly cmp: Comparison;
-  readonly value: number;
-  /** Unit of the figure and the threshold: a ratio to raw docker, ms, s or bytes. */
-  readonly unit: 'x' | 'ms' | 's' | 'bytes';
-  /** What the figure is, in one line. */
-  readonly what: string;
-}
-
-export const TARGETS = {
+const TARGETS = {
   cold_ratio: { cmp: '≤', value: 1.05, unit: 'x', what: 'cold run through the runner / raw `docker run --rm`, same flags (worse of shell and python)' },
   warm_ratio: { cmp: '≤', value: 0.2, unit: 'x', what: 'warm run / raw cold `docker run --rm` (worse of shell and python)' },
   concurrent8_ratio: { cmp: '≤', value: 1.1, unit: 'x', what: '8 snippets at once through the runner / 8 raw `docker run --rm` at once, wall time' },
@@ -34,11 +24,11 @@ export const TARGETS = {
 
 export type TargetKey = keyof typeof TARGETS;
 
-/** True when `figure` meets the target of `key` (false for NaN). */
-export function meets(key: TargetKey, figure: number): boolean {
+/** PASS when `figure` meets the target of `key`, else MISS (also for NaN). */
+export function verdictFor(key: TargetKey, figure: number): 'PASS' | 'MISS' {
   const t: Target = TARGETS[key];
-  if (!Number.isFinite(figure)) return false;
-  return t.cmp === '≤' ? figure <= t.value : t.cmp === '<' ? figure < t.value : figure >= t.value;
+  const ok = t.cmp === '≤' ? figure <= t.value : t.cmp === '<' ? figure < t.value : figure >= t.value;
+  return ok ? 'PASS' : 'MISS';
 }
 
 /** "≤ 1.05x", "≤ 200,000 bytes", "< 0.5 s". */
@@ -47,17 +37,14 @@ export function targetText(key: TargetKey): string {
   return `${t.cmp} ${t.unit === 'bytes' ? t.value.toLocaleString('en-US') : t.value}${t.unit === 'x' ? 'x' : ` ${t.unit}`}`;
 }
 
-/** PASS or MISS for `figure` against the target of `key`. */
-export const verdictFor = (key: TargetKey, figure: number): 'PASS' | 'MISS' => (meets(key, figure) ? 'PASS' : 'MISS');
-
-/** The targets as printed lines (the same table {@link meets} uses). */
+/** The targets as printed lines. */
 export function targetLines(): string[] {
   const keys = Object.keys(TARGETS) as TargetKey[];
   const w = Math.max(...keys.map((k) => k.length));
   return ['targets (issue 10):', ...keys.map((k) => `  ${k.padEnd(w)}  ${targetText(k).padEnd(18)} ${TARGETS[k].what}`)];
 }
 
-/** A row comparing two series of ms: ratio of the medians, judged by `key` ('info': no target). */
+/** A row comparing two series of ms by the ratio of their medians, judged against `key` ('info': no target). */
 export function ratioRow(metric: string, key: TargetKey | 'info', ours: Summary, raw: Summary, rawWhat: string, note?: string): Row {
   const ratio = ours.median / raw.median;
   const judged = key === 'info' ? { target: '(info)', verdict: 'INFO' } : { target: targetText(key), verdict: verdictFor(key, ratio) };

@@ -1,8 +1,8 @@
 /**
- * `throughput_ratio`: 5 MiB of output (`head -c 5242880 /dev/zero | tr '\0' y`) with an 8 MiB
- * bound, core (the sink counts the program's bytes) vs raw `run --rm` with stdout drained, over
- * the streaming window as seen by this process: (bytes after the first chunk) / (time of the last
- * chunk − time of the first chunk), MB/s; higher is better. End-to-end time is an INFO row.
+ * `throughput_ratio`: 5 MiB of output (`head -c 5242880 /dev/zero | tr '\0' y`, 8 MiB bound),
+ * core (its sink counts the bytes) vs raw `run --rm` (stdout drained), MB/s over the streaming
+ * window seen here: bytes after the first chunk / (last chunk − first chunk); higher is better.
+ * End-to-end time is an INFO row.
  */
 import { performance } from 'node:perf_hooks';
 import { runInSandbox } from '../../src/core';
@@ -15,39 +15,32 @@ const BYTES = 5 * 1024 * 1024;
 const CODE = `head -c ${BYTES} /dev/zero | tr '\\0' y\n`;
 const profile = shellProfile({ limits: { outputBytes: 8 * 1024 * 1024 } });
 
-/** Bytes and chunk times on the receiving side. */
-class Window {
-  bytes = 0;
-  firstBytes = 0;
-  first = NaN;
-  last = NaN;
-  add(n: number): void {
-    this.last = performance.now();
-    if (this.bytes === 0) [this.first, this.firstBytes] = [this.last, n];
-    this.bytes += n;
-  }
-  /** ms and MB/s over the streaming window, after checking every byte arrived. */
-  result(what: string, ms: number): { ms: number; rate: number } {
-    if (this.bytes !== BYTES) throw new Error(`${what} throughput: ${this.bytes} bytes delivered`);
-    const dt = (this.last - this.first) / 1000;
-    return { ms, rate: dt > 0 ? (this.bytes - this.firstBytes) / dt / 1e6 : NaN };
-  }
+/** A receiver: `add(n)` per chunk; `result()` checks every byte arrived and gives `{ ms, rate }` (MB/s over the window). */
+function receiver(what: string) {
+  let [bytes, firstBytes, first, last] = [0, 0, NaN, NaN];
+  const add = (n: number) => {
+    last = performance.now();
+    if (bytes === 0) [first, firstBytes] = [last, n];
+    bytes += n;
+  };
+  const result = (ms: number) => {
+    if (bytes !== BYTES) throw new Error(`${what} throughput: ${bytes} bytes delivered`);
+    return { ms, rate: last > first ? (bytes - firstBytes) / ((last - first) / 1000) / 1e6 : NaN };
+  };
+  return { add, result };
 }
 
 async function raw(): Promise<{ ms: number; rate: number }> {
-  const spec = await rawSpec('bench-throughput', profile, CODE, 'bind'); // output rate only: the code arrives before the clock
+  const [spec, w] = [await rawSpec('bench-throughput', profile, CODE), receiver('raw')];
   try {
-    const w = new Window();
-    const { ms } = await rawTimed(spec.runArgv, 'raw throughput', { onData: (b) => w.add(b.byteLength) });
-    return w.result('raw', ms);
+    return w.result((await rawTimed(spec.runArgv, 'raw throughput', { input: spec.input, onData: (b) => w.add(b.byteLength) })).ms);
   } finally {
     await spec.dispose();
   }
 }
 
 async function core(): Promise<{ ms: number; rate: number }> {
-  const w = new Window();
-  const t0 = performance.now();
+  const [w, t0] = [receiver('core'), performance.now()];
   const r = await runInSandbox({
     profileName: 'bench-throughput', profile, code: CODE,
     onOutput: (stream, data) => {
@@ -56,17 +49,17 @@ async function core(): Promise<{ ms: number; rate: number }> {
   });
   const ms = performance.now() - t0;
   expectExited(r, 'core throughput');
-  return w.result('core', ms);
+  return w.result(ms);
 }
 
 export async function throughput(ctx: Ctx): Promise<Figures> {
-  const res = await interleave('throughput', { raw, core }, ctx);
-  const ratio = res.core.rate.median / res.raw.rate.median;
+  const p = await interleave('throughput', { raw, core }, ctx);
+  const ratio = p.core.rate.median / p.raw.rate.median;
   ctx.rows.push({
-    metric: 'throughput 5 MiB (MB/s, stream)', ours: fmtSummary(res.core.rate, 0), raw: fmtSummary(res.raw.rate, 0), figure: fmtRatio(ratio),
+    metric: 'throughput 5 MiB (MB/s, stream)', ours: fmtSummary(p.core.rate, 0), raw: fmtSummary(p.raw.rate, 0), figure: fmtRatio(ratio),
     target: targetText('throughput_ratio'), verdict: verdictFor('throughput_ratio', ratio),
   });
-  const e2e = ratioRow('throughput 5 MiB end-to-end (ms)', 'info', res.core.ms, res.raw.ms, 'run --rm');
-  ctx.rows.push({ ...e2e, figure: fmtRatio(res.raw.ms.median / res.core.ms.median) }); // a speed: raw time / ours
+  const e2e = ratioRow('throughput 5 MiB end-to-end (ms)', 'info', p.core.ms, p.raw.ms, 'run --rm');
+  ctx.rows.push({ ...e2e, figure: fmtRatio(p.raw.ms.median / p.core.ms.median) }); // a speed ratio: raw time / ours
   return { throughput_ratio: ratio };
 }

@@ -1,24 +1,65 @@
 'use strict';
-// The activation row's fake `vscode` module (scripts/bench/activation.ts). Run as a program
-// (`node vscodeStub.js BUNDLE EXTENSION_PATH [LAZY…]`) it maps `vscode` to itself, then times
-// require(BUNDLE) + activate(context) and prints one JSON line. Every member not given below is a
-// callable, constructible stub; the real ones are those where a stub would change what activate() does.
+// The activation row's fake `vscode` module. Run as a program, `node vscodeStub.js BUNDLE
+// EXTENSION_PATH [LAZY…]` maps `vscode` to this file, times require(BUNDLE) + activate(context)
+// and prints one JSON line (scripts/bench/activation.ts). Every member is a callable, constructible
+// stub, except the REAL values, where a stub would change what activate() does.
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
 
-/** Any property is a stub (kept once set), a call returns a stub, `new` an object; never a thenable. */
+const uri = (p) => ({ scheme: 'file', authority: '', path: p, query: '', fragment: '', fsPath: p, with: (c) => uri((c && c.path) || p), toString: () => `file://${p}`, toJSON: () => ({ scheme: 'file', path: p }) });
+class Disposable {
+  constructor(fn) { this.fn = fn; }
+  static from(...ds) { return new Disposable(() => ds.forEach((d) => d && d.dispose && d.dispose())); }
+  dispose() { if (this.fn) this.fn(); this.fn = undefined; }
+}
+class EventEmitter {
+  constructor() { const ls = (this.listeners = new Set()); this.event = (l, self) => { const f = self ? l.bind(self) : l; ls.add(f); return new Disposable(() => ls.delete(f)); }; }
+  fire(e) { for (const l of [...this.listeners]) l(e); }
+  dispose() { this.listeners.clear(); }
+}
+// The engine bundle extends it at load time (sourceLinks.ts: class SourceLink extends DocumentLink).
+class DocumentLink { constructor(range, target) { this.range = range; this.target = target; } }
+const [globalState, workspaceState, stateDir] = [new Map(), new Map(), fs.mkdtempSync(path.join(os.tmpdir(), 'sandbox-runner-bench-ext-'))];
+process.on('exit', () => fs.rmSync(stateDir, { recursive: true, force: true }));
+const dir = (d) => { const p = path.join(stateDir, d); fs.mkdirSync(p, { recursive: true }); return p; };
+const ask = async () => undefined;
+
+/** By dotted name as code reaches it (`vscode.x.y`, a call adds `()`; `ctx.` the ExtensionContext). */
+const REAL = {
+  'vscode.Disposable': Disposable, 'vscode.EventEmitter': EventEmitter, 'vscode.DocumentLink': DocumentLink, 'vscode.version': '1.90.0',
+  'vscode.Uri.file': uri, 'vscode.Uri.parse': (s) => uri(String(s).replace(/^file:\/\//, '')), 'vscode.Uri.joinPath': (b, ...p) => uri(path.posix.join(b.path, ...p)), 'vscode.Uri.from': (c) => uri(c.path || '/'),
+  'vscode.workspace.getConfiguration().get': (_k, dflt) => dflt, 'vscode.workspace.getConfiguration().has': () => false, 'vscode.workspace.getConfiguration().inspect': () => undefined,
+  'vscode.workspace.isTrusted': true, 'vscode.workspace.workspaceFolders': undefined, 'vscode.workspace.textDocuments': [], 'vscode.workspace.asRelativePath': (p) => (typeof p === 'string' ? p : p.fsPath),
+  'vscode.window.activeTextEditor': undefined, 'vscode.window.visibleTextEditors': [], 'vscode.window.state': { focused: true },
+  'vscode.window.showInformationMessage': ask, 'vscode.window.showWarningMessage': ask, 'vscode.window.showErrorMessage': ask, 'vscode.commands.executeCommand': ask,
+  'vscode.window.withProgress': async (_o, task) => task({ report() {} }, { isCancellationRequested: false, onCancellationRequested: () => new Disposable() }),
+  'vscode.window.createTreeView().visible': false, 'vscode.window.createOutputChannel().logLevel': 2, 'vscode.commands.getCommands': async () => [],
+  'vscode.env.language': 'en', 'vscode.env.appName': 'fake', 'vscode.env.machineId': 'bench', 'vscode.env.sessionId': 'bench', 'vscode.env.uiKind': 1, 'vscode.env.remoteName': undefined,
+  'vscode.l10n.t': (m, ...a) => String(typeof m === 'string' ? m : m.message).replace(/\{(\d+)\}/g, (_, i) => String(a[i])),
+  'vscode.StatusBarAlignment': { Left: 1, Right: 2 }, 'vscode.ProgressLocation': { SourceControl: 1, Window: 10, Notification: 15 }, 'vscode.TreeItemCollapsibleState': { None: 0, Collapsed: 1, Expanded: 2 },
+  'vscode.ConfigurationTarget': { Global: 1, Workspace: 2, WorkspaceFolder: 3 }, 'vscode.ExtensionMode': { Production: 1, Development: 2, Test: 3 }, 'vscode.ViewColumn': { Active: -1, Beside: -2, One: 1, Two: 2 },
+  'ctx.subscriptions': [], 'ctx.extensionMode': 1, 'ctx.extension.id': 'sandbox-runner.sandbox-runner', 'ctx.extension.packageJSON': {},
+  'ctx.globalStoragePath': dir('global'), 'ctx.storagePath': dir('workspace'), 'ctx.logPath': dir('log'),
+  'ctx.globalState.get': (k, d) => (globalState.has(k) ? globalState.get(k) : d), 'ctx.globalState.update': async (k, v) => void globalState.set(k, v), 'ctx.globalState.keys': () => [...globalState.keys()],
+  'ctx.workspaceState.get': (k, d) => (workspaceState.has(k) ? workspaceState.get(k) : d), 'ctx.workspaceState.update': async (k, v) => void workspaceState.set(k, v), 'ctx.workspaceState.keys': () => [...workspaceState.keys()],
+};
+for (const [k, p] of [['globalStorageUri', 'globalStoragePath'], ['storageUri', 'storagePath'], ['logUri', 'logPath']]) REAL[`ctx.${k}`] = uri(REAL[`ctx.${p}`]);
+
+/** Any member is REAL[name.member] or a stub (kept once read or set); a call returns a stub, `new` an object; never a thenable. */
 function stub(name) {
   const store = new Map();
   return new Proxy(function () {}, {
     get(t, prop) {
+      const key = `${name}.${String(prop)}`;
       if (store.has(prop)) return store.get(prop);
+      if (key in REAL) return REAL[key];
       if (prop === Symbol.toPrimitive) return (hint) => (hint === 'number' ? 0 : '');
       if (prop === Symbol.iterator) return function* () {};
       if (prop === 'then' || typeof prop === 'symbol') return undefined;
       if (prop === 'dispose') return () => undefined;
       if (prop === 'toString') return () => name;
-      store.set(prop, stub(`${name}.${String(prop)}`));
+      store.set(prop, stub(key));
       return store.get(prop);
     },
     set: (t, prop, v) => !!store.set(prop, v),
@@ -27,100 +68,19 @@ function stub(name) {
     construct: (t, args, newTarget) => Object.create(newTarget && newTarget !== t ? newTarget.prototype : stub(`${name}#proto`)),
   });
 }
+// Only these members exist at the top (esbuild's interop copies own keys): others are undefined, as in a VS Code without them.
+const TOP = 'Uri Disposable EventEmitter DocumentLink window workspace commands languages env l10n version StatusBarAlignment ProgressLocation TreeItemCollapsibleState ConfigurationTarget ExtensionMode ViewColumn';
+const vscode = stub('vscode');
+module.exports = Object.fromEntries(TOP.split(' ').map((k) => [k, vscode[k]]));
 
-/** `obj`'s own members first; anything missing becomes a stub. */
-const real = (name, obj) => new Proxy(obj, {
-  get(o, prop) {
-    if (prop in o || typeof prop === 'symbol' || prop === 'then') return o[prop];
-    return (o[prop] = stub(`${name}.${String(prop)}`));
-  },
-});
-
-const uri = (p) => ({
-  scheme: 'file', authority: '', path: p, query: '', fragment: '', fsPath: p,
-  with: (c) => uri((c && c.path) || p), toString: () => `file://${p}`, toJSON: () => ({ scheme: 'file', path: p }),
-});
-class Disposable {
-  constructor(fn) { this.fn = fn; }
-  static from(...ds) { return new Disposable(() => ds.forEach((d) => d && d.dispose && d.dispose())); }
-  dispose() { if (this.fn) this.fn(); this.fn = undefined; }
-}
-const none = () => new Disposable(() => undefined);
-class EventEmitter {
-  constructor() {
-    const ls = (this.listeners = new Set());
-    this.event = (l, thisArg) => { const f = thisArg ? l.bind(thisArg) : l; ls.add(f); return new Disposable(() => ls.delete(f)); };
-  }
-  fire(e) { for (const l of [...this.listeners]) l(e); }
-  dispose() { this.listeners.clear(); }
-}
-// The engine bundle extends it at load time (sourceLinks.ts: class SourceLink extends DocumentLink).
-class DocumentLink { constructor(range, target) { this.range = range; this.target = target; } }
-const memento = () => {
-  const m = new Map();
-  return real('Memento', { get: (k, d) => (m.has(k) ? m.get(k) : d), update: async (k, v) => void m.set(k, v), keys: () => [...m.keys()], setKeysForSync() {} });
-};
-const quiet = { append() {}, appendLine() {}, replace() {}, clear() {}, show() {}, hide() {}, dispose() {}, info() {}, warn() {}, error() {}, debug() {}, trace() {} };
-const ask = async () => undefined;
-const enumOf = (name, values) => real(name, Object.fromEntries(values.map((v, i) => [v, i + 1])));
-
-const window = real('window', {
-  createOutputChannel: (name) => real('OutputChannel', { name, ...quiet, logLevel: 2, onDidChangeLogLevel: none }),
-  createStatusBarItem: () => real('StatusBarItem', { text: '', tooltip: undefined, command: undefined, show() {}, hide() {}, dispose() {} }),
-  registerTreeDataProvider: none,
-  createTreeView: () => real('TreeView', { dispose() {}, onDidChangeVisibility: none, onDidChangeSelection: none, visible: false }),
-  showInformationMessage: ask, showWarningMessage: ask, showErrorMessage: ask,
-  withProgress: async (_o, task) => task({ report() {} }, { isCancellationRequested: false, onCancellationRequested: none }),
-  activeTextEditor: undefined, visibleTextEditors: [], state: { focused: true },
-  onDidChangeActiveTextEditor: none, onDidChangeVisibleTextEditors: none, onDidChangeWindowState: none,
-});
-const workspace = real('workspace', {
-  getConfiguration: () => real('WorkspaceConfiguration', { get: (_k, dflt) => dflt, has: () => false, inspect: () => undefined, update: ask }),
-  onDidChangeConfiguration: none, onDidGrantWorkspaceTrust: none, onDidChangeWorkspaceFolders: none,
-  onDidOpenTextDocument: none, onDidCloseTextDocument: none, onDidSaveTextDocument: none,
-  isTrusted: true, workspaceFolders: undefined, textDocuments: [], fs: stub('workspace.fs'),
-  asRelativePath: (p) => (typeof p === 'string' ? p : p.fsPath),
-});
-
-const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sandbox-runner-bench-ext-'));
-process.on('exit', () => fs.rmSync(stateDir, { recursive: true, force: true }));
-/** An ExtensionContext whose storage folders live in a temporary folder removed on exit. */
-function makeContext(extensionPath) {
-  const dir = (d) => { const p = path.join(stateDir, d); fs.mkdirSync(p, { recursive: true }); return p; };
-  const [g, s, l] = [dir('global'), dir('workspace'), dir('log')];
-  return real('ExtensionContext', {
-    subscriptions: [], extensionPath, extensionUri: uri(extensionPath), extensionMode: 1, asAbsolutePath: (rel) => path.join(extensionPath, rel),
-    globalStorageUri: uri(g), globalStoragePath: g, storageUri: uri(s), storagePath: s, logUri: uri(l), logPath: l,
-    globalState: memento(), workspaceState: memento(),
-    secrets: real('secrets', { get: ask, store: ask, delete: ask, onDidChange: none }),
-    extension: real('extension', { id: 'sandbox-runner.sandbox-runner', extensionPath, extensionUri: uri(extensionPath), packageJSON: {} }),
-  });
-}
-
-module.exports = real('vscode', {
-  Disposable, EventEmitter, DocumentLink, window, workspace, version: '1.90.0',
-  Uri: real('Uri', { file: uri, parse: (s) => uri(String(s).replace(/^file:\/\//, '')), joinPath: (b, ...p) => uri(path.posix.join(b.path, ...p)), from: (c) => uri(c.path || '/') }),
-  commands: real('commands', { registerCommand: none, registerTextEditorCommand: none, executeCommand: ask, getCommands: async () => [] }),
-  languages: real('languages', { registerDocumentLinkProvider: none }),
-  env: real('env', { language: 'en', appName: 'fake', machineId: 'bench', sessionId: 'bench', uiKind: 1, remoteName: undefined }),
-  l10n: real('l10n', { t: (m, ...a) => String(typeof m === 'string' ? m : m.message).replace(/\{(\d+)\}/g, (_, i) => String(a[i])) }),
-  StatusBarAlignment: enumOf('StatusBarAlignment', ['Left', 'Right']),
-  ProgressLocation: real('ProgressLocation', { SourceControl: 1, Window: 10, Notification: 15 }),
-  TreeItemCollapsibleState: real('TreeItemCollapsibleState', { None: 0, Collapsed: 1, Expanded: 2 }),
-  ConfigurationTarget: enumOf('ConfigurationTarget', ['Global', 'Workspace', 'WorkspaceFolder']),
-  ExtensionMode: enumOf('ExtensionMode', ['Production', 'Development', 'Test']),
-  ViewColumn: real('ViewColumn', { Active: -1, Beside: -2, One: 1, Two: 2 }),
-});
-
-/** The probe: the first JSON line on stdout is { ok, requireMs, activateMs, totalMs, subscriptions, loaded, lazyMs } or { ok: false, error }. */
+/** `{ ok, requireMs, activateMs, totalMs, subscriptions, loaded, lazyMs }`: see ActivationSample in activation.ts. */
 async function probe([bundle, extensionPath, ...lazyBundles]) {
   const Module = require('module');
   const { performance } = require('perf_hooks');
   const resolve = Module._resolveFilename;
-  Module._resolveFilename = function (request, ...rest) {
-    return request === 'vscode' ? __filename : resolve.call(this, request, ...rest);
-  };
-  const ctx = makeContext(extensionPath);
+  Module._resolveFilename = function (request, ...rest) { return request === 'vscode' ? __filename : resolve.call(this, request, ...rest); };
+  Object.assign(REAL, { 'ctx.extensionPath': extensionPath, 'ctx.extensionUri': uri(extensionPath), 'ctx.extension.extensionPath': extensionPath, 'ctx.extension.extensionUri': uri(extensionPath), 'ctx.asAbsolutePath': (rel) => path.join(extensionPath, rel) });
+  const ctx = stub('ctx');
   const t0 = performance.now();
   const ext = require(bundle);
   const t1 = performance.now();
@@ -132,13 +92,13 @@ async function probe([bundle, extensionPath, ...lazyBundles]) {
   const loaded = Object.keys(require.cache).filter((f) => path.dirname(f) === path.dirname(path.resolve(bundle)) && f.endsWith('.js'));
   const t3 = performance.now();
   for (const b of lazyBundles) require(b);
-  const lazyMs = performance.now() - t3;
-  return { ok: true, requireMs: t1 - t0, activateMs: t2 - t1, totalMs: t2 - t0, subscriptions: ctx.subscriptions.length, loaded, lazyMs };
+  return { ok: true, requireMs: t1 - t0, activateMs: t2 - t1, totalMs: t2 - t0, subscriptions: ctx.subscriptions.length, loaded, lazyMs: performance.now() - t3 };
 }
 
+// After this file has loaded (else node treats `require('vscode')` as a circular require of an unfinished module).
 if (require.main === module) {
-  probe(process.argv.slice(2)).then(
-    (r) => process.stdout.write(`${JSON.stringify(r)}\n`),
-    (e) => process.stdout.write(`${JSON.stringify({ ok: false, error: String((e && e.stack) || e) })}\n`),
-  ).finally(() => process.exit(0));
+  new Promise(setImmediate).then(() => probe(process.argv.slice(2)))
+    .then((r) => r, (e) => ({ ok: false, error: String((e && e.stack) || e) }))
+    .then((r) => process.stdout.write(`${JSON.stringify(r)}\n`), () => undefined)
+    .finally(() => process.exit(0));
 }
