@@ -11,7 +11,7 @@
 // Options: --production (minified, no source maps), --metafile=PATH (esbuild's metafile of the
 // extension bundles, for `npm run bench`'s composition lines).
 import { build } from 'esbuild';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 
 const production = process.argv.includes('--production');
@@ -39,14 +39,33 @@ const common = {
   mainFields: ['module', 'main'],
 };
 
-/** Test files are bundled one by one so mocha can load them as plain CommonJS. */
+/** Test files (and mocha root hook plugins, `*.hooks.ts`) are bundled one by one so mocha can load them as plain CommonJS. */
 function testEntries(dir) {
   try {
-    return readdirSync(dir).filter((f) => f.endsWith('.test.ts')).map((f) => join(dir, f));
+    return readdirSync(dir).filter((f) => f.endsWith('.test.ts') || f.endsWith('.hooks.ts')).map((f) => join(dir, f));
   } catch {
     return [];
   }
 }
+
+/**
+ * Removes bundles in out/test/<dir> whose test file is gone (renamed or deleted), so that mocha's
+ * `out/test/engine/*.test.js` never runs a stale copy of a removed suite (e.g. zz-leftovers).
+ */
+function removeStaleTestBundles(dir) {
+  let built;
+  try {
+    built = readdirSync(join('out', dir));
+  } catch {
+    return;
+  }
+  for (const f of built) {
+    const m = /^(.+\.(?:test|hooks))\.js(?:\.map)?$/.exec(f);
+    if (m && !testEntries(dir).includes(join(dir, `${m[1]}.ts`))) rmSync(join('out', dir, f), { force: true });
+  }
+}
+removeStaleTestBundles('test/unit');
+removeStaleTestBundles('test/engine');
 
 /**
  * Repository paths of the modules the lazy bundles take from the loaded activation bundle

@@ -6,7 +6,7 @@ export default tseslint.config(
   { ignores: ['dist/**', 'out/**', 'node_modules/**'] },
   ...tseslint.configs.recommended,
   {
-    files: ['src/core/**/*.ts', 'src/cli/**/*.ts', 'test/unit/**/*.ts', 'test/engine/**/*.ts'],
+    files: ['src/core/**/*.ts', 'src/cli/**/*.ts', 'test/unit/**/*.ts', 'test/engine/**/*.ts', 'test/support/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

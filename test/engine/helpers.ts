@@ -7,32 +7,33 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, execaSync, type Options } from 'execa';
 import {
-  awaitRemovals, LABELS, parseEngineKind, PODMAN_NPROC, PRODUCT_FILTER, ProfileSchema, runInSandbox, WarmPool,
+  awaitRemovals, parseEngineKind, runInSandbox, WarmPool,
   type DockerOptions, type EngineKind, type Profile, type RunRequest, type RunResult,
 } from '../../src/core';
+import { waitFor } from '../support/deadlines';
+import { POOL_KEY, productContainers } from './leftovers';
+import {
+  containerNames, describeEngine, engineCli as supportEngineCli, engineIsLocal as supportEngineIsLocal, engineKind, LOCAL_DOCKER_HOST,
+  requireEngine as requireTestEngine, TEST_ENGINE,
+} from '../support/engine';
+import { TEST_IMAGES } from '../support/images';
+import { pythonProfile, shellProfile } from '../support/profiles';
 
-/** Images built by scripts/build-test-images.sh (never pulled). */
-export const IMAGES = {
-  busybox: 'sandbox-runner-test/busybox:1',
-  python: 'sandbox-runner-test/python:2',
-  volume: 'sandbox-runner-test/volume:1',
-} as const;
+/** Images built by scripts/build-test-images.sh (never pulled): the shared test images. */
+export const IMAGES = TEST_IMAGES;
 
 /**
- * Which engine the suites run against, chosen through the environment only (never a flag):
- * - `DOCKER_HOST` (read by the docker CLI itself, and by the product, whose docker calls inherit
- *   this process's environment): e.g. `unix:///run/sandbox-runner-engine2/docker.sock`, the second
- *   engine of scripts/engine2-up.sh (`npm run test:engine:remote`);
- * - `SANDBOX_RUNNER_TEST_DOCKER_PATH`: the engine CLI executable (default `docker`), e.g. `podman`.
+ * Which engine the suites run against, chosen through the environment only (see
+ * test/support/engine.ts): `DOCKER_HOST` and `SANDBOX_RUNNER_TEST_DOCKER_PATH`.
  */
 export const ENGINE = {
   /** The engine CLI executable: `SANDBOX_RUNNER_TEST_DOCKER_PATH` or `docker`. */
-  dockerPath: process.env.SANDBOX_RUNNER_TEST_DOCKER_PATH || 'docker',
+  dockerPath: TEST_ENGINE.dockerPath,
   /** `DOCKER_HOST` as given, or undefined for the CLI's default (the local engine's socket). */
-  host: process.env.DOCKER_HOST || undefined,
+  host: TEST_ENGINE.host,
   /** How setup hints and failure messages name the engine. */
   describe(): string {
-    return `${this.dockerPath}${this.host ? ` at DOCKER_HOST=${this.host}` : ''}`;
+    return describeEngine(TEST_ENGINE);
   },
 } as const;
 
@@ -42,24 +43,14 @@ export function dockerBin(): string {
 }
 
 /**
- * Runs the engine CLI (`dockerBin()` with `args`, argv only) against the engine under test.
+ * Runs the engine CLI (`dockerBin()` with `args`, argv only) against the engine under test
+ * (test/support/engine.ts `engineCli`: on Podman a `run`/`create` gets the rlimits it needs).
  * Every direct engine call of the suites goes through here (or {@link dockerBin} for scripts), so
  * `DOCKER_HOST` and `SANDBOX_RUNNER_TEST_DOCKER_PATH` apply to all of them.
  * Same options and result as execa; rejects on a non-zero exit unless `reject: false`.
  */
 export function engineCli<O extends Options = Options>(args: readonly string[], options?: O) {
-  return execa(dockerBin(), withEngineRlimits(args), options);
-}
-
-/**
- * `args` with, on Podman, the rlimits Podman cannot leave at its defaults here inserted after a
- * `run` or `create` (as the product does, argv.ts `podmanFlags`): without CAP_SYS_RESOURCE its
- * runtime fails to raise nofile and nproc ("error setting rlimit … operation not permitted"), so
- * a control container would not start at all. Other calls, and Docker, pass through unchanged.
- */
-function withEngineRlimits(args: readonly string[]): readonly string[] {
-  if (ENGINE_KIND !== 'podman' || (args[0] !== 'run' && args[0] !== 'create')) return args;
-  return [args[0], '--ulimit', 'nofile=1024:1024', '--ulimit', `nproc=${PODMAN_NPROC}:${PODMAN_NPROC}`, ...args.slice(1)];
+  return supportEngineCli(args, options);
 }
 
 /**
@@ -76,13 +67,7 @@ export function engineDocker(): DockerOptions | undefined {
  * read once when the suites load so tests can be declared per engine; `docker` when the CLI
  * cannot say (the suites' `requireEngine` then fails loudly).
  */
-export const ENGINE_KIND: EngineKind = (() => {
-  try {
-    return parseEngineKind(String(execaSync(dockerBin(), ['--version'], { reject: false, stdin: 'ignore', timeout: 30_000 }).stdout));
-  } catch {
-    return 'docker';
-  }
-})();
+export const ENGINE_KIND: EngineKind = engineKind(TEST_ENGINE);
 
 /**
  * Declares a test that applies only to an engine with a daemon (Docker). On a daemonless engine
@@ -123,12 +108,11 @@ export function cliEnv(): Record<string, string> | undefined {
   return { PATH: `${cliPathDir}:${process.env.PATH ?? ''}` };
 }
 
-/** The local engine's socket (dockerd's default), for controls that must run on the local engine. */
-export const LOCAL_DOCKER_HOST = 'unix:///var/run/docker.sock';
+export { LOCAL_DOCKER_HOST };
 
 /** True when the suites run against the engine on this machine's default socket (not engine 2). */
 export function engineIsLocal(): boolean {
-  return !ENGINE.host || ENGINE.host === LOCAL_DOCKER_HOST || ENGINE.host === 'unix:///run/docker.sock';
+  return supportEngineIsLocal(TEST_ENGINE);
 }
 
 let hasBridgeOnce: Promise<boolean> | undefined;
@@ -171,40 +155,12 @@ export function engineSeesClientFiles(): Promise<boolean> {
   return seesClientFilesOnce;
 }
 
-/** Fails the suite loudly when the engine or an image is missing; never skips. */
+/** Fails the suite loudly when the engine or an image is missing; never skips (test/support/engine.ts). */
 export async function requireEngine(): Promise<void> {
-  // Podman's `info` has no .ServerVersion (its engine version is .Version.Version).
-  const info = await engineCli(['info', '--format', ENGINE_KIND === 'podman' ? '{{.Version.Version}}' : '{{.ServerVersion}}'], { reject: false });
-  if (info.exitCode !== 0) {
-    const setup = ENGINE_KIND === 'podman' ? 'bash scripts/podman-up.sh' : engineIsLocal() ? 'bash scripts/engine-up.sh' : 'bash scripts/engine2-up.sh';
-    throw new Error(`The engine (${ENGINE.describe()}) is not reachable (${String(info.stderr).trim()}); run "${setup}" first.`);
-  }
-  for (const image of Object.values(IMAGES)) {
-    const r = await engineCli(['image', 'inspect', image], { reject: false });
-    if (r.exitCode !== 0) {
-      const setup = ENGINE_KIND === 'podman'
-        ? 'bash scripts/build-test-images.sh && bash scripts/podman-up.sh'
-        : engineIsLocal() ? 'bash scripts/build-test-images.sh' : 'bash scripts/build-test-images.sh && bash scripts/engine2-up.sh';
-      throw new Error(`Test image ${image} is missing on the engine (${ENGINE.describe()}); run "${setup}" first.`);
-    }
-  }
+  await requireTestEngine(TEST_ENGINE);
 }
 
-/** A valid profile for the python test image with `overrides` merged in. */
-export function pythonProfile(overrides: Record<string, unknown> = {}): Profile {
-  return ProfileSchema.parse({
-    image: IMAGES.python,
-    command: ['python3', '${file}'],
-    extensions: ['.py'],
-    env: { PYTHONUNBUFFERED: '1' },
-    ...overrides,
-  });
-}
-
-/** A valid profile for the busybox test image (POSIX sh) with `overrides` merged in. */
-export function shellProfile(overrides: Record<string, unknown> = {}): Profile {
-  return ProfileSchema.parse({ image: IMAGES.busybox, command: ['sh', '${file}'], extensions: ['.sh'], ...overrides });
-}
+export { pythonProfile, shellProfile };
 
 /** A finished run with its output collected per stream. */
 export interface Collected {
@@ -230,7 +186,6 @@ export function chunkText(data: string | Uint8Array): string {
  */
 export const TEST_PATH = process.env.SANDBOX_RUNNER_TEST_PATH === 'warm' ? 'warm' : 'cold';
 // One pool per mocha process: each suite file is bundled with its own copy of this module.
-const POOL_KEY = Symbol.for('sandbox-runner.test.warm-pool');
 const shared = globalThis as { [POOL_KEY]?: WarmPool };
 if (TEST_PATH === 'warm' && !shared[POOL_KEY]) {
   const docker = engineDocker();
@@ -267,9 +222,8 @@ export async function run(profile: Profile, code: string, extra: Partial<RunRequ
 }
 
 /** Names of containers (any state) matching a docker ps filter. */
-export async function containers(filter: string): Promise<string[]> {
-  const r = await engineCli(['ps', '-a', '--filter', filter, '--format', '{{.Names}}']);
-  return String(r.stdout).split('\n').filter(Boolean);
+export function containers(filter: string): Promise<string[]> {
+  return containerNames(filter, TEST_ENGINE);
 }
 
 /**
@@ -281,20 +235,7 @@ export async function containerExists(name: string): Promise<boolean> {
   return (await containers(`name=^/?${name}$`)).length > 0;
 }
 
-/**
- * Product containers left behind by `ownerPid` (default: this test process), any state.
- * Scoped to an owner so suites can run beside other users of the engine; the last suite
- * (zz-leftovers) checks every product container.
- */
-export async function productContainers(ownerPid: number | 'any' = process.pid): Promise<string[]> {
-  // Warm containers waiting in this process's pool are not leftovers; everything else is.
-  // Removals still running in the background (removals.ts) are awaited first.
-  await pool?.settled();
-  await awaitRemovals();
-  const idle = new Set(pool?.idleNames() ?? []);
-  const names = ownerPid === 'any' ? await containers(PRODUCT_FILTER) : await containers(`label=${LABELS.ownerPid}=${ownerPid}`);
-  return names.filter((n) => !idle.has(n));
-}
+export { productContainers };
 
 /** Host processes whose command line contains `marker` (containers' processes are visible from the host). */
 export async function hostProcesses(marker: string): Promise<string[]> {
@@ -302,15 +243,7 @@ export async function hostProcesses(marker: string): Promise<string[]> {
   return String(r.stdout).split('\n').filter(Boolean);
 }
 
-/** Resolves when `predicate` holds, polling; rejects after `timeoutMs`. */
-export async function waitFor(predicate: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    if (await predicate()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-}
+export { waitFor };
 
 /**
  * Parses the text of a Linux `/proc/net/route` table and returns the IPv4 gateway of its default

@@ -10,7 +10,8 @@ import * as vscode from 'vscode';
 import { awaitRemovals } from '../../../src/core/removals';
 import type { RunResult } from '../../../src/core/result';
 import type { SandboxRunnerApi } from '../../../src/vscode/api';
-import { IMAGES, assertRunResult, clearNotifications, docker, getApi, outputOf, settlesWithin, startCommand, workspaceFolder } from '../suite/helpers';
+import { pollFor, sleep } from '../../support/deadlines';
+import { IMAGES, assertRunResult, clearNotifications, docker, getApi, outputOf, settlesWithin, startCommand, waitFor, workspaceFolder } from '../suite/helpers';
 
 /** The label the warm pool puts on containers not yet taken by a run (src/core/warm.ts WARM_LABEL). */
 export const WARM_LABEL = 'sandbox-runner.warm';
@@ -53,30 +54,31 @@ export async function nonWarmContainers(): Promise<string[]> {
 
 /** Waits (polling docker) until a running warm container for `profile` exists; returns its name. */
 export async function waitForWarm(profile = 'python', ms = 20_000, not?: string): Promise<string> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const names = (await warmContainers(profile)).filter((n) => n !== not);
-    if (names.length > 0) {
-      noteWarm(names);
-      // The pool marks a container ready only after its own `docker inspect` of the started
-      // container (a few ms after docker lists it as running): give it that moment.
-      await new Promise((r) => setTimeout(r, 500));
-      return names[0]!;
-    }
-    if (Date.now() > end) throw new Error(`no running warm container (label ${WARM_LABEL}=1, owner pid ${process.pid}, profile ${profile}) appeared within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  const names = await pollFor(
+    async () => {
+      const found = (await warmContainers(profile)).filter((n) => n !== not);
+      return found.length > 0 ? found : undefined;
+    },
+    ms,
+    `a running warm container (label ${WARM_LABEL}=1, owner pid ${process.pid}, profile ${profile})`,
+    200,
+  );
+  noteWarm(names);
+  // The pool marks a container ready only after its own `docker inspect` of the started
+  // container (a few ms after docker lists it as running): give it that moment.
+  await sleep(500);
+  return names[0]!;
 }
 
 /** Sets (or with `undefined` removes) the USER-level `sandboxRunner.profiles` and waits until the extension's view of it changed. */
 export async function setUserProfiles(value: Record<string, unknown> | undefined): Promise<void> {
   await vscode.workspace.getConfiguration('sandboxRunner').update('profiles', value, vscode.ConfigurationTarget.Global);
   const want = JSON.stringify(value);
-  const end = Date.now() + 10_000;
-  while (JSON.stringify(vscode.workspace.getConfiguration('sandboxRunner').inspect('profiles')?.globalValue) !== want) {
-    if (Date.now() > end) throw new Error(`user setting sandboxRunner.profiles did not become ${want}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitFor(
+    () => JSON.stringify(vscode.workspace.getConfiguration('sandboxRunner').inspect('profiles')?.globalValue) === want,
+    10_000,
+    `user setting sandboxRunner.profiles to become ${want}`,
+  );
 }
 
 /** The user python profile the suite seeds: the built-in merged with the local test image. */

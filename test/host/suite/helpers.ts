@@ -9,11 +9,13 @@ import * as vscode from 'vscode';
 import { awaitRemovals } from '../../../src/core/removals';
 import type { RunResult } from '../../../src/core/result';
 import type { SandboxRunnerApi } from '../../../src/vscode/api';
+import { settlesWithin, waitFor } from '../../support/deadlines';
+import { TEST_IMAGES } from '../../support/images';
 
 export const EXTENSION_ID = 'sandbox-runner.sandbox-runner';
 
 /** Test images built by scripts/build-test-images.sh; the fixture's settings use them. */
-export const IMAGES = { python: 'sandbox-runner-test/python:2', busybox: 'sandbox-runner-test/busybox:1' } as const;
+export const IMAGES = TEST_IMAGES;
 
 /** The fixture workspace folder (opened by the runner). */
 export function workspaceFolder(): vscode.WorkspaceFolder {
@@ -76,28 +78,8 @@ export function startCommand<T>(command: string, ...args: unknown[]): Promise<T>
   return p;
 }
 
-/** Fails when `promise` does not settle within `ms`; `what` names it in the message. */
-export async function settlesWithin<T>(promise: Thenable<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** Resolves when `predicate` holds (polling); rejects after `ms` naming `what`. */
-export async function waitFor(predicate: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms;
-  for (;;) {
-    if (await predicate()) return;
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** Deadlines (test/support/deadlines.ts): `settlesWithin` for a command's promise, `waitFor` for a condition. */
+export { settlesWithin, waitFor };
 
 /** Asserts a value looks like a RunResult (src/core/result.ts). */
 export function assertRunResult(value: unknown, what: string): asserts value is RunResult {

@@ -1,0 +1,36 @@
+/**
+ * Which product containers a finished test (or the whole engine run) left behind. Declares no
+ * tests and no hooks, so the root hook plugin (leftovers.hooks.ts), loaded before mocha defines
+ * its globals, can use it as the suites do (through helpers.ts `productContainers`).
+ */
+import { LABELS, PRODUCT_FILTER } from '../../src/core/labels';
+import { awaitRemovals } from '../../src/core/removals';
+import type { WarmPool } from '../../src/core/warm';
+import { containerNames } from '../support/engine';
+
+/**
+ * Where the warm path's one pool per mocha process is kept (helpers.ts creates it): each suite
+ * file is bundled with its own copy of the helpers, so the pool lives on `globalThis`.
+ */
+export const POOL_KEY = Symbol.for('sandbox-runner.test.warm-pool');
+
+/** The warm path's shared pool of this mocha process, if one was made. */
+export function sharedPool(): WarmPool | undefined {
+  return (globalThis as { [POOL_KEY]?: WarmPool })[POOL_KEY];
+}
+
+/**
+ * Product containers (any state) on the engine under test left behind by `ownerPid` (default:
+ * this test process), or by anyone with `'any'`. Warm containers waiting in this process's pool
+ * are not leftovers; everything else is. The pool's preparations and the background removals
+ * (removals.ts) are awaited first: a run's result comes before its container's removal ends.
+ * @throws when the engine CLI fails
+ */
+export async function productContainers(ownerPid: number | 'any' = process.pid): Promise<string[]> {
+  const pool = sharedPool();
+  await pool?.settled();
+  await awaitRemovals();
+  const idle = new Set(pool?.idleNames() ?? []);
+  const names = await containerNames(ownerPid === 'any' ? PRODUCT_FILTER : `label=${LABELS.ownerPid}=${ownerPid}`);
+  return names.filter((n) => !idle.has(n));
+}

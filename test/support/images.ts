@@ -1,0 +1,20 @@
+/**
+ * The test images every suite, the host checks and the benchmark run: built locally by
+ * scripts/build-test-images.sh (copied to the second engine by scripts/engine2-up.sh and to Podman
+ * by scripts/podman-up.sh), never pulled. `test/unit/testSupport.test.ts` checks that these names
+ * are the ones the scripts build.
+ */
+export const TEST_IMAGES = {
+  /** Static busybox (POSIX sh and the applets: nc, ping, unshare, …). */
+  busybox: 'sandbox-runner-test/busybox:1',
+  /** debootstrap minbase bookworm with python3-minimal and its standard library. */
+  python: 'sandbox-runner-test/python:2',
+  /** The busybox root file system with `VOLUME /data` (an image the runner must refuse). */
+  volume: 'sandbox-runner-test/volume:1',
+} as const;
+
+/** The name of one test image (a value of {@link TEST_IMAGES}). */
+export type TestImage = (typeof TEST_IMAGES)[keyof typeof TEST_IMAGES];
+
+/** Every test image, for "is each one present" checks. */
+export const ALL_TEST_IMAGES: readonly TestImage[] = Object.values(TEST_IMAGES);

@@ -1,0 +1,40 @@
+/**
+ * Profile factories of the suites: valid profiles (parsed by the product's own `ProfileSchema`,
+ * so defaults are filled in and a factory can never build what a user could not) with
+ * `overrides` merged in at the top level.
+ */
+import { ProfileSchema, type Profile } from '../../src/core/profileSchema';
+import { TEST_IMAGES } from './images';
+
+/**
+ * The python test image running the snippet as `python3 ${file}` (unbuffered output).
+ * @param overrides top-level profile keys (e.g. `{ network: 'bridge' }`, `{ limits: {…} }`)
+ * @throws ZodError when the merged profile is not valid
+ */
+export function pythonProfile(overrides: Record<string, unknown> = {}): Profile {
+  return ProfileSchema.parse({
+    image: TEST_IMAGES.python,
+    command: ['python3', '${file}'],
+    extensions: ['.py'],
+    env: { PYTHONUNBUFFERED: '1' },
+    ...overrides,
+  });
+}
+
+/**
+ * The busybox test image running the snippet as `sh ${file}` (the `shell` profile of the suites).
+ * @param overrides top-level profile keys
+ * @throws ZodError when the merged profile is not valid
+ */
+export function shellProfile(overrides: Record<string, unknown> = {}): Profile {
+  return ProfileSchema.parse({ image: TEST_IMAGES.busybox, command: ['sh', '${file}'], extensions: ['.sh'], ...overrides });
+}
+
+/**
+ * The smallest valid profile, for unit tests that never reach an engine: image `img` (any name),
+ * command `${file}`, with `overrides` merged in.
+ * @throws ZodError when the merged profile is not valid
+ */
+export function profileOf(overrides: Record<string, unknown> = {}): Profile {
+  return ProfileSchema.parse({ image: 'img', command: ['${file}'], ...overrides });
+}
