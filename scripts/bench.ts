@@ -1,13 +1,9 @@
 /**
- * Sandbox Runner benchmark: the core against raw docker with the identical isolation argv, and
- * the extension bundles. `npm run bench` builds and runs it (Docker engine up, test images built).
- * Options: --runs=N (counted runs per series, default 10), --warmup=N (uncounted first runs,
- * default 2), --only=SECTION,… (default all: see SECTIONS), --bundle=PATH (the activation bundle,
- * default dist/extension.js). Progress goes to stderr; stdout is the targets (scripts/bench/targets.ts),
- * the table, then ONE JSON line, always the last (keys: JSON_DIGITS in scripts/bench/harness.ts;
- * -1 = not measured, remote_cold_ratio null = skipped or failed). Each section's file says what it
- * measures; README.md's Benchmark section describes the method. Containers left over after an
- * error or Ctrl-C are removed on exit.
+ * Sandbox Runner benchmark: the core against raw docker with the same argv, and the extension's
+ * bundles; `npm run bench` builds and runs it. Options: --runs=N (counted runs per series, default
+ * 10), --warmup=N (default 2), --only=SECTION,… (default all, see SECTIONS), --bundle=PATH (the
+ * activation bundle, default dist/extension.js). Progress goes to stderr; stdout is the targets, the
+ * table, then ONE JSON line, always last (keys: JSON_DIGITS in bench/harness.ts; -1 = not measured).
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { resolve } from 'node:path';
@@ -19,7 +15,7 @@ import { cancel } from './bench/cancel';
 import { cli } from './bench/cli';
 import { cold } from './bench/cold';
 import { concurrent } from './bench/concurrent';
-import { requireEngine, sweep } from './bench/docker';
+import { engineVersion, sweep } from './bench/docker';
 import { flood, floodChildMain, isFloodChild } from './bench/flood';
 import { JSON_DIGITS, log, num, renderTable, type Ctx, type Figures } from './bench/harness';
 import { remote } from './bench/remote';
@@ -28,24 +24,17 @@ import { throughput } from './bench/throughput';
 import { warm } from './bench/warm';
 
 /** The sections in the order they run: the extension figures first (no engine, quick). */
-const SECTIONS = { bundle, activation, cold, cli, warm, concurrent, remote, cancel, flood, throughput };
-type Section = keyof typeof SECTIONS;
+const SECTIONS: Record<string, (ctx: Ctx) => Promise<Figures>> = { bundle, activation, cold, cli, warm, concurrent, remote, cancel, flood, throughput };
 
-/**
- * The command line (node:util parseArgs, strict: an unknown option is an error).
- * @throws Error for a bad number or an unknown section
- */
-function options(argv: string[]): { ctx: Ctx; only: Section[] } {
-  const { values: v } = parseArgs({
-    args: argv,
-    options: { runs: { type: 'string', default: '10' }, warmup: { type: 'string', default: '2' }, only: { type: 'string' }, bundle: { type: 'string', default: 'dist/extension.js' } },
-  });
-  const [runs, warmup] = [Number(v.runs), Number(v.warmup)];
+/** The command line (node:util parseArgs, strict). @throws Error for an unknown option or section, or a bad number */
+function options(argv: string[]): { ctx: Ctx; only: string[] } {
+  const opts = { runs: { type: 'string', default: '10' }, warmup: { type: 'string', default: '2' }, only: { type: 'string' }, bundle: { type: 'string', default: 'dist/extension.js' } } as const;
+  const { values: v } = parseArgs({ args: argv, options: opts });
+  const [runs, warmup, only] = [Number(v.runs), Number(v.warmup), v.only?.split(',') ?? Object.keys(SECTIONS)];
   if (!Number.isInteger(runs) || runs < 1 || !Number.isInteger(warmup) || warmup < 0) throw new Error('--runs must be ≥ 1 and --warmup ≥ 0');
-  const only = (v.only?.split(',') ?? Object.keys(SECTIONS)) as Section[];
   const unknown = only.filter((s) => !(s in SECTIONS));
   if (unknown.length) throw new Error(`unknown section in --only: ${unknown.join(',')} (known: ${Object.keys(SECTIONS).join(',')})`);
-  return { ctx: { runs, warmup, bundle: resolve(v.bundle), rows: [], extra: [], childPids: [] }, only };
+  return { ctx: { runs, warmup, bundle: resolve(v.bundle), rows: [], childPids: [] }, only };
 }
 
 async function main(): Promise<void> {
@@ -53,19 +42,18 @@ async function main(): Promise<void> {
   const { ctx, only } = options(process.argv.slice(2));
   const cleanup = () => sweep([process.pid, ...ctx.childPids]).then((n) => n && log(`removed ${n} leftover containers`));
   process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
-  const engine = await requireEngine();
+  const engine = await engineVersion();
   log(`engine ${engine}; ${ctx.runs} counted runs after ${ctx.warmup} warm-up per series`);
-  const figures: Figures = { remote_cold_ratio: null };
-  const [t0, loadBefore] = [performance.now(), loadavg()[0]!];
+  const [figures, t0, load] = [{ remote_cold_ratio: null } as Figures, performance.now(), loadavg()[0]!];
   try {
-    for (const [name, run] of Object.entries(SECTIONS)) if (only.includes(name as Section)) Object.assign(figures, await run(ctx));
+    for (const [name, section] of Object.entries(SECTIONS)) if (only.includes(name)) Object.assign(figures, await section(ctx));
   } finally {
     await cleanup();
   }
-  const json = Object.fromEntries(Object.entries(JSON_DIGITS).map(([k, d]) => [k, figures[k as keyof Figures] === null ? null : num(figures[k as keyof Figures] ?? NaN, d)]));
+  const json = Object.entries(JSON_DIGITS).map(([k, d]) => [k, figures[k as keyof Figures] === null ? null : num(figures[k as keyof Figures] ?? NaN, d)]);
   const head = `Sandbox Runner benchmark: engine ${engine}, node ${process.version}, ${ctx.runs} counted runs after ${ctx.warmup} warm-up, ` +
-    `${((performance.now() - t0) / 1000).toFixed(0)} s, 1-min load average ${loadBefore.toFixed(2)} → ${loadavg()[0]!.toFixed(2)} on ${availableParallelism()} CPUs`;
-  process.stdout.write([head, ...targetLines(), ...ctx.extra, '', renderTable(ctx.rows), '', JSON.stringify(json)].join('\n') + '\n');
+    `${((performance.now() - t0) / 1000).toFixed(0)} s, 1-min load average ${load.toFixed(2)} → ${loadavg()[0]!.toFixed(2)} on ${availableParallelism()} CPUs`;
+  process.stdout.write([head, ...targetLines(), '', renderTable(ctx.rows), '', JSON.stringify(Object.fromEntries(json))].join('\n') + '\n');
 }
 
 main().catch((e: unknown) => {

@@ -6,25 +6,23 @@
  */
 import { performance } from 'node:perf_hooks';
 import { runInSandbox } from '../../src/core';
-import { containerExists, rawSpec, rawTimed, shellProfile } from './docker';
+import { settlesWithin } from '../../test/support/deadlines';
+import { shellProfile } from '../../test/support/profiles';
+import { containerExists, rawSpec, rawTimed } from './docker';
 import { interleave, type Ctx, type Figures } from './harness';
 import { ratioRow } from './targets';
 
 const CODE = 'echo started; sleep 600\n';
 const profile = shellProfile();
 
-/** `seen(chunk)` resolves `started` once "started" has arrived on stdout; it rejects after 20 s. */
+/** `seen(chunk)` for each stdout chunk; `started` resolves once "started" has arrived (rejects after 20 s). */
 function watchStarted(): { seen: (b: Uint8Array) => void; started: Promise<void> } {
   let [buf, done] = ['', (): void => undefined];
-  const started = new Promise<void>((res, rej) => {
-    done = res;
-    setTimeout(() => rej(new Error('no "started" within 20000 ms')), 20_000).unref();
-  });
   const seen = (b: Uint8Array) => {
     buf = (buf + Buffer.from(b).toString('utf8')).slice(-64);
     if (buf.includes('started')) done();
   };
-  return { seen, started };
+  return { seen, started: settlesWithin(new Promise<void>((r) => (done = r)), 20_000, 'the "started" line') };
 }
 
 /** Raw: `run --rm` in the background, then the timed `rm -f -v`. */

@@ -10,13 +10,13 @@ import { performance } from 'node:perf_hooks';
 import { execa } from 'execa';
 import { CASES, rawCold } from './cold';
 import { interleave, type Ctx, type Figures } from './harness';
-import { ratioRow } from './targets';
+import { noFigure, ratioRow } from './targets';
 
 export async function cli(ctx: Ctx): Promise<Figures> {
   const [cliJs, c] = [resolve(ctx.bundle, '..', 'cli.js'), CASES[0]!];
   const metric = `cold CLI exit ${c.label} (ms)`;
   if (!existsSync(cliJs)) {
-    ctx.rows.push({ metric, ours: '-', raw: '-', figure: 'n/a', target: '(info)', verdict: 'INFO', note: `(${cliJs} missing)` });
+    ctx.rows.push(noFigure(metric, '(info)', 'INFO', `(${cliJs} missing)`));
     return {};
   }
   const ws = mkdtempSync(join(tmpdir(), 'sandbox-runner-bench-cli-'));

@@ -1,12 +1,12 @@
 /**
- * `cold_ratio`: `runInSandbox` of `echo ok` (shell) and `print("ok")` (python), call → result
- * delivered, vs raw `docker run --rm` spawn → exit; the worse of the two ratios. First output byte
- * (information): core from the call, raw from spawn, to the first stdout chunk. The cases and both
- * sides serve the cli, warm, concurrent and remote sections too.
+ * `cold_ratio`: `runInSandbox` of `echo ok` (shell) and `print("ok")` (python), call → result, vs raw
+ * `docker run --rm` spawn → exit; the worse ratio. First output byte (information): from the call or
+ * spawn to the first stdout chunk. The cases and both sides serve the cli, warm, concurrent and remote sections.
  */
 import { performance } from 'node:perf_hooks';
 import { runInSandbox, type Profile, type RunRequest, type RunResult } from '../../src/core';
-import { checkSameArgv, pythonProfile, rawSpec, rawTimed, shellProfile, type EngineEnv, type Timing } from './docker';
+import { pythonProfile, shellProfile } from '../../test/support/profiles';
+import { checkSameArgv, rawSpec, rawTimed, type EngineEnv, type Timing } from './docker';
 import { interleave, type Ctx, type Figures, type Row, type Summary } from './harness';
 import { ratioRow } from './targets';
 
@@ -17,7 +17,7 @@ export type Pair = Record<'raw' | 'core', Record<keyof Timing, Summary>>;
 
 export const CASES: readonly Case[] = [
   { label: 'shell `echo ok`', profileName: 'bench-shell', profile: shellProfile(), code: 'echo ok\n', prints: 'ok\n' },
-  { label: 'python `print("ok")`', profileName: 'bench-python', profile: pythonProfile(), code: 'print("ok")\n', prints: 'ok\n' },
+  { label: 'python `print("ok")`', profileName: 'bench-python', profile: pythonProfile({ env: { PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' } }), code: 'print("ok")\n', prints: 'ok\n' },
 ];
 
 /** @throws Error unless `r` is a clean exit 0 */
@@ -29,11 +29,7 @@ export function expectExited(r: RunResult, what: string): void {
 export async function rawCold(c: Case, env?: EngineEnv): Promise<Timing> {
   await checkSameArgv(c.profileName, c.profile, c.code);
   const spec = await rawSpec(c.profileName, c.profile, c.code);
-  try {
-    return await rawTimed(spec.runArgv, `raw ${c.label}`, { env, input: spec.input });
-  } finally {
-    await spec.dispose();
-  }
+  return rawTimed(spec.runArgv, `raw ${c.label}`, { env, input: spec.input }).finally(() => spec.dispose());
 }
 
 /** One run of `c` through the runner, `extra` merged into the request (engine, warm pool); checks exit 0 and the printed line. */
@@ -54,13 +50,9 @@ export async function coreRun(c: Case, extra: Partial<RunRequest> = {}): Promise
   return { ms, firstByteMs, containerName: r.containerName };
 }
 
-/** "(first output byte, median: ours 512.3 ms, raw 498.1 ms)" */
 export const firstByteNote = (p: Pair): string => `(first output byte, median: ours ${p.core.firstByteMs.median.toFixed(1)} ms, raw ${p.raw.firstByteMs.median.toFixed(1)} ms)`;
 
-/**
- * For each case, `ours` interleaved with raw cold runs (on the engine of `env`), and a row from `row`.
- * @returns the worse ratio of the medians, and the shell case's first-byte median of `ours`
- */
+/** For each case, `ours` interleaved with raw cold runs (engine of `env`) and a row; the worse ratio and the shell case's first byte. */
 export async function eachCase(ctx: Ctx, label: string, ours: (c: Case) => Promise<Timing>, row: (c: Case, p: Pair) => Row, env?: EngineEnv) {
   const [ratios, first] = [[] as number[], [] as number[]];
   for (const c of CASES) {

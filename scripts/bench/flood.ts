@@ -9,9 +9,11 @@
 import { fork } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { runInSandbox, type Profile } from '../../src/core';
-import { containerExists, shellProfile } from './docker';
-import { fmtRatio, fmtSummary, log, sleep, summarize, type Ctx, type Figures } from './harness';
-import { targetText, verdictFor } from './targets';
+import { sleep } from '../../test/support/deadlines';
+import { shellProfile } from '../../test/support/profiles';
+import { containerExists } from './docker';
+import { fmtRatio, fmtSummary, log, summarize, type Ctx, type Figures } from './harness';
+import { judged } from './targets';
 
 const BOUND = 1024 * 1024;
 const CHILD_FLAG = '--bench-flood-child';
@@ -72,14 +74,9 @@ export async function flood(ctx: Ctx): Promise<Figures> {
   const bad = samples.filter((s) => s.outcome !== 'output-limit' || s.bytesKept !== BOUND || !s.gone);
   const [stop, rss] = [summarize(samples.map((s) => s.stopS * 1000)), summarize(samples.map((s) => s.rssGrowthBytes / BOUND))];
   const stopS = stop.median / 1000;
-  ctx.rows.push({
-    metric: 'flood: bound → resolved (ms)', ours: fmtSummary(stop), raw: '-', figure: `${stopS.toFixed(3)} s`, target: targetText('flood_stop_s'),
-    verdict: bad.length ? 'MISS' : verdictFor('flood_stop_s', stopS),
-    note: bad.length ? `(${bad.length} runs wrong: ${bad.map((b) => `${b.outcome}/${b.bytesKept}/${b.gone ? 'gone' : 'LEFT'}`).join(', ')})` : undefined,
-  });
-  ctx.rows.push({
-    metric: 'flood: RSS growth / bound', ours: fmtSummary(rss, 2), raw: '-', figure: fmtRatio(rss.median), target: targetText('flood_rss_ratio'), verdict: verdictFor('flood_rss_ratio', rss.median),
-    note: `(peak ${((rss.max * BOUND) / 2 ** 20).toFixed(1)} MiB over baseline; ${Math.round(summarize(samples.map((s) => s.sampled)).median)} RSS samples/run)`,
-  });
+  const badNote = `(${bad.length} runs wrong: ${bad.map((b) => `${b.outcome}/${b.bytesKept}/${b.gone ? 'gone' : 'LEFT'}`).join(', ')})`;
+  ctx.rows.push(judged('flood: bound → resolved (ms)', 'flood_stop_s', stopS, { ours: fmtSummary(stop), figure: `${stopS.toFixed(3)} s`, miss: bad.length > 0, note: bad.length ? badNote : undefined }));
+  const rssNote = `(peak ${((rss.max * BOUND) / 2 ** 20).toFixed(1)} MiB over baseline; ${Math.round(summarize(samples.map((s) => s.sampled)).median)} RSS samples/run)`;
+  ctx.rows.push(judged('flood: RSS growth / bound', 'flood_rss_ratio', rss.median, { ours: fmtSummary(rss, 2), figure: fmtRatio(rss.median), note: rssNote }));
   return { flood_stop_s: stopS, flood_rss_ratio: rss.median };
 }

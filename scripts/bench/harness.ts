@@ -2,26 +2,22 @@
 
 /** Median, min and max of a series' counted samples (ms unless the row says otherwise). */
 export type Summary = { readonly n: number; readonly median: number; readonly min: number; readonly max: number };
+/** One row of the table: ours and the raw docker baseline ("-" if none), the compared figure, target, verdict (PASS, MISS, INFO, ERROR). */
+export type Row = { metric: string; ours: string; raw: string; figure: string; target: string; verdict: string; note?: string | undefined };
+/** A section's input (series size; the activation bundle, absolute) and outputs (rows; forked children to sweep). */
+export type Ctx = { readonly runs: number; readonly warmup: number; readonly bundle: string; readonly rows: Row[]; readonly childPids: number[] };
 
 /** The JSON line's keys, in order, with the decimals each is rounded to. */
 export const JSON_DIGITS = {
   cold_ratio: 4, warm_ratio: 4, concurrent8_ratio: 4, remote_cold_ratio: 4, cancel_ratio: 4, flood_stop_s: 4, flood_rss_ratio: 4,
   throughput_ratio: 4, bundle_bytes: 0, bundle_total_bytes: 0, activation_ms: 2, cold_first_byte_ms: 1, warm_first_byte_ms: 1, cold_cli_exit_ms: 1,
 } as const;
-
-/** What a section measured (NaN: not measurable; null, remote_cold_ratio only: skipped or failed). */
+/** What a section measured (NaN: not measurable; null, remote_cold_ratio only: not measured there). */
 export type Figures = Partial<Record<keyof typeof JSON_DIGITS, number | null>>;
 
-/** One row of the table: ours and the raw docker baseline ("-" if none) formatted, the compared figure, target and verdict (PASS, MISS, INFO, SKIPPED, ERROR). */
-export type Row = { metric: string; ours: string; raw: string; figure: string; target: string; verdict: string; note?: string | undefined };
-
-/** A section's input (series size; the activation bundle, absolute) and outputs (rows; lines before the table; forked children to sweep). */
-export type Ctx = { readonly runs: number; readonly warmup: number; readonly bundle: string; readonly rows: Row[]; readonly extra: string[]; readonly childPids: number[] };
-
 export const log = (message: string): void => void process.stderr.write(`bench: ${message}\n`);
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** Median, min and max of the finite values of `xs` (NaN fields when there are none). */
+/** Median, min and max of the finite values of `xs` (NaN when there are none). */
 export function summarize(xs: readonly number[]): Summary {
   const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
   const mid = Math.floor(s.length / 2);
@@ -30,13 +26,11 @@ export function summarize(xs: readonly number[]): Summary {
 }
 
 /**
- * Runs `warmup + runs` iterations; iteration i runs the sides rotated by i (A B, B A, …) so neither
- * always goes first after the other's clean-up. A side returns named figures (e.g. `{ ms, firstByteMs }`).
+ * Runs `warmup + runs` iterations; iteration i runs the sides rotated by i (A B, B A, …), so neither
+ * always goes first after the other's clean-up. A side returns named figures, e.g. `{ ms, firstByteMs }`.
  * @returns per side, per figure, the summary of the counted (not warm-up) runs
  */
-export async function interleave<S extends string, K extends string>(
-  label: string, sides: Record<S, () => Promise<Record<K, number>>>, c: Pick<Ctx, 'runs' | 'warmup'>,
-): Promise<Record<S, Record<K, Summary>>> {
+export async function interleave<S extends string, K extends string>(label: string, sides: Record<S, () => Promise<Record<K, number>>>, c: Ctx): Promise<Record<S, Record<K, Summary>>> {
   const names = Object.keys(sides) as S[];
   const got = new Map<S, Record<K, number>[]>(names.map((n) => [n, []]));
   for (let i = 0; i < c.warmup + c.runs; i++) {
@@ -52,7 +46,7 @@ export async function interleave<S extends string, K extends string>(
 }
 
 /** "123.4 [110.2..140.9]" with `digits` decimals, "-" for an empty series. */
-export const fmtSummary = (s: Summary, digits = 1): string => (s.n === 0 ? '-' : `${s.median.toFixed(digits)} [${s.min.toFixed(digits)}..${s.max.toFixed(digits)}]`);
+export const fmtSummary = (s: Summary, digits = 1): string => (s.n ? `${s.median.toFixed(digits)} [${s.min.toFixed(digits)}..${s.max.toFixed(digits)}]` : '-');
 /** "1.234x" or "n/a". */
 export const fmtRatio = (x: number): string => (Number.isFinite(x) ? `${x.toFixed(3)}x` : 'n/a');
 /** A JSON-safe number: non-finite values become -1 ("not measured"). */

@@ -1,36 +1,27 @@
 /**
- * `remote_cold_ratio`: the cold cases on the second, "remote-like" engine that scripts/engine2-up.sh
- * starts (private /tmp: it cannot see this client's files), through `DOCKER_HOST`, for the core
- * (`docker: { env }`) and raw `docker run --rm` alike. When the script is missing or fails, or a
- * run fails there, the row says so (SKIPPED / ERROR) and the JSON value is null, never a number
- * measured elsewhere.
+ * `remote_cold_ratio`: the cold cases on the second, "remote-like" engine of scripts/engine2-up.sh
+ * (it cannot see this client's files), through `DOCKER_HOST` for the core and raw docker alike. If
+ * that engine cannot be set up or a run fails there, an ERROR row says why and the JSON value is null.
  */
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { execa } from 'execa';
+import { ENGINE2_HOST } from '../../test/support/engine';
 import { coreRun, eachCase, firstByteNote, type Case, type Pair } from './cold';
-import { requireEngine, sweep } from './docker';
-import { log, type Ctx, type Figures } from './harness';
-import { ratioRow, targetText } from './targets';
+import { engineVersion, sweep } from './docker';
+import { log, type Ctx, type Figures, type Row } from './harness';
+import { noFigure, ratioRow, targetText } from './targets';
 
-const ENGINE2_HOST = 'unix:///run/sandbox-runner-engine2/docker.sock';
-const ENGINE2_UP = 'scripts/engine2-up.sh';
 const env = { DOCKER_HOST: ENGINE2_HOST };
 
-/** Runs the (idempotent) start script, its output on stderr. */
-async function engine2Up(): Promise<void> {
-  log(`remote: bash ${ENGINE2_UP}`);
-  const code = await new Promise((res) => spawn('bash', [ENGINE2_UP], { stdio: ['ignore', 2, 2] }).on('error', () => res(-1)).on('exit', res));
-  if (code !== 0) throw new Error(`${ENGINE2_UP} exited ${code}`);
-}
-
-/** The worse ratio of the remote cases (their rows pushed). */
+/** The worse ratio of the cases (their rows pushed once all are measured). */
 async function measure(ctx: Ctx): Promise<number> {
-  await engine2Up();
-  const engine = await requireEngine(env);
-  const row = (c: Case, p: Pair) =>
-    ratioRow(`remote cold ${c.label} (ms, to result)`, 'remote_cold_ratio', p.core.ms, p.raw.ms, 'run --rm', `(engine ${engine} at ${ENGINE2_HOST}) ${firstByteNote(p)}`);
+  log('remote: bash scripts/engine2-up.sh');
+  await execa('bash', ['scripts/engine2-up.sh'], { stdio: ['ignore', 2, 2] }); // its progress on stderr; throws when it fails
+  const [engine, rows] = [await engineVersion(env), { ...ctx, rows: [] as Row[] }];
+  const row = (c: Case, p: Pair) => ratioRow(`remote cold ${c.label} (ms, to result)`, 'remote_cold_ratio', p.core.ms, p.raw.ms, 'run --rm', `(engine ${engine} at ${ENGINE2_HOST}) ${firstByteNote(p)}`);
   try {
-    return (await eachCase(ctx, 'remote cold', (c) => coreRun(c, { docker: { env } }), row, env)).ratio;
+    const { ratio } = await eachCase(rows, 'remote cold', (c) => coreRun(c, { docker: { env } }), row, env);
+    ctx.rows.push(...rows.rows);
+    return ratio;
   } finally {
     const n = await sweep([process.pid], env);
     if (n) log(`remote: removed ${n} leftover containers on ${ENGINE2_HOST}`);
@@ -38,16 +29,12 @@ async function measure(ctx: Ctx): Promise<number> {
 }
 
 export async function remote(ctx: Ctx): Promise<Figures> {
-  const rows = ctx.rows.length;
-  let why = `${ENGINE2_UP} missing (the engine2 branch adds it)`;
   try {
-    if (existsSync(ENGINE2_UP)) return { remote_cold_ratio: await measure(ctx) };
+    return { remote_cold_ratio: await measure(ctx) };
   } catch (e) {
-    why = String(e instanceof Error ? e.message : e).split('\n')[0]!;
-    ctx.rows.splice(rows); // never a row of a case measured before the failure
+    const why = String(e instanceof Error ? e.message : e).split('\n')[0]!;
+    log(`REMOTE COLD ROW ERROR: ${why}`);
+    ctx.rows.push(noFigure('remote cold (ms)', targetText('remote_cold_ratio'), 'ERROR', `(ERROR: ${why}; JSON value null)`));
+    return { remote_cold_ratio: null };
   }
-  const verdict = existsSync(ENGINE2_UP) ? 'ERROR' : 'SKIPPED';
-  log(`REMOTE COLD ROW ${verdict}: ${why}`);
-  ctx.rows.push({ metric: 'remote cold (ms)', ours: '-', raw: '-', figure: 'n/a', target: targetText('remote_cold_ratio'), verdict, note: `(${verdict === 'ERROR' ? 'ERROR' : 'skipped'}: ${why}; JSON value null)` });
-  return { remote_cold_ratio: null };
 }

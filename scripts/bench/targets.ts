@@ -44,9 +44,17 @@ export function targetLines(): string[] {
   return ['targets (issue 10):', ...keys.map((k) => `  ${k.padEnd(w)}  ${targetText(k).padEnd(18)} ${TARGETS[k].what}`)];
 }
 
+/** A row judged against `key` by `value` (MISS regardless when `miss`); `raw` "-" unless given. */
+export function judged(metric: string, key: TargetKey, value: number, r: { ours: string; figure: string; raw?: string; note?: string | undefined; miss?: boolean }): Row {
+  return { metric, ours: r.ours, raw: r.raw ?? '-', figure: r.figure, target: targetText(key), verdict: r.miss ? 'MISS' : verdictFor(key, value), note: r.note };
+}
+
+/** A row without a figure: why (`note`) there is none. */
+export const noFigure = (metric: string, target: string, verdict: string, note: string, figure = 'n/a'): Row => ({ metric, ours: '-', raw: '-', figure, target, verdict, note });
+
 /** A row comparing two series of ms by the ratio of their medians, judged against `key` ('info': no target). */
 export function ratioRow(metric: string, key: TargetKey | 'info', ours: Summary, raw: Summary, rawWhat: string, note?: string): Row {
   const ratio = ours.median / raw.median;
-  const judged = key === 'info' ? { target: '(info)', verdict: 'INFO' } : { target: targetText(key), verdict: verdictFor(key, ratio) };
-  return { metric, ours: fmtSummary(ours), raw: `${fmtSummary(raw)} (${rawWhat})`, figure: fmtRatio(ratio), ...judged, note };
+  const r = { ours: fmtSummary(ours), raw: `${fmtSummary(raw)} (${rawWhat})`, figure: fmtRatio(ratio), note };
+  return key === 'info' ? { metric, ...r, target: '(info)', verdict: 'INFO' } : judged(metric, key, ratio, r);
 }

@@ -7,9 +7,10 @@
 import { performance } from 'node:perf_hooks';
 import { runInSandbox } from '../../src/core';
 import { expectExited } from './cold';
-import { rawSpec, rawTimed, shellProfile } from './docker';
+import { shellProfile } from '../../test/support/profiles';
+import { rawSpec, rawTimed } from './docker';
 import { fmtRatio, fmtSummary, interleave, type Ctx, type Figures } from './harness';
-import { ratioRow, targetText, verdictFor } from './targets';
+import { judged, ratioRow } from './targets';
 
 const BYTES = 5 * 1024 * 1024;
 const CODE = `head -c ${BYTES} /dev/zero | tr '\\0' y\n`;
@@ -55,10 +56,7 @@ async function core(): Promise<{ ms: number; rate: number }> {
 export async function throughput(ctx: Ctx): Promise<Figures> {
   const p = await interleave('throughput', { raw, core }, ctx);
   const ratio = p.core.rate.median / p.raw.rate.median;
-  ctx.rows.push({
-    metric: 'throughput 5 MiB (MB/s, stream)', ours: fmtSummary(p.core.rate, 0), raw: fmtSummary(p.raw.rate, 0), figure: fmtRatio(ratio),
-    target: targetText('throughput_ratio'), verdict: verdictFor('throughput_ratio', ratio),
-  });
+  ctx.rows.push(judged('throughput 5 MiB (MB/s, stream)', 'throughput_ratio', ratio, { ours: fmtSummary(p.core.rate, 0), raw: fmtSummary(p.raw.rate, 0), figure: fmtRatio(ratio) }));
   const e2e = ratioRow('throughput 5 MiB end-to-end (ms)', 'info', p.core.ms, p.raw.ms, 'run --rm');
   ctx.rows.push({ ...e2e, figure: fmtRatio(p.raw.ms.median / p.core.ms.median) }); // a speed ratio: raw time / ours
   return { throughput_ratio: ratio };

@@ -20,30 +20,25 @@ class EventEmitter {
 }
 // The engine bundle extends it at load time (sourceLinks.ts: class SourceLink extends DocumentLink).
 class DocumentLink { constructor(range, target) { this.range = range; this.target = target; } }
-const [globalState, workspaceState, stateDir] = [new Map(), new Map(), fs.mkdtempSync(path.join(os.tmpdir(), 'sandbox-runner-bench-ext-'))];
+const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sandbox-runner-bench-ext-'));
 process.on('exit', () => fs.rmSync(stateDir, { recursive: true, force: true }));
 const dir = (d) => { const p = path.join(stateDir, d); fs.mkdirSync(p, { recursive: true }); return p; };
 const ask = async () => undefined;
 
-/** By dotted name as code reaches it (`vscode.x.y`, a call adds `()`; `ctx.` the ExtensionContext). */
+/** By dotted name as code reaches it (`vscode.x.y`; a call adds `()`; `ctx.` is the ExtensionContext). */
 const REAL = {
-  'vscode.Disposable': Disposable, 'vscode.EventEmitter': EventEmitter, 'vscode.DocumentLink': DocumentLink, 'vscode.version': '1.90.0',
+  'vscode.Disposable': Disposable, 'vscode.EventEmitter': EventEmitter, 'vscode.DocumentLink': DocumentLink, 'vscode.version': '1.90.0', 'vscode.ExtensionMode': { Production: 1, Development: 2, Test: 3 },
   'vscode.Uri.file': uri, 'vscode.Uri.parse': (s) => uri(String(s).replace(/^file:\/\//, '')), 'vscode.Uri.joinPath': (b, ...p) => uri(path.posix.join(b.path, ...p)), 'vscode.Uri.from': (c) => uri(c.path || '/'),
   'vscode.workspace.getConfiguration().get': (_k, dflt) => dflt, 'vscode.workspace.getConfiguration().has': () => false, 'vscode.workspace.getConfiguration().inspect': () => undefined,
-  'vscode.workspace.isTrusted': true, 'vscode.workspace.workspaceFolders': undefined, 'vscode.workspace.textDocuments': [], 'vscode.workspace.asRelativePath': (p) => (typeof p === 'string' ? p : p.fsPath),
-  'vscode.window.activeTextEditor': undefined, 'vscode.window.visibleTextEditors': [], 'vscode.window.state': { focused: true },
-  'vscode.window.showInformationMessage': ask, 'vscode.window.showWarningMessage': ask, 'vscode.window.showErrorMessage': ask, 'vscode.commands.executeCommand': ask,
-  'vscode.window.withProgress': async (_o, task) => task({ report() {} }, { isCancellationRequested: false, onCancellationRequested: () => new Disposable() }),
-  'vscode.window.createTreeView().visible': false, 'vscode.window.createOutputChannel().logLevel': 2, 'vscode.commands.getCommands': async () => [],
-  'vscode.env.language': 'en', 'vscode.env.appName': 'fake', 'vscode.env.machineId': 'bench', 'vscode.env.sessionId': 'bench', 'vscode.env.uiKind': 1, 'vscode.env.remoteName': undefined,
+  'vscode.workspace.isTrusted': true, 'vscode.workspace.workspaceFolders': undefined, 'vscode.workspace.textDocuments': [], 'vscode.window.activeTextEditor': undefined, 'vscode.window.visibleTextEditors': [],
+  'vscode.window.showInformationMessage': ask, 'vscode.window.showWarningMessage': ask, 'vscode.window.showErrorMessage': ask, 'vscode.commands.executeCommand': ask, 'vscode.window.createTreeView().visible': false,
   'vscode.l10n.t': (m, ...a) => String(typeof m === 'string' ? m : m.message).replace(/\{(\d+)\}/g, (_, i) => String(a[i])),
-  'vscode.StatusBarAlignment': { Left: 1, Right: 2 }, 'vscode.ProgressLocation': { SourceControl: 1, Window: 10, Notification: 15 }, 'vscode.TreeItemCollapsibleState': { None: 0, Collapsed: 1, Expanded: 2 },
-  'vscode.ConfigurationTarget': { Global: 1, Workspace: 2, WorkspaceFolder: 3 }, 'vscode.ExtensionMode': { Production: 1, Development: 2, Test: 3 }, 'vscode.ViewColumn': { Active: -1, Beside: -2, One: 1, Two: 2 },
   'ctx.subscriptions': [], 'ctx.extensionMode': 1, 'ctx.extension.id': 'sandbox-runner.sandbox-runner', 'ctx.extension.packageJSON': {},
   'ctx.globalStoragePath': dir('global'), 'ctx.storagePath': dir('workspace'), 'ctx.logPath': dir('log'),
-  'ctx.globalState.get': (k, d) => (globalState.has(k) ? globalState.get(k) : d), 'ctx.globalState.update': async (k, v) => void globalState.set(k, v), 'ctx.globalState.keys': () => [...globalState.keys()],
-  'ctx.workspaceState.get': (k, d) => (workspaceState.has(k) ? workspaceState.get(k) : d), 'ctx.workspaceState.update': async (k, v) => void workspaceState.set(k, v), 'ctx.workspaceState.keys': () => [...workspaceState.keys()],
 };
+for (const [k, m] of [['globalState', new Map()], ['workspaceState', new Map()]]) {
+  Object.assign(REAL, { [`ctx.${k}.get`]: (key, d) => (m.has(key) ? m.get(key) : d), [`ctx.${k}.update`]: async (key, v) => void m.set(key, v), [`ctx.${k}.keys`]: () => [...m.keys()] });
+}
 for (const [k, p] of [['globalStorageUri', 'globalStoragePath'], ['storageUri', 'storagePath'], ['logUri', 'logPath']]) REAL[`ctx.${k}`] = uri(REAL[`ctx.${p}`]);
 
 /** Any member is REAL[name.member] or a stub (kept once read or set); a call returns a stub, `new` an object; never a thenable. */

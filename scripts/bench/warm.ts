@@ -1,35 +1,32 @@
 /**
- * `warm_ratio`: `runInSandbox({ ...req, warm: pool })` with the core's WarmPool vs the same raw
- * cold `run --rm`, per case; the worse ratio. Untimed before each warm run: prepare() + ready().
- * Timed: the call to the promise, which includes the pool starting the replacement in the
- * background, as in real use. Untimed after: the replacement is awaited (plus BENCH_WARM_PAUSE_MS)
- * so it does not load the next raw run. The row says how many runs really took a warm container.
+ * `warm_ratio`: `runInSandbox({ ...req, warm: pool })` with the core's WarmPool vs raw cold `run --rm`,
+ * per case; the worse ratio. Timed: the call to the promise (which includes the pool starting the
+ * replacement, as in real use). Untimed: the pool made ready before, the replacement awaited after
+ * (plus BENCH_WARM_PAUSE_MS ms) so it does not load the next raw run.
  */
 import { WarmPool } from '../../src/core';
+import { sleep } from '../../test/support/deadlines';
 import { coreRun, eachCase, firstByteNote, type Case, type Pair } from './cold';
-import { log, sleep, type Ctx, type Figures } from './harness';
+import { log, type Ctx, type Figures } from './harness';
 import { ratioRow, targetText } from './targets';
 
-const PAUSE_MS = Number(process.env.BENCH_WARM_PAUSE_MS ?? 0);
-
 export async function warm(ctx: Ctx): Promise<Figures> {
-  const pool = new WarmPool({ onLog: (m) => log(`warm pool: ${m}`) });
+  const [pool, tookWarm] = [new WarmPool({ onLog: (m) => log(`warm pool: ${m}`) }), new Map<string, number>()];
   const ready = async (c: Case) => {
     pool.prepare(c.profileName, c.profile);
     if (!(await pool.ready(c.profileName, c.profile))) await sleep(100);
   };
-  const tookWarm = new Map<string, number>();
   const run = async (c: Case) => {
     await ready(c);
     const idle = new Set(pool.idleNames());
     const t = await coreRun(c, { warm: pool });
-    if (idle.has(t.containerName)) tookWarm.set(c.profileName, (tookWarm.get(c.profileName) ?? 0) + 1);
+    if (idle.has(t.containerName)) tookWarm.set(c.label, (tookWarm.get(c.label) ?? 0) + 1);
     await ready(c);
-    await sleep(PAUSE_MS);
+    await sleep(Number(process.env.BENCH_WARM_PAUSE_MS ?? 0));
     return t;
   };
   const row = (c: Case, p: Pair) => {
-    const note = `(core.WarmPool, runInSandbox({ warm: pool }); ${tookWarm.get(c.profileName) ?? 0} of ${ctx.runs + ctx.warmup} runs incl. warm-up took a warm container) ${firstByteNote(p)}`;
+    const note = `(core.WarmPool, runInSandbox({ warm: pool }); ${tookWarm.get(c.label) ?? 0} of ${ctx.runs + ctx.warmup} runs incl. warm-up took a warm container) ${firstByteNote(p)}`;
     return { ...ratioRow(`warm ${c.label} (ms, to result)`, 'warm_ratio', p.core.ms, p.raw.ms, 'cold run --rm', note), target: `${targetText('warm_ratio')} raw cold` };
   };
   try {
