@@ -1,9 +1,8 @@
 /**
- * Sandbox Runner benchmark: the core against raw docker with the same argv, and the extension's
- * bundles; `npm run bench` builds and runs it. Options: --runs=N (counted runs per series, default
- * 10), --warmup=N (default 2), --only=SECTION,… (default all, see SECTIONS), --bundle=PATH (the
- * activation bundle, default dist/extension.js). Progress goes to stderr; stdout is the targets, the
- * table, then ONE JSON line, always last (keys: JSON_DIGITS in bench/harness.ts; -1 = not measured).
+ * The benchmark: the core against raw docker with the same argv, and the extension's bundles (`npm run
+ * bench`; README.md says how it measures). --runs=N (default 10), --warmup=N (default 2),
+ * --only=SECTION,… (see SECTIONS), --bundle=PATH (default dist/extension.js). stdout: the targets, the
+ * table and, last, ONE JSON line (keys: JSON_DIGITS; -1 = not measured); progress on stderr.
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { resolve } from 'node:path';
@@ -17,16 +16,15 @@ import { cold } from './bench/cold';
 import { concurrent } from './bench/concurrent';
 import { engineVersion, sweep } from './bench/docker';
 import { flood, floodChildMain, isFloodChild } from './bench/flood';
-import { JSON_DIGITS, log, num, renderTable, type Ctx, type Figures } from './bench/harness';
+import { JSON_DIGITS, log, num, renderTable, targetLines, type Ctx, type Figures } from './bench/harness';
 import { remote } from './bench/remote';
-import { targetLines } from './bench/targets';
 import { throughput } from './bench/throughput';
 import { warm } from './bench/warm';
 
 /** The sections in the order they run: the extension figures first (no engine, quick). */
 const SECTIONS: Record<string, (ctx: Ctx) => Promise<Figures>> = { bundle, activation, cold, cli, warm, concurrent, remote, cancel, flood, throughput };
 
-/** The command line (node:util parseArgs, strict). @throws Error for an unknown option or section, or a bad number */
+/** @throws Error for an unknown option (node:util parseArgs, strict) or section, or a bad number */
 function options(argv: string[]): { ctx: Ctx; only: string[] } {
   const opts = { runs: { type: 'string', default: '10' }, warmup: { type: 'string', default: '2' }, only: { type: 'string' }, bundle: { type: 'string', default: 'dist/extension.js' } } as const;
   const { values: v } = parseArgs({ args: argv, options: opts });

@@ -1,14 +1,9 @@
-/**
- * `activation_ms`: fresh node processes run scripts/bench/vscodeStub.js, which maps `vscode` to a
- * fake and times require(dist/extension.js) + activate(context): our bundle's load and activate()
- * code, not VS Code's activation (no extension host, no IPC).
- */
+/** `activation_ms`: fresh node processes run activationProbe.js: require(dist/extension.js) + activate() with a fake vscode (our code, not VS Code's). */
 import { existsSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { execa } from 'execa';
 import { lazyBundles } from './bundle';
-import { fmtSummary, log, summarize, type Ctx, type Figures, type Summary } from './harness';
-import { judged, noFigure, targetText } from './targets';
+import { fmtSummary, judged, log, noFigure, summarize, targetText, type Ctx, type Figures, type Summary } from './harness';
 
 /** One probe, ms; `loaded`: the .js files beside the bundle loaded by then; `lazyMs`: then requiring the lazy bundles (what a first use pays once). */
 export type ActivationSample = { requireMs: number; activateMs: number; totalMs: number; loaded: string[]; lazyMs: number };
@@ -17,7 +12,7 @@ export type ActivationSample = { requireMs: number; activateMs: number; totalMs:
 export async function probeActivation(bundle: string, runs: number, warmup: number, lazy: readonly string[] = []): Promise<ActivationSample[]> {
   const out: ActivationSample[] = [];
   for (let i = 0; i < warmup + runs; i++) {
-    const r = await execa(process.execPath, [resolve('scripts/bench/vscodeStub.js'), bundle, process.cwd(), ...lazy], { reject: false, stdin: 'ignore' });
+    const r = await execa(process.execPath, [resolve('scripts/bench/activationProbe.js'), bundle, process.cwd(), ...lazy], { reject: false, stdin: 'ignore' });
     const last = String(r.stdout).trim().split('\n').pop() ?? '';
     const s = (last.startsWith('{') ? JSON.parse(last) : { ok: false, error: `exit ${r.exitCode}: ${String(r.stderr).trim() || last}` }) as ActivationSample & { ok: boolean; error?: string };
     if (!s.ok) throw new Error(`activate() failed with the fake vscode: ${s.error}`);

@@ -1,19 +1,15 @@
 /**
- * `bundle_bytes`: the .js files beside the activation bundle that require + activate() loaded (one
- * probe, activation.ts). `bundle_total_bytes`: every .js the extension may load: the extension
- * build's outputs (the esbuild metafile `npm run bench` writes), the `!dist/*.js` lines of
- * .vscodeignore, and what activation loaded. A build that is not minified (`--production`), or an
- * extension bundle .vscodeignore does not ship, is a MISS.
+ * `bundle_bytes`: the .js files beside the bundle that require + activate() loaded. `bundle_total_bytes`:
+ * those, the extension build's .js outputs (the esbuild metafile of `npm run bench`) and the `!dist/*.js`
+ * lines of .vscodeignore. A build not minified, or a bundle .vscodeignore does not ship, is a MISS.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { probeActivation } from './activation';
-import type { Ctx, Figures } from './harness';
-import { judged, noFigure, targetText } from './targets';
+import { judged, noFigure, targetText, type Ctx, type Figures } from './harness';
 
 const METAFILE = 'out/bench/extension-meta.json';
-type Metafile = { outputs: Record<string, unknown> };
-const meta = (): Metafile | undefined => (existsSync(METAFILE) ? (JSON.parse(readFileSync(METAFILE, 'utf8')) as Metafile) : undefined);
+const meta = (): { outputs: Record<string, unknown> } | undefined => (existsSync(METAFILE) ? JSON.parse(readFileSync(METAFILE, 'utf8')) : undefined);
 
 /** Names of the extension's .js bundles: the build's outputs, and what .vscodeignore ships (not cli.js: `sandbox-run`, a program of its own). */
 function bundleNames(m = meta()): { built: string[]; shipped: string[] } {
@@ -42,8 +38,8 @@ export async function bundle(ctx: Ctx): Promise<Figures> {
     ctx.rows.push(noFigure('bundle at activation', targetText('bundle_bytes'), 'ERROR', `(${ctx.bundle} missing: run node esbuild.config.mjs --production)`, 'missing'));
     return {};
   }
-  const why = (e: unknown) => `; activation failed (${String(e).split('\n')[0]}), counted the bundle file only`;
-  const [loaded, loadNote]: [readonly string[], string] = await probeActivation(ctx.bundle, 1, 0).then(([s]) => [s!.loaded, ''], (e: unknown) => [[ctx.bundle], why(e)]);
+  const [loaded, loadNote]: [readonly string[], string] = await probeActivation(ctx.bundle, 1, 0)
+    .then(([s]) => [s!.loaded, ''], (e: unknown) => [[ctx.bundle], `; activation failed (${String(e).split('\n')[0]}), counted the bundle file only`]);
   const { built, shipped } = bundleNames(m);
   const all = [...new Set([...loaded.map((f) => basename(f)), ...built, ...shipped])].sort();
   const size = (n: string) => (existsSync(join(dir, n)) ? statSync(join(dir, n)).size : NaN);

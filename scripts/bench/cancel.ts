@@ -1,19 +1,15 @@
 /**
- * `cancel_ratio`: `echo started; sleep 600`; once "started" is on stdout, a forced cancel
- * (`forceSignal`, the second Ctrl-C: removal without the interrupt grace) → the runInSandbox promise
- * resolving (outcome cancelled), vs `docker rm -f -v NAME` spawn → exit for the identical raw
- * container. Both are then verified gone (untimed); a leftover is a MISS.
+ * `cancel_ratio`: once "started" is on stdout, a forced cancel (`forceSignal`: removal without the interrupt
+ * grace) → the promise resolving, vs raw `docker rm -f -v`. A container left afterwards is a MISS.
  */
 import { performance } from 'node:perf_hooks';
 import { runInSandbox } from '../../src/core';
 import { settlesWithin } from '../../test/support/deadlines';
 import { shellProfile } from '../../test/support/profiles';
 import { containerExists, rawSpec, rawTimed } from './docker';
-import { interleave, type Ctx, type Figures } from './harness';
-import { ratioRow } from './targets';
+import { interleave, ratioRow, type Ctx, type Figures } from './harness';
 
-const CODE = 'echo started; sleep 600\n';
-const profile = shellProfile();
+const [CODE, profile, leftovers] = ['echo started; sleep 600\n', shellProfile(), [] as string[]];
 
 /** `seen(chunk)` for each stdout chunk; `started` resolves once "started" has arrived (rejects after 20 s). */
 function watchStarted(): { seen: (b: Uint8Array) => void; started: Promise<void> } {
@@ -25,31 +21,25 @@ function watchStarted(): { seen: (b: Uint8Array) => void; started: Promise<void>
   return { seen, started: settlesWithin(new Promise<void>((r) => (done = r)), 20_000, 'the "started" line') };
 }
 
-/** Raw: `run --rm` in the background, then the timed `rm -f -v`. */
-async function raw(leftovers: string[]): Promise<{ ms: number }> {
-  const spec = await rawSpec('bench-cancel', profile, CODE);
+/** Raw: the runner's argv (no `--rm`: the runner removes its containers itself) in the background, then the timed `rm -f -v`. */
+async function raw(): Promise<{ ms: number }> {
+  const [spec, w] = [await rawSpec('bench-cancel', profile, CODE), watchStarted()];
+  const run = rawTimed(spec.runArgv.filter((a) => a !== '--rm'), 'raw cancel run', { input: spec.input, onData: w.seen }).catch(() => undefined); // killed: non-zero
   try {
-    const w = watchStarted();
-    const run = rawTimed(spec.runArgv, 'raw cancel run', { input: spec.input, onData: w.seen }).catch(() => undefined); // killed: exits non-zero
     await w.started;
     const { ms } = await rawTimed(['rm', '-f', '-v', spec.name], 'raw cancel rm');
     if (await containerExists(spec.name)) leftovers.push(spec.name);
-    await run;
     return { ms };
   } finally {
+    await run;
     await spec.dispose();
   }
 }
 
 /** Core: the timed forced cancel of a started run. */
-async function core(leftovers: string[]): Promise<{ ms: number }> {
+async function core(): Promise<{ ms: number }> {
   const [controller, w] = [new AbortController(), watchStarted()];
-  const pending = runInSandbox({
-    profileName: 'bench-cancel', profile, code: CODE, signal: controller.signal, forceSignal: controller.signal,
-    onOutput: (stream, data) => {
-      if (stream === 'stdout') w.seen(data);
-    },
-  });
+  const pending = runInSandbox({ profileName: 'bench-cancel', profile, code: CODE, signal: controller.signal, forceSignal: controller.signal, onOutput: (s, d) => void (s === 'stdout' && w.seen(d)) });
   await w.started;
   const t0 = performance.now();
   controller.abort();
@@ -61,8 +51,7 @@ async function core(leftovers: string[]): Promise<{ ms: number }> {
 }
 
 export async function cancel(ctx: Ctx): Promise<Figures> {
-  const leftovers: string[] = [];
-  const p = await interleave('cancel', { raw: () => raw(leftovers), core: () => core(leftovers) }, ctx);
+  const p = await interleave('cancel', { raw, core }, ctx);
   const row = ratioRow('cancel: abort → gone (ms)', 'cancel_ratio', p.core.ms, p.raw.ms, 'rm -f -v');
   ctx.rows.push(leftovers.length ? { ...row, verdict: 'MISS', note: `(${leftovers.length} containers still present after their run)` } : row);
   return { cancel_ratio: p.core.ms.median / p.raw.ms.median };

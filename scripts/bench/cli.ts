@@ -1,16 +1,11 @@
-/**
- * `cold_cli_exit_ms` (information): `node dist/cli.js -w WS -p bench-shell -q FILE` (the build beside
- * the measured bundle; the workspace's .vscode/settings.json defines the profile) spawn → exit,
- * which includes node's start-up and the container's removal, vs the same raw `docker run --rm`.
- */
+/** `cold_cli_exit_ms` (information): `node dist/cli.js` (beside the bundle) of the shell case, spawn → exit (node start-up, the run, removal), vs raw `run --rm`. */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { execa } from 'execa';
 import { CASES, rawCold } from './cold';
-import { interleave, type Ctx, type Figures } from './harness';
-import { noFigure, ratioRow } from './targets';
+import { interleave, noFigure, ratioRow, type Ctx, type Figures } from './harness';
 
 export async function cli(ctx: Ctx): Promise<Figures> {
   const [cliJs, c] = [resolve(ctx.bundle, '..', 'cli.js'), CASES[0]!];
@@ -22,6 +17,9 @@ export async function cli(ctx: Ctx): Promise<Figures> {
   const ws = mkdtempSync(join(tmpdir(), 'sandbox-runner-bench-cli-'));
   const { image, command, extensions } = c.profile;
   const file = join(ws, `snippet${extensions[0] ?? '.txt'}`);
+  mkdirSync(join(ws, '.vscode'));
+  writeFileSync(join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'sandboxRunner.profiles': { [c.profileName]: { image, command, extensions } } }));
+  writeFileSync(file, c.code);
   const runCli = async () => {
     const t0 = performance.now();
     const r = await execa(process.execPath, [cliJs, '-w', ws, '-p', c.profileName, '-q', '--allow-loosening', file], { reject: false, stdin: 'ignore' });
@@ -30,9 +28,6 @@ export async function cli(ctx: Ctx): Promise<Figures> {
     return { ms };
   };
   try {
-    mkdirSync(join(ws, '.vscode'));
-    writeFileSync(join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'sandboxRunner.profiles': { [c.profileName]: { image, command, extensions } } }));
-    writeFileSync(file, c.code);
     const p = await interleave(`cli exit ${c.label}`, { raw: () => rawCold(c).then(({ ms }) => ({ ms })), cli: runCli }, ctx);
     ctx.rows.push(ratioRow(metric, 'info', p.cli.ms, p.raw.ms, 'run --rm', '(node dist/cli.js spawn → exit: node start-up, the run, and container removal)'));
     return { cold_cli_exit_ms: p.cli.ms.median };

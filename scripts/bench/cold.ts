@@ -1,18 +1,15 @@
 /**
- * `cold_ratio`: `runInSandbox` of `echo ok` (shell) and `print("ok")` (python), call → result, vs raw
- * `docker run --rm` spawn → exit; the worse ratio. First output byte (information): from the call or
- * spawn to the first stdout chunk. The cases and both sides serve the cli, warm, concurrent and remote sections.
+ * `cold_ratio`: `runInSandbox` call → result vs raw `docker run --rm` spawn → exit, per case (the worse
+ * ratio), and the first output byte. The cases and both sides serve the cli, warm, concurrent and remote sections.
  */
 import { performance } from 'node:perf_hooks';
 import { runInSandbox, type Profile, type RunRequest, type RunResult } from '../../src/core';
 import { pythonProfile, shellProfile } from '../../test/support/profiles';
 import { checkSameArgv, rawSpec, rawTimed, type EngineEnv, type Timing } from './docker';
-import { interleave, type Ctx, type Figures, type Row, type Summary } from './harness';
-import { ratioRow } from './targets';
+import { interleave, ratioRow, type Ctx, type Figures, type Row, type Summary } from './harness';
 
-/** A snippet, its profile, and what it prints on stdout (checked). */
+/** Case: a snippet, its profile, what it prints (checked). Pair: one interleaved series' summaries per side and figure. */
 export type Case = { readonly label: string; readonly profileName: string; readonly profile: Profile; readonly code: string; readonly prints: string };
-/** The summaries of one interleaved series, per side and figure. */
 export type Pair = Record<'raw' | 'core', Record<keyof Timing, Summary>>;
 
 export const CASES: readonly Case[] = [

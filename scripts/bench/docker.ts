@@ -1,8 +1,4 @@
-/**
- * The raw-docker baseline: the argv the runner's cold path runs (`buildRunArgv`: the isolation
- * floor, the same mounts and owner labels, the code over stdin to the fixed launcher), run by the
- * docker CLI through execa with the core's spawn options (`SPAWN_OPTIONS`).
- */
+/** The raw baseline: the runner's cold-path argv (`buildRunArgv`, code over stdin), run by the docker CLI with the core's `SPAWN_OPTIONS`. */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { execa } from 'execa';
@@ -10,11 +6,9 @@ import { buildRunArgv, encodeFrame, LABELS, ownerLabels, resolveMounts, runInSan
 import { containerNames, requireEngine, type EngineUnderTest } from '../../test/support/engine';
 import { TEST_IMAGES } from '../../test/support/images';
 
-/** The docker CLI on the engine of `host` (undefined: the CLI's default). */
 const docker = (host?: string): EngineUnderTest => ({ dockerPath: 'docker', host });
-/** Extra environment selecting the engine (`{ DOCKER_HOST }`); undefined = the default engine. */
+/** `env`: the engine (`{ DOCKER_HOST }`, undefined: the default). RawSpec: `run --rm …` as the core would run it, fresh run id, the framed code for stdin. */
 export type EngineEnv = { DOCKER_HOST: string } | undefined;
-/** A raw container: its name, `run --rm …` as the core would run it (fresh run id), and the framed code for its stdin. */
 export type RawSpec = { readonly name: string; readonly runArgv: string[]; readonly input: Uint8Array; dispose(): Promise<void> };
 /** Spawn → exit and spawn → first stdout byte (NaN if none), ms. */
 export type Timing = { ms: number; firstByteMs: number };
@@ -22,7 +16,6 @@ export type Timing = { ms: number; firstByteMs: number };
 /** The engine's version. @throws Error naming the set-up script when it or the busybox and python test images are missing */
 export const engineVersion = (env?: EngineEnv): Promise<string> => requireEngine(docker(env?.DOCKER_HOST), [TEST_IMAGES.busybox, TEST_IMAGES.python]);
 
-/** True while a container with exactly this name exists in any state (default engine). */
 export const containerExists = async (name: string): Promise<boolean> => (await containerNames(`name=^/${name}$`, docker())).length > 0;
 
 /** Builds the core's argv for `code` under `profile` (untimed set-up). */
@@ -64,9 +57,7 @@ export async function rawTimed(args: readonly string[], what: string, o: { env?:
 
 /** Removes every container labelled as owned by one of `pids`; returns how many. */
 export async function sweep(pids: readonly number[], env?: EngineEnv): Promise<number> {
-  const opts = { reject: false, ...(env ? { env } : {}) } as const;
-  const ps = await Promise.all(pids.map((pid) => execa('docker', ['ps', '-aq', '--filter', `label=${LABELS.ownerPid}=${pid}`], opts)));
-  const ids = ps.flatMap((r) => String(r.stdout).split('\n').filter(Boolean));
-  if (ids.length) await execa('docker', ['rm', '-f', '-v', ...ids], opts);
-  return ids.length;
+  const names = (await Promise.all(pids.map((pid) => containerNames(`label=${LABELS.ownerPid}=${pid}`, docker(env?.DOCKER_HOST))))).flat();
+  if (names.length) await execa('docker', ['rm', '-f', '-v', ...names], { reject: false, ...(env ? { env } : {}) });
+  return names.length;
 }

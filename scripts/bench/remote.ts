@@ -1,14 +1,9 @@
-/**
- * `remote_cold_ratio`: the cold cases on the second, "remote-like" engine of scripts/engine2-up.sh
- * (it cannot see this client's files), through `DOCKER_HOST` for the core and raw docker alike. If
- * that engine cannot be set up or a run fails there, an ERROR row says why and the JSON value is null.
- */
+/** `remote_cold_ratio`: the cold cases on scripts/engine2-up.sh's engine, through `DOCKER_HOST`; on failure an ERROR row and null. */
 import { execa } from 'execa';
 import { ENGINE2_HOST } from '../../test/support/engine';
 import { coreRun, eachCase, firstByteNote, type Case, type Pair } from './cold';
 import { engineVersion, sweep } from './docker';
-import { log, type Ctx, type Figures, type Row } from './harness';
-import { noFigure, ratioRow, targetText } from './targets';
+import { log, noFigure, ratioRow, targetText, type Ctx, type Figures, type Row } from './harness';
 
 const env = { DOCKER_HOST: ENGINE2_HOST };
 

@@ -1,22 +1,15 @@
-/**
- * `throughput_ratio`: 5 MiB of output (`head -c 5242880 /dev/zero | tr '\0' y`, 8 MiB bound),
- * core (its sink counts the bytes) vs raw `run --rm` (stdout drained), MB/s over the streaming
- * window seen here: bytes after the first chunk / (last chunk − first chunk); higher is better.
- * End-to-end time is an INFO row.
- */
+/** `throughput_ratio`: 5 MiB of output, MB/s over the streaming window (first chunk → last), ours / raw; end to end as INFO. */
 import { performance } from 'node:perf_hooks';
 import { runInSandbox } from '../../src/core';
-import { expectExited } from './cold';
 import { shellProfile } from '../../test/support/profiles';
+import { expectExited } from './cold';
 import { rawSpec, rawTimed } from './docker';
-import { fmtRatio, fmtSummary, interleave, type Ctx, type Figures } from './harness';
-import { judged, ratioRow } from './targets';
+import { fmtRatio, fmtSummary, interleave, judged, ratioRow, type Ctx, type Figures } from './harness';
 
 const BYTES = 5 * 1024 * 1024;
-const CODE = `head -c ${BYTES} /dev/zero | tr '\\0' y\n`;
-const profile = shellProfile({ limits: { outputBytes: 8 * 1024 * 1024 } });
+const [CODE, profile] = [`head -c ${BYTES} /dev/zero | tr '\\0' y\n`, shellProfile({ limits: { outputBytes: 8 * 1024 * 1024 } })];
 
-/** A receiver: `add(n)` per chunk; `result()` checks every byte arrived and gives `{ ms, rate }` (MB/s over the window). */
+/** `add(n)` per chunk; `result(ms)` checks that every byte arrived and adds the rate (MB/s). */
 function receiver(what: string) {
   let [bytes, firstBytes, first, last] = [0, 0, NaN, NaN];
   const add = (n: number) => {
@@ -33,21 +26,12 @@ function receiver(what: string) {
 
 async function raw(): Promise<{ ms: number; rate: number }> {
   const [spec, w] = [await rawSpec('bench-throughput', profile, CODE), receiver('raw')];
-  try {
-    return w.result((await rawTimed(spec.runArgv, 'raw throughput', { input: spec.input, onData: (b) => w.add(b.byteLength) })).ms);
-  } finally {
-    await spec.dispose();
-  }
+  return rawTimed(spec.runArgv, 'raw throughput', { input: spec.input, onData: (b) => w.add(b.byteLength) }).then((t) => w.result(t.ms)).finally(() => spec.dispose());
 }
 
 async function core(): Promise<{ ms: number; rate: number }> {
   const [w, t0] = [receiver('core'), performance.now()];
-  const r = await runInSandbox({
-    profileName: 'bench-throughput', profile, code: CODE,
-    onOutput: (stream, data) => {
-      if (stream === 'stdout') w.add(data.byteLength);
-    },
-  });
+  const r = await runInSandbox({ profileName: 'bench-throughput', profile, code: CODE, onOutput: (s, d) => void (s === 'stdout' && w.add(d.byteLength)) });
   const ms = performance.now() - t0;
   expectExited(r, 'core throughput');
   return w.result(ms);

@@ -1,14 +1,11 @@
 /**
- * `warm_ratio`: `runInSandbox({ ...req, warm: pool })` with the core's WarmPool vs raw cold `run --rm`,
- * per case; the worse ratio. Timed: the call to the promise (which includes the pool starting the
- * replacement, as in real use). Untimed: the pool made ready before, the replacement awaited after
- * (plus BENCH_WARM_PAUSE_MS ms) so it does not load the next raw run.
+ * `warm_ratio`: runs with the core's WarmPool vs raw cold `run --rm`, per case (the worse ratio); the pool
+ * made ready (untimed) before each run and its replacement awaited (untimed, + BENCH_WARM_PAUSE_MS) after.
  */
 import { WarmPool } from '../../src/core';
 import { sleep } from '../../test/support/deadlines';
 import { coreRun, eachCase, firstByteNote, type Case, type Pair } from './cold';
-import { log, type Ctx, type Figures } from './harness';
-import { ratioRow, targetText } from './targets';
+import { log, ratioRow, targetText, type Ctx, type Figures } from './harness';
 
 export async function warm(ctx: Ctx): Promise<Figures> {
   const [pool, tookWarm] = [new WarmPool({ onLog: (m) => log(`warm pool: ${m}`) }), new Map<string, number>()];

@@ -1,8 +1,9 @@
 'use strict';
-// The activation row's fake `vscode` module. Run as a program, `node vscodeStub.js BUNDLE
-// EXTENSION_PATH [LAZY…]` maps `vscode` to this file, times require(BUNDLE) + activate(context)
-// and prints one JSON line (scripts/bench/activation.ts). Every member is a callable, constructible
-// stub, except the REAL values, where a stub would change what activate() does.
+/* eslint-disable @typescript-eslint/no-require-imports -- a CommonJS module loaded as `vscode` by plain node */
+// A fake `vscode` module, for running the extension's activate() in plain node (the benchmark's
+// activation row: scripts/bench/activationProbe.js). Every member is a callable, constructible stub,
+// except the REAL values, where a stub would change what activate() does. `context(extensionPath)`
+// is an ExtensionContext built the same way.
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
@@ -67,33 +68,9 @@ function stub(name) {
 const TOP = 'Uri Disposable EventEmitter DocumentLink window workspace commands languages env l10n version StatusBarAlignment ProgressLocation TreeItemCollapsibleState ConfigurationTarget ExtensionMode ViewColumn';
 const vscode = stub('vscode');
 module.exports = Object.fromEntries(TOP.split(' ').map((k) => [k, vscode[k]]));
+module.exports.context = (extensionPath) => {
+  const u = uri(extensionPath);
+  Object.assign(REAL, { 'ctx.extensionPath': extensionPath, 'ctx.extensionUri': u, 'ctx.extension.extensionPath': extensionPath, 'ctx.extension.extensionUri': u, 'ctx.asAbsolutePath': (rel) => path.join(extensionPath, rel) });
+  return stub('ctx');
+};
 
-/** `{ ok, requireMs, activateMs, totalMs, subscriptions, loaded, lazyMs }`: see ActivationSample in activation.ts. */
-async function probe([bundle, extensionPath, ...lazyBundles]) {
-  const Module = require('module');
-  const { performance } = require('perf_hooks');
-  const resolve = Module._resolveFilename;
-  Module._resolveFilename = function (request, ...rest) { return request === 'vscode' ? __filename : resolve.call(this, request, ...rest); };
-  Object.assign(REAL, { 'ctx.extensionPath': extensionPath, 'ctx.extensionUri': uri(extensionPath), 'ctx.extension.extensionPath': extensionPath, 'ctx.extension.extensionUri': uri(extensionPath), 'ctx.asAbsolutePath': (rel) => path.join(extensionPath, rel) });
-  const ctx = stub('ctx');
-  const t0 = performance.now();
-  const ext = require(bundle);
-  const t1 = performance.now();
-  await ext.activate(ctx);
-  const t2 = performance.now();
-  // After the work activate() defers by setImmediate (untimed), before any timer: the .js files
-  // beside the bundle it loaded, then what a first use pays once: require of each lazy bundle.
-  await new Promise((r) => setImmediate(r));
-  const loaded = Object.keys(require.cache).filter((f) => path.dirname(f) === path.dirname(path.resolve(bundle)) && f.endsWith('.js'));
-  const t3 = performance.now();
-  for (const b of lazyBundles) require(b);
-  return { ok: true, requireMs: t1 - t0, activateMs: t2 - t1, totalMs: t2 - t0, subscriptions: ctx.subscriptions.length, loaded, lazyMs: performance.now() - t3 };
-}
-
-// After this file has loaded (else node treats `require('vscode')` as a circular require of an unfinished module).
-if (require.main === module) {
-  new Promise(setImmediate).then(() => probe(process.argv.slice(2)))
-    .then((r) => r, (e) => ({ ok: false, error: String((e && e.stack) || e) }))
-    .then((r) => process.stdout.write(`${JSON.stringify(r)}\n`), () => undefined)
-    .finally(() => process.exit(0));
-}
