@@ -1,9 +1,5 @@
-/**
- * The benchmark: the core against raw docker with the same argv, and the extension's bundles (`npm run
- * bench`; README.md says how it measures). --runs=N (default 10), --warmup=N (default 2),
- * --only=SECTION,… (see SECTIONS), --bundle=PATH (default dist/extension.js). stdout: the targets, the
- * table and, last, ONE JSON line (keys: JSON_DIGITS; -1 = not measured); progress on stderr.
- */
+/** The benchmark (`npm run bench`; README.md): --runs=N (10), --warmup=N (2), --only=SECTION,… (SECTIONS), --bundle=PATH (dist/extension.js).
+ * stdout: targets, table, then ONE JSON line (JSON_DIGITS; -1 = not measured); progress on stderr. */
 import { availableParallelism, loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -11,8 +7,7 @@ import { parseArgs } from 'node:util';
 import { activation } from './bench/activation';
 import { bundle } from './bench/bundle';
 import { cancel } from './bench/cancel';
-import { cli } from './bench/cli';
-import { cold } from './bench/cold';
+import { cli, cold } from './bench/cold';
 import { concurrent } from './bench/concurrent';
 import { engineVersion, sweep } from './bench/docker';
 import { flood, floodChildMain, isFloodChild } from './bench/flood';
@@ -23,7 +18,6 @@ import { warm } from './bench/warm';
 
 /** The sections in the order they run: the extension figures first (no engine, quick). */
 const SECTIONS: Record<string, (ctx: Ctx) => Promise<Figures>> = { bundle, activation, cold, cli, warm, concurrent, remote, cancel, flood, throughput };
-
 /** @throws Error for an unknown option (node:util parseArgs, strict) or section, or a bad number */
 function options(argv: string[]): { ctx: Ctx; only: string[] } {
   const opts = { runs: { type: 'string', default: '10' }, warmup: { type: 'string', default: '2' }, only: { type: 'string' }, bundle: { type: 'string', default: 'dist/extension.js' } } as const;

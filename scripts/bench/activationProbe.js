@@ -1,7 +1,6 @@
 'use strict';
-// The activation row's probe: `node activationProbe.js BUNDLE EXTENSION_PATH [LAZY…]` maps `vscode` to
-// test/support/vscodeFake.js and prints one JSON line: { ok, requireMs, activateMs, totalMs, subscriptions,
-// loaded, lazyMs } (ActivationSample in activation.ts) or { ok: false, error }.
+// `node activationProbe.js BUNDLE EXTENSION_PATH [LAZY…]`: `vscode` is test/support/vscodeFake.js; prints
+// one JSON line, an ActivationSample (activation.ts) with `ok: true`, or { ok: false, error }.
 const Module = require('module');
 const path = require('path');
 const { performance } = require('perf_hooks');
@@ -16,8 +15,7 @@ async function probe([bundle, extensionPath, ...lazyBundles]) {
   const t1 = performance.now();
   await ext.activate(ctx);
   const t2 = performance.now();
-  // After the work activate() defers by setImmediate (untimed), before any timer: the .js files beside
-  // the bundle it loaded, then what a first use pays once: require of each lazy bundle.
+  // After activate()'s setImmediate work, before timers: the .js beside the bundle it loaded, then each lazy bundle's require.
   await new Promise((r) => setImmediate(r));
   const loaded = Object.keys(require.cache).filter((f) => path.dirname(f) === path.dirname(path.resolve(bundle)) && f.endsWith('.js'));
   const t3 = performance.now();

@@ -1,8 +1,5 @@
-/**
- * `bundle_bytes`: the .js files beside the bundle that require + activate() loaded. `bundle_total_bytes`:
- * those, the extension build's .js outputs (the esbuild metafile of `npm run bench`) and the `!dist/*.js`
- * lines of .vscodeignore. A build not minified, or a bundle .vscodeignore does not ship, is a MISS.
- */
+/** `bundle_bytes`: .js beside the bundle loaded by require + activate(). `bundle_total_bytes`: those, the build's .js outputs (esbuild
+ * metafile) and .vscodeignore's `!dist/*.js`. Not minified, or built but not shipped: MISS. */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { probeActivation } from './activation';
@@ -26,7 +23,7 @@ export function lazyBundles(bundle: string): string[] {
   return [...new Set([...built, ...shipped])].filter((n) => n !== basename(bundle)).sort().map((n) => join(dirname(bundle), n)).filter((f) => existsSync(f));
 }
 
-/** Minified output averages thousands of characters per line; a source map comment means a development build. */
+/** Minified output: thousands of characters per line, no source map comment. */
 function isProduction(file: string): boolean {
   const text = readFileSync(file, 'utf8');
   return !text.includes('//# sourceMappingURL=') && text.length / text.split('\n').length > 400;

@@ -1,7 +1,5 @@
-/**
- * `cancel_ratio`: once "started" is on stdout, a forced cancel (`forceSignal`: removal without the interrupt
- * grace) → the promise resolving, vs raw `docker rm -f -v`. A container left afterwards is a MISS.
- */
+/** `cancel_ratio`: once "started" is on stdout, a forced cancel (`forceSignal`: no interrupt grace) → the promise resolving,
+ * vs raw `docker rm -f -v`. A container left afterwards is a MISS. */
 import { performance } from 'node:perf_hooks';
 import { runInSandbox } from '../../src/core';
 import { settlesWithin } from '../../test/support/deadlines';

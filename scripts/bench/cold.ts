@@ -1,12 +1,13 @@
-/**
- * `cold_ratio`: `runInSandbox` call → result vs raw `docker run --rm` spawn → exit, per case (the worse
- * ratio), and the first output byte. The cases and both sides serve the cli, warm, concurrent and remote sections.
- */
+/** `cold_ratio`, `cold_cli_exit_ms`: `runInSandbox` (or the CLI) vs raw `run --rm` of the same argv, per case (the worse); the cases and sides serve other sections too. */
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { execa } from 'execa';
 import { runInSandbox, type Profile, type RunRequest, type RunResult } from '../../src/core';
 import { pythonProfile, shellProfile } from '../../test/support/profiles';
 import { checkSameArgv, rawSpec, rawTimed, type EngineEnv, type Timing } from './docker';
-import { interleave, ratioRow, type Ctx, type Figures, type Row, type Summary } from './harness';
+import { interleave, noFigure, ratioRow, type Ctx, type Figures, type Row, type Summary } from './harness';
 
 /** Case: a snippet, its profile, what it prints (checked). Pair: one interleaved series' summaries per side and figure. */
 export type Case = { readonly label: string; readonly profileName: string; readonly profile: Profile; readonly code: string; readonly prints: string };
@@ -16,7 +17,6 @@ export const CASES: readonly Case[] = [
   { label: 'shell `echo ok`', profileName: 'bench-shell', profile: shellProfile(), code: 'echo ok\n', prints: 'ok\n' },
   { label: 'python `print("ok")`', profileName: 'bench-python', profile: pythonProfile({ env: { PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' } }), code: 'print("ok")\n', prints: 'ok\n' },
 ];
-
 /** @throws Error unless `r` is a clean exit 0 */
 export function expectExited(r: RunResult, what: string): void {
   if (r.outcome !== 'exited' || r.exitCode !== 0) throw new Error(`${what}: expected exit 0, got ${r.outcome}: ${r.message}`);
@@ -48,7 +48,6 @@ export async function coreRun(c: Case, extra: Partial<RunRequest> = {}): Promise
 }
 
 export const firstByteNote = (p: Pair): string => `(first output byte, median: ours ${p.core.firstByteMs.median.toFixed(1)} ms, raw ${p.raw.firstByteMs.median.toFixed(1)} ms)`;
-
 /** For each case, `ours` interleaved with raw cold runs (engine of `env`) and a row; the worse ratio and the shell case's first byte. */
 export async function eachCase(ctx: Ctx, label: string, ours: (c: Case) => Promise<Timing>, row: (c: Case, p: Pair) => Row, env?: EngineEnv) {
   const [ratios, first] = [[] as number[], [] as number[]];
@@ -65,4 +64,34 @@ export async function cold(ctx: Ctx): Promise<Figures> {
   const row = (c: Case, p: Pair) => ratioRow(`cold ${c.label} (ms, to result)`, 'cold_ratio', p.core.ms, p.raw.ms, 'run --rm, stdin', firstByteNote(p));
   const r = await eachCase(ctx, 'cold', (c) => coreRun(c), row);
   return { cold_ratio: r.ratio, cold_first_byte_ms: r.firstByteMs };
+}
+
+/** `cold_cli_exit_ms` (information): `node dist/cli.js` (beside the bundle) of the shell case, spawn → exit (node start-up, run, removal), vs raw `run --rm`. */
+export async function cli(ctx: Ctx): Promise<Figures> {
+  const [cliJs, c] = [resolve(ctx.bundle, '..', 'cli.js'), CASES[0]!];
+  const metric = `cold CLI exit ${c.label} (ms)`;
+  if (!existsSync(cliJs)) {
+    ctx.rows.push(noFigure(metric, '(info)', 'INFO', `(${cliJs} missing)`));
+    return {};
+  }
+  const ws = mkdtempSync(join(tmpdir(), 'sandbox-runner-bench-cli-'));
+  const { image, command, extensions } = c.profile;
+  const file = join(ws, `snippet${extensions[0] ?? '.txt'}`);
+  mkdirSync(join(ws, '.vscode'));
+  writeFileSync(join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'sandboxRunner.profiles': { [c.profileName]: { image, command, extensions } } }));
+  writeFileSync(file, c.code);
+  const runCli = async () => {
+    const t0 = performance.now();
+    const r = await execa(process.execPath, [cliJs, '-w', ws, '-p', c.profileName, '-q', '--allow-loosening', file], { reject: false, stdin: 'ignore' });
+    const ms = performance.now() - t0;
+    if (r.exitCode !== 0 || r.stdout !== c.prints.trimEnd()) throw new Error(`cli ${c.label}: exit ${r.exitCode}, stdout ${JSON.stringify(r.stdout)}, stderr ${String(r.stderr).trim()}`);
+    return { ms };
+  };
+  try {
+    const p = await interleave(`cli exit ${c.label}`, { raw: () => rawCold(c).then(({ ms }) => ({ ms })), cli: runCli }, ctx);
+    ctx.rows.push(ratioRow(metric, 'info', p.cli.ms, p.raw.ms, 'run --rm', '(node dist/cli.js spawn → exit: node start-up, the run, and container removal)'));
+    return { cold_cli_exit_ms: p.cli.ms.median };
+  } finally {
+    rmSync(ws, { recursive: true, force: true });
+  }
 }

@@ -3,7 +3,6 @@ import { performance } from 'node:perf_hooks';
 import { CASES, coreRun } from './cold';
 import { rawSpec, rawTimed } from './docker';
 import { interleave, ratioRow, type Ctx, type Figures } from './harness';
-
 /** Wall time of `fn(0)` … `fn(7)` started at once, ms. */
 async function wall8(fn: (i: number) => Promise<unknown>): Promise<{ ms: number }> {
   const t0 = performance.now();

@@ -12,10 +12,8 @@ export type EngineEnv = { DOCKER_HOST: string } | undefined;
 export type RawSpec = { readonly name: string; readonly runArgv: string[]; readonly input: Uint8Array; dispose(): Promise<void> };
 /** Spawn → exit and spawn → first stdout byte (NaN if none), ms. */
 export type Timing = { ms: number; firstByteMs: number };
-
 /** The engine's version. @throws Error naming the set-up script when it or the busybox and python test images are missing */
 export const engineVersion = (env?: EngineEnv): Promise<string> => requireEngine(docker(env?.DOCKER_HOST), [TEST_IMAGES.busybox, TEST_IMAGES.python]);
-
 export const containerExists = async (name: string): Promise<boolean> => (await containerNames(`name=^/${name}$`, docker())).length > 0;
 
 /** Builds the core's argv for `code` under `profile` (untimed set-up). */

@@ -1,7 +1,5 @@
-/**
- * `flood_stop_s`, `flood_rss_ratio`: 100 MB of output against a 1 MiB bound, in a forked child (`--expose-gc`,
- * a clean RSS baseline): overflow notice → promise resolved; peak RSS (2 ms samples, kernel maxRSS) − baseline, / bound.
- */
+/** `flood_stop_s`, `flood_rss_ratio`: 100 MB of output, 1 MiB bound, in a forked child (`--expose-gc`: a clean RSS baseline): overflow
+ * notice → promise resolved; peak RSS (2 ms samples, kernel maxRSS) − baseline after gc, / bound. */
 import { fork } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { runInSandbox, type Profile } from '../../src/core';
@@ -12,7 +10,6 @@ import { fmtRatio, fmtSummary, judged, log, summarize, type Ctx, type Figures } 
 
 const [BOUND, CHILD_FLAG] = [1024 * 1024, '--bench-flood-child'];
 type Sample = { stopS: number; rssGrowthBytes: number; outcome: string; bytesKept: number; gone: boolean; sampled: number };
-
 export const isFloodChild = (): boolean => process.argv.includes(CHILD_FLAG);
 
 async function floodOnce(profile: Profile, gc: () => void): Promise<Sample> {

@@ -1,13 +1,7 @@
-/**
- * What every section shares: its context, interleaved series and their medians, the targets (ONE
- * table for printing and PASS/MISS: issue 10's "Benchmark" section and before), the rows, the table.
- */
-
-/** Median, min and max of a series' counted samples (ms unless the row says otherwise). */
+/** What every section shares: its context, interleaved series and their medians, the targets (ONE table for printing and PASS/MISS), rows and the table. */
+/** Summary: a series' counted samples (ms unless the row says otherwise). Row verdict: PASS, MISS, INFO or ERROR. Ctx: series size, bundle (absolute), rows, forked children to sweep. */
 export type Summary = { readonly n: number; readonly median: number; readonly min: number; readonly max: number };
-/** A row of the table; verdict: PASS, MISS, INFO or ERROR. */
 export type Row = { metric: string; ours: string; raw: string; figure: string; target: string; verdict: string; note?: string | undefined };
-/** A section's input (series size; the activation bundle, absolute) and outputs (rows; forked children to sweep). */
 export type Ctx = { readonly runs: number; readonly warmup: number; readonly bundle: string; readonly rows: Row[]; readonly childPids: number[] };
 /** The JSON line's keys, in order, with the decimals each is rounded to. */
 export const JSON_DIGITS = {
@@ -16,7 +10,7 @@ export const JSON_DIGITS = {
 } as const;
 /** What a section measured (NaN: not measurable; null, remote_cold_ratio only: not measured there). */
 export type Figures = Partial<Record<keyof typeof JSON_DIGITS, number | null>>;
-
+/** Issue 10's "Benchmark" section (cold, warm, concurrent8, remote cold, bundles), the rest from before. */
 type Target = { readonly cmp: '≤' | '<' | '≥'; readonly value: number; readonly unit: 'x' | 'ms' | 's' | 'bytes'; readonly what: string };
 const TARGETS = {
   cold_ratio: { cmp: '≤', value: 1.05, unit: 'x', what: 'cold run through the runner / raw `docker run --rm`, same flags (worse of shell and python)' },
@@ -32,7 +26,6 @@ const TARGETS = {
   activation_ms: { cmp: '≤', value: 30, unit: 'ms', what: 'require(dist/extension.js) + activate() with a fake vscode' },
 } as const satisfies Record<string, Target>;
 export type TargetKey = keyof typeof TARGETS;
-
 export const log = (message: string): void => void process.stderr.write(`bench: ${message}\n`);
 
 /** Median, min and max of the finite values of `xs` (NaN when there are none). */
@@ -43,11 +36,8 @@ export function summarize(xs: readonly number[]): Summary {
   return { n: s.length, median, min: s[0] ?? NaN, max: s[s.length - 1] ?? NaN };
 }
 
-/**
- * `warmup + runs` iterations; iteration i runs the sides rotated by i (A B, B A, …), so neither always
- * goes first after the other's clean-up. A side returns named figures, e.g. `{ ms, firstByteMs }`.
- * @returns per side, per figure, the summary of the counted (not warm-up) runs
- */
+/** `warmup + runs` iterations, each running the sides rotated by i (A B, B A, …); a side returns figures (`{ ms, … }`).
+ * @returns per side, per figure, the summary of the counted (not warm-up) runs */
 export async function interleave<S extends string, K extends string>(label: string, sides: Record<S, () => Promise<Record<K, number>>>, c: Ctx): Promise<Record<S, Record<K, Summary>>> {
   const names = Object.keys(sides) as S[];
   const got = new Map<S, Record<K, number>[]>(names.map((n) => [n, []]));
@@ -67,7 +57,6 @@ export async function interleave<S extends string, K extends string>(label: stri
 export const fmtSummary = (s: Summary, digits = 1): string => (s.n ? `${s.median.toFixed(digits)} [${s.min.toFixed(digits)}..${s.max.toFixed(digits)}]` : '-');
 export const fmtRatio = (x: number): string => (Number.isFinite(x) ? `${x.toFixed(3)}x` : 'n/a');
 export const num = (x: number, digits: number): number => (Number.isFinite(x) ? Math.round(x * 10 ** digits) / 10 ** digits : -1);
-
 /** PASS when `figure` meets the target of `key`, else MISS (also for NaN). */
 export function verdictFor(key: TargetKey, figure: number): 'PASS' | 'MISS' {
   const t: Target = TARGETS[key];
@@ -79,7 +68,6 @@ export function targetText(key: TargetKey): string {
   const t: Target = TARGETS[key];
   return `${t.cmp} ${t.unit === 'bytes' ? t.value.toLocaleString('en-US') : t.value}${t.unit === 'x' ? 'x' : ` ${t.unit}`}`;
 }
-
 export function targetLines(): string[] {
   const keys = Object.keys(TARGETS) as TargetKey[];
   const w = Math.max(...keys.map((k) => k.length));
@@ -90,10 +78,8 @@ export function targetLines(): string[] {
 export function judged(metric: string, key: TargetKey, value: number, r: { ours: string; figure: string; raw?: string; note?: string | undefined; miss?: boolean }): Row {
   return { metric, ours: r.ours, raw: r.raw ?? '-', figure: r.figure, target: targetText(key), verdict: r.miss ? 'MISS' : verdictFor(key, value), note: r.note };
 }
-
 /** A row without a figure; `note` says why. */
 export const noFigure = (metric: string, target: string, verdict: string, note: string, figure = 'n/a'): Row => ({ metric, ours: '-', raw: '-', figure, target, verdict, note });
-
 /** Two series of ms compared by the ratio of their medians, judged against `key` ('info': no target). */
 export function ratioRow(metric: string, key: TargetKey | 'info', ours: Summary, raw: Summary, rawWhat: string, note?: string): Row {
   const ratio = ours.median / raw.median;

@@ -1,7 +1,5 @@
-/**
- * `warm_ratio`: runs with the core's WarmPool vs raw cold `run --rm`, per case (the worse ratio); the pool
- * made ready (untimed) before each run and its replacement awaited (untimed, + BENCH_WARM_PAUSE_MS) after.
- */
+/** `warm_ratio`: runs with the core's WarmPool vs raw cold `run --rm`, per case (the worse); untimed: the pool made ready
+ * before each run, its replacement awaited after (+ BENCH_WARM_PAUSE_MS). */
 import { WarmPool } from '../../src/core';
 import { sleep } from '../../test/support/deadlines';
 import { coreRun, eachCase, firstByteNote, type Case, type Pair } from './cold';
