@@ -1,140 +1,96 @@
-/**
- * Cold runs, shared by the local cold row, the remote cold row (scripts/bench/remote.ts) and the
- * warm row's baseline: the cases, one raw `docker run --rm` (identical isolation argv, snippet
- * written before its timer), one core `runInSandbox` (call → result delivered), and one CLI run
- * (`node dist/cli.js`, spawn → exit, which includes container removal).
- *
- * Each case prints one short line, so the time to the first output byte is measured on both
- * sides: core from the call to the first `onOutput` stdout chunk, raw from spawn to the first
- * stdout chunk of the docker CLI.
- */
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+/** `cold_ratio`, `cold_cli_exit_ms`: `runInSandbox` (or the CLI) vs raw `run --rm` of the same argv, per case (the worse); the cases and sides serve other sections too. */
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { execa } from 'execa';
-import { runInSandbox, type Profile, type RunResult } from '../../src/core';
-import { pythonProfile, rawSpec, rawTimed, shellProfile, type EngineEnv, type RawDelivery, type RawTiming } from './docker';
-import { interleave } from './harness';
-import { summarize, type Summary } from './stats';
+import { runInSandbox, type Profile, type RunRequest, type RunResult } from '../../src/core';
+import { pythonProfile, shellProfile } from '../../test/support/profiles';
+import { checkSameArgv, rawSpec, rawTimed, type EngineEnv, type Timing } from './docker';
+import { interleave, noFigure, ratioRow, type Ctx, type Figures, type Row, type Summary } from './harness';
 
-export interface Case {
-  readonly label: string;
-  readonly profileName: string;
-  readonly profile: Profile;
-  readonly code: string;
-  /** What the program prints on stdout (checked). */
-  readonly prints: string;
-}
+/** Case: a snippet, its profile, what it prints (checked). Pair: one interleaved series' summaries per side and figure. */
+export type Case = { readonly label: string; readonly profileName: string; readonly profile: Profile; readonly code: string; readonly prints: string };
+export type Pair = Record<'raw' | 'core', Record<keyof Timing, Summary>>;
 
 export const CASES: readonly Case[] = [
   { label: 'shell `echo ok`', profileName: 'bench-shell', profile: shellProfile(), code: 'echo ok\n', prints: 'ok\n' },
-  { label: 'python `print("ok")`', profileName: 'bench-python', profile: pythonProfile(), code: 'print("ok")\n', prints: 'ok\n' },
+  { label: 'python `print("ok")`', profileName: 'bench-python', profile: pythonProfile({ env: { PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' } }), code: 'print("ok")\n', prints: 'ok\n' },
 ];
-
-/** Throws unless `r` is a clean exit 0. */
+/** @throws Error unless `r` is a clean exit 0 */
 export function expectExited(r: RunResult, what: string): void {
   if (r.outcome !== 'exited' || r.exitCode !== 0) throw new Error(`${what}: expected exit 0, got ${r.outcome}: ${r.message}`);
 }
 
-/**
- * A raw cold run on the engine of `env`: identical argv as `run --rm`, snippet written first
- * (untimed) for `bind` delivery, or the code written to stdin for `stdin` delivery.
- */
-export async function rawCold(c: Case, env?: EngineEnv, delivery: RawDelivery = 'bind'): Promise<RawTiming> {
-  const spec = await rawSpec(c.profileName, c.profile, c.code, delivery);
-  try {
-    return await rawTimed(spec.runArgv, `raw ${c.label}`, env, spec.input);
-  } finally {
-    await spec.dispose();
-  }
+/** One raw cold run of `c` on the engine of `env` (its argv checked once against the runner's, untimed). */
+export async function rawCold(c: Case, env?: EngineEnv): Promise<Timing> {
+  await checkSameArgv(c.profileName, c.profile, c.code);
+  const spec = await rawSpec(c.profileName, c.profile, c.code);
+  return rawTimed(spec.runArgv, `raw ${c.label}`, { env, input: spec.input }).finally(() => spec.dispose());
 }
 
-/** One core cold run on the engine of `env`: call → result delivered, and call → first stdout byte. */
-export async function coreCold(c: Case, env?: EngineEnv): Promise<RawTiming> {
-  let first = NaN;
-  let out = '';
+/** One run of `c` through the runner, `extra` merged into the request (engine, warm pool); checks exit 0 and the printed line. */
+export async function coreRun(c: Case, extra: Partial<RunRequest> = {}): Promise<Timing & { containerName: string }> {
+  let [firstByteMs, out] = [NaN, ''];
   const t0 = performance.now();
   const r = await runInSandbox({
-    profileName: c.profileName,
-    profile: c.profile,
-    code: c.code,
-    ...(env ? { docker: { env } } : {}),
+    profileName: c.profileName, profile: c.profile, code: c.code, ...extra,
     onOutput: (stream, data) => {
       if (stream !== 'stdout') return;
-      if (Number.isNaN(first)) first = performance.now() - t0;
+      if (Number.isNaN(firstByteMs)) firstByteMs = performance.now() - t0;
       out += Buffer.from(data).toString('utf8');
     },
   });
   const ms = performance.now() - t0;
   expectExited(r, `core ${c.label}`);
   if (out !== c.prints) throw new Error(`core ${c.label}: printed ${JSON.stringify(out)}, expected ${JSON.stringify(c.prints)}`);
-  return { ms, firstByteMs: first };
+  return { ms, firstByteMs, containerName: r.containerName };
 }
 
-/** Medians of one interleaved core/raw cold series. */
-export interface ColdFigures {
-  readonly core: Summary;
-  readonly raw: Summary;
-  readonly coreFirstByte: Summary;
-  readonly rawFirstByte: Summary;
-  /** core median / raw median. */
-  readonly ratio: number;
+export const firstByteNote = (p: Pair): string => `(first output byte, median: ours ${p.core.firstByteMs.median.toFixed(1)} ms, raw ${p.raw.firstByteMs.median.toFixed(1)} ms)`;
+/** For each case, `ours` interleaved with raw cold runs (engine of `env`) and a row; the worse ratio and the shell case's first byte. */
+export async function eachCase(ctx: Ctx, label: string, ours: (c: Case) => Promise<Timing>, row: (c: Case, p: Pair) => Row, env?: EngineEnv) {
+  const [ratios, first] = [[] as number[], [] as number[]];
+  for (const c of CASES) {
+    const p = await interleave(`${label} ${c.label}`, { raw: () => rawCold(c, env), core: () => ours(c).then(({ ms, firstByteMs }) => ({ ms, firstByteMs })) }, ctx);
+    ctx.rows.push(row(c, p));
+    ratios.push(p.core.ms.median / p.raw.ms.median);
+    first.push(p.core.firstByteMs.median);
+  }
+  return { ratio: Math.max(...ratios), firstByteMs: first[0]! };
 }
 
-/** Interleaved core vs raw cold runs of `c` on the engine of `env`. */
-export async function coldSeries(label: string, c: Case, runs: number, warmup: number, env?: EngineEnv, delivery: RawDelivery = 'bind'): Promise<ColdFigures> {
-  const first: Record<string, number[]> = { core: [], raw: [] };
-  const timedSide = (name: 'core' | 'raw', fn: () => Promise<RawTiming>) => ({
-    name,
-    run: async () => {
-      const t = await fn();
-      first[name]!.push(t.firstByteMs);
-      return t.ms;
-    },
-  });
-  const res = await interleave(label, [timedSide('raw', () => rawCold(c, env, delivery)), timedSide('core', () => coreCold(c, env))], runs, warmup);
-  const core = summarize(res.core!);
-  const raw = summarize(res.raw!);
-  return {
-    core,
-    raw,
-    // Warm-up iterations pushed first-byte times too: keep the counted ones (the last `runs`).
-    coreFirstByte: summarize(first.core!.slice(-runs).filter(Number.isFinite)),
-    rawFirstByte: summarize(first.raw!.slice(-runs).filter(Number.isFinite)),
-    ratio: core.median / raw.median,
-  };
+export async function cold(ctx: Ctx): Promise<Figures> {
+  const row = (c: Case, p: Pair) => ratioRow(`cold ${c.label} (ms, to result)`, 'cold_ratio', p.core.ms, p.raw.ms, 'run --rm, stdin', firstByteNote(p));
+  const r = await eachCase(ctx, 'cold', (c) => coreRun(c), row);
+  return { cold_ratio: r.ratio, cold_first_byte_ms: r.firstByteMs };
 }
 
-/**
- * The CLI's exit time for the shell case: `node dist/cli.js -w WS -p bench-shell -q FILE`,
- * spawn → exit (node start-up, the run, and container removal), interleaved with raw
- * `docker run --rm`. Information only. The workspace's .vscode/settings.json defines the case's
- * profile; the CLI must be the build beside the measured extension bundle.
- * @returns undefined when dist/cli.js is missing
- */
-export async function cliExitSeries(cli: string, c: Case, runs: number, warmup: number, delivery: RawDelivery = 'bind'): Promise<{ cli: Summary; raw: Summary } | undefined> {
+/** `cold_cli_exit_ms` (information): `node dist/cli.js` (beside the bundle) of the shell case, spawn → exit (node start-up, run, removal), vs raw `run --rm`. */
+export async function cli(ctx: Ctx): Promise<Figures> {
+  const [cliJs, c] = [resolve(ctx.bundle, '..', 'cli.js'), CASES[0]!];
+  const metric = `cold CLI exit ${c.label} (ms)`;
+  if (!existsSync(cliJs)) {
+    ctx.rows.push(noFigure(metric, '(info)', 'INFO', `(${cliJs} missing)`));
+    return {};
+  }
   const ws = mkdtempSync(join(tmpdir(), 'sandbox-runner-bench-cli-'));
+  const { image, command, extensions } = c.profile;
+  const file = join(ws, `snippet${extensions[0] ?? '.txt'}`);
+  mkdirSync(join(ws, '.vscode'));
+  writeFileSync(join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'sandboxRunner.profiles': { [c.profileName]: { image, command, extensions } } }));
+  writeFileSync(file, c.code);
+  const runCli = async () => {
+    const t0 = performance.now();
+    const r = await execa(process.execPath, [cliJs, '-w', ws, '-p', c.profileName, '-q', '--allow-loosening', file], { reject: false, stdin: 'ignore' });
+    const ms = performance.now() - t0;
+    if (r.exitCode !== 0 || r.stdout !== c.prints.trimEnd()) throw new Error(`cli ${c.label}: exit ${r.exitCode}, stdout ${JSON.stringify(r.stdout)}, stderr ${String(r.stderr).trim()}`);
+    return { ms };
+  };
   try {
-    mkdirSync(join(ws, '.vscode'));
-    const { image, command, extensions } = c.profile;
-    writeFileSync(join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'sandboxRunner.profiles': { [c.profileName]: { image, command, extensions } } }));
-    const file = join(ws, `snippet${extensions[0] ?? '.txt'}`);
-    writeFileSync(file, c.code);
-    const res = await interleave(`cli exit ${c.label}`, [
-      { name: 'raw', run: async () => (await rawCold(c, undefined, delivery)).ms },
-      {
-        name: 'cli',
-        run: async () => {
-          const t0 = performance.now();
-          const r = await execa(process.execPath, [resolve(cli), '-w', ws, '-p', c.profileName, '-q', '--allow-loosening', file], { reject: false, stdin: 'ignore' });
-          const t = performance.now() - t0;
-          if (r.exitCode !== 0 || r.stdout !== c.prints.trimEnd()) throw new Error(`cli ${c.label}: exit ${r.exitCode}, stdout ${JSON.stringify(r.stdout)}, stderr ${String(r.stderr).trim()}`);
-          return t;
-        },
-      },
-    ], runs, warmup);
-    return { cli: summarize(res.cli!), raw: summarize(res.raw!) };
+    const p = await interleave(`cli exit ${c.label}`, { raw: () => rawCold(c).then(({ ms }) => ({ ms })), cli: runCli }, ctx);
+    ctx.rows.push(ratioRow(metric, 'info', p.cli.ms, p.raw.ms, 'run --rm', '(node dist/cli.js spawn → exit: node start-up, the run, and container removal)'));
+    return { cold_cli_exit_ms: p.cli.ms.median };
   } finally {
     rmSync(ws, { recursive: true, force: true });
   }

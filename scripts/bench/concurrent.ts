@@ -1,44 +1,22 @@
-/**
- * `concurrent8_ratio`: 8 snippets at once. Core: 8 `runInSandbox` calls started in the same tick,
- * wall time from the first call to the last result delivered. Raw: 8 `docker run --rm` with the
- * identical isolation argv started in the same tick (their snippets written before the timer),
- * wall time from the first spawn to the last exit. The shell case (`echo ok`), interleaved.
- * Every run must exit 0 and print its line.
- */
+/** `concurrent8_ratio`: 8 shell runs at once, first call → last result, vs 8 raw `docker run --rm`, first spawn → last exit. */
 import { performance } from 'node:perf_hooks';
-import { coreCold, type Case } from './cold';
-import { rawSpec, rawTimed, type RawDelivery } from './docker';
-import { interleave } from './harness';
-import { summarize, type Summary } from './stats';
+import { CASES, coreRun } from './cold';
+import { rawSpec, rawTimed } from './docker';
+import { interleave, ratioRow, type Ctx, type Figures } from './harness';
+/** Wall time of `fn(0)` … `fn(7)` started at once, ms. */
+async function wall8(fn: (i: number) => Promise<unknown>): Promise<{ ms: number }> {
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: 8 }, (_, i) => fn(i)));
+  return { ms: performance.now() - t0 };
+}
 
-export const CONCURRENCY = 8;
-
-/** Interleaved series of 8-at-once batches; `ratio` = core median / raw median of the wall times. */
-export async function concurrentSeries(c: Case, runs: number, warmup: number, delivery: RawDelivery = 'bind'): Promise<{ core: Summary; raw: Summary; ratio: number }> {
-  const res = await interleave(`concurrent ${CONCURRENCY}x ${c.label}`, [
-    {
-      name: 'raw',
-      run: async () => {
-        const specs = await Promise.all(Array.from({ length: CONCURRENCY }, () => rawSpec(c.profileName, c.profile, c.code, delivery)));
-        try {
-          const t0 = performance.now();
-          await Promise.all(specs.map((s, i) => rawTimed(s.runArgv, `raw concurrent #${i + 1}`, undefined, s.input)));
-          return performance.now() - t0;
-        } finally {
-          await Promise.all(specs.map((s) => s.dispose()));
-        }
-      },
-    },
-    {
-      name: 'core',
-      run: async () => {
-        const t0 = performance.now();
-        await Promise.all(Array.from({ length: CONCURRENCY }, () => coreCold(c)));
-        return performance.now() - t0;
-      },
-    },
-  ], runs, warmup);
-  const core = summarize(res.core!);
-  const raw = summarize(res.raw!);
-  return { core, raw, ratio: core.median / raw.median };
+export async function concurrent(ctx: Ctx): Promise<Figures> {
+  const c = CASES[0]!;
+  const raw = async () => {
+    const specs = await Promise.all(Array.from({ length: 8 }, () => rawSpec(c.profileName, c.profile, c.code)));
+    return wall8((i) => rawTimed(specs[i]!.runArgv, `raw concurrent #${i + 1}`, { input: specs[i]!.input })).finally(() => Promise.all(specs.map((s) => s.dispose())));
+  };
+  const p = await interleave(`concurrent 8x ${c.label}`, { raw, core: () => wall8(() => coreRun(c)) }, ctx);
+  ctx.rows.push(ratioRow(`concurrent 8x ${c.label} (ms, wall)`, 'concurrent8_ratio', p.core.ms, p.raw.ms, '8x run --rm'));
+  return { concurrent8_ratio: p.core.ms.median / p.raw.ms.median };
 }
