@@ -5,51 +5,40 @@
  * `require('./extension.js').__shared[path]`): about 60 KB less JavaScript in all, one instance of
  * each (a `SandboxError` is the same class on both sides), and no state split between copies.
  * Keys are repository paths, read by esbuild.config.mjs; the values are the modules' namespaces
- * (all of each module's exports are kept in the activation bundle).
+ * (all of each module's exports are kept in the activation bundle). A module is listed only where
+ * sharing is smaller than the copies esbuild would tree-shake into each bundle (measured with the
+ * bench's bundle row), or where one instance matters (errors, leases, l10n's configuration).
  */
 import * as argv from '../core/argv';
-import * as dedent from '../core/dedent';
-import * as defaults from '../core/defaults';
 import * as endpoint from '../core/endpoint';
 import * as engineTarget from '../core/engineTarget';
 import * as errors from '../core/errors';
 import * as hostPath from '../core/hostPath';
 import * as launcher from '../core/launcher';
 import * as limits from '../core/limits';
-import * as loosening from '../core/loosening';
 import * as pathVariables from '../core/pathVariables';
 import * as profile from '../core/profileSchema';
 import * as profiles from '../core/profileResolution';
+import * as runStart from '../core/runStart';
 import * as terminalText from '../core/terminalText';
-import * as workspaceMount from '../core/workspaceMount';
 import { zod } from '../core/zodLoader';
-import * as engineChoice from './engineChoice';
 import * as failures from './failures';
 import * as settings from './settings';
 
 /**
- * Repository path → module namespace (see the file comment). Modules that activation itself does not
+ * Repository path or package name → module namespace (see the file comment). Modules that activation itself does not
  * use are getters that `require` them: esbuild then evaluates them (and the Node built-ins they
  * load, such as node:http) on the lazy bundle's first use, not when this bundle loads.
  */
 /* eslint-disable @typescript-eslint/no-require-imports */
 export const SHARED: Readonly<Record<string, unknown>> = {
   'src/core/argv.ts': argv,
-  'src/core/dedent.ts': dedent,
-  'src/core/defaults.ts': defaults,
   'src/core/endpoint.ts': endpoint,
-  get 'src/core/engineApi.ts'() {
-    return require('../core/engineApi');
-  },
   'src/core/engineTarget.ts': engineTarget,
   'src/core/errors.ts': errors,
   'src/core/hostPath.ts': hostPath,
-  get 'src/core/labels.ts'() {
-    return require('../core/labels');
-  },
   'src/core/launcher.ts': launcher,
   'src/core/limits.ts': limits,
-  'src/core/loosening.ts': loosening,
   get 'src/core/ownerLease.ts'() {
     return require('../core/ownerLease');
   },
@@ -57,18 +46,27 @@ export const SHARED: Readonly<Record<string, unknown>> = {
   get 'src/core/procLiveness.ts'() {
     return require('../core/procLiveness');
   },
+  get 'src/core/programArgs.ts'() {
+    return require('../core/programArgs');
+  },
   'src/core/profileSchema.ts': profile,
   'src/core/profileResolution.ts': profiles,
   get 'src/core/stateDir.ts'() {
     return require('../core/stateDir');
   },
+  'src/core/runStart.ts': runStart,
   'src/core/terminalText.ts': terminalText,
-  'src/core/workspaceMount.ts': workspaceMount,
   // A getter: zod's module code runs on first use (src/core/zodLoader.ts), not when this bundle loads.
   get 'src/core/zod.ts'() {
     return zod();
   },
-  'src/vscode/engineChoice.ts': engineChoice,
   'src/vscode/failures.ts': failures,
   'src/vscode/settings.ts': settings,
+  // Packages: one copy, and one instance (activate() configures @vscode/l10n's translations).
+  get '@vscode/l10n'() {
+    return require('@vscode/l10n');
+  },
+  get 'strip-ansi'() {
+    return require('strip-ansi');
+  },
 };
