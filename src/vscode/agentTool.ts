@@ -119,10 +119,10 @@ export class AgentTool implements vscode.LanguageModelTool<unknown> {
   prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<unknown>): vscode.PreparedToolInvocation {
     const admitted = this.admit(options.input);
     // A refused call runs nothing: no confirmation; invoke() returns the refusal.
-    if ('refusal' in admitted) return { invocationMessage: 'Sandbox Runner refuses this run' };
+    if ('refusal' in admitted) return { invocationMessage: vscode.l10n.t('Sandbox Runner refuses this run') };
     return {
-      invocationMessage: `Running code in the sandbox (profile ${admitted.chosen.name})`,
-      confirmationMessages: { title: 'Run in Sandbox?', message: confirmationMessage(admitted) },
+      invocationMessage: vscode.l10n.t('Running code in the sandbox (profile {0})', admitted.chosen.name),
+      confirmationMessages: { title: vscode.l10n.t('Run in Sandbox?'), message: confirmationMessage(admitted) },
     };
   }
 
@@ -135,7 +135,7 @@ export class AgentTool implements vscode.LanguageModelTool<unknown> {
     const { input, chosen, profile, settings } = admitted;
     const { deps } = this;
     const lines = input.code.replace(/\r?\n$/, '').split('\n').length;
-    const label = `code from an agent (Run in Sandbox tool, ${lines} line${lines === 1 ? '' : 's'})`;
+    const label = lines === 1 ? vscode.l10n.t('code from an agent (Run in Sandbox tool, 1 line)') : vscode.l10n.t('code from an agent (Run in Sandbox tool, {0} lines)', lines);
     deps.output.show();
     const frame = deps.output.begin(label, chosen.name, chosen.source, profile);
     frame.sink('notice', `[sandbox-runner] started by a chat agent through the Run in Sandbox language model tool${input.stdin !== undefined ? '; its stdin is the agent\'s text' : ''}`);
@@ -173,16 +173,16 @@ export function confirmationMessage(a: Pick<Admitted, 'chosen' | 'profile' | 'in
   const l = a.profile.limits;
   // One paragraph per line: appendText escapes markdown (and shows line breaks as its own paragraphs).
   const line = (text: string) => md.appendText(text).appendMarkdown('\n\n');
-  line('A chat agent asks to run this code in the sandbox.');
-  line(`Profile: ${a.chosen.name} (${a.chosen.source})`);
-  line(`Image: ${a.profile.image}`);
-  line(`Network: ${a.profile.network === 'none' ? 'off' : 'ON (bridge)'}`);
+  line(vscode.l10n.t('A chat agent asks to run this code in the sandbox.'));
+  line(vscode.l10n.t('Profile: {0} ({1})', a.chosen.name, a.chosen.source));
+  line(vscode.l10n.t('Image: {0}', a.profile.image));
+  line(a.profile.network === 'none' ? vscode.l10n.t('Network: off') : vscode.l10n.t('Network: ON (bridge)'));
   for (const grant of agentGrantLines(a.profile)) line(grant);
-  line(`Limits: ${l.memoryMiB} MiB memory, ${l.cpus} CPU, ${l.pids} processes, ${l.timeoutSeconds} s, ${l.outputBytes} bytes per stream`);
-  if (a.input.stdin !== undefined) line(`Standard input: ${a.input.stdin.length} characters from the agent`);
+  line(vscode.l10n.t('Limits: {0} MiB memory, {1} CPU, {2} processes, {3} s, {4} bytes per stream', l.memoryMiB, l.cpus, l.pids, l.timeoutSeconds, l.outputBytes));
+  if (a.input.stdin !== undefined) line(vscode.l10n.t('Standard input: {0} characters from the agent', a.input.stdin.length));
   const preview = codePreview(a.input.code);
   const fence = fenceFor(preview.text);
   md.appendMarkdown(`${fence}\n${preview.text}\n${fence}\n`);
-  if (preview.moreLines > 0) md.appendMarkdown('\n').appendText(`… and ${preview.moreLines} more line${preview.moreLines === 1 ? '' : 's'}`);
+  if (preview.moreLines > 0) md.appendMarkdown('\n').appendText(preview.moreLines === 1 ? vscode.l10n.t('… and 1 more line') : vscode.l10n.t('… and {0} more lines', preview.moreLines));
   return md;
 }

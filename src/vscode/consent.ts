@@ -10,8 +10,8 @@ import type { LooseningReport } from '../core';
 import { looseningFingerprint } from '../core/loosening';
 
 const KEY = 'sandboxRunner.looseningConsents';
-const ALLOW = 'Allow for This Workspace';
-const REVIEW = 'Review Workspace Settings';
+const allowLabel = () => vscode.l10n.t('Allow for This Workspace');
+const reviewLabel = () => vscode.l10n.t('Review Workspace Settings');
 
 /**
  * The folder a consent is keyed by: the workspace folder of `uri` (a document), or, without one,
@@ -69,14 +69,14 @@ export class ConsentStore {
 /** The modal's detail text: what is loosened, then the docker arguments that differ. */
 export function consentDetail(report: LooseningReport): string {
   return [
-    'This workspace\'s settings loosen the sandbox floor:',
+    vscode.l10n.t('This workspace\'s settings loosen the sandbox floor:'),
     ...report.loosenings.map((l) => `• ${l.description}   (${l.key})`),
     '',
-    'Docker arguments that differ from your own settings:',
+    vscode.l10n.t('Docker arguments that differ from your own settings:'),
     ...report.addedArgs.map((a) => `+ ${a}`),
     ...report.removedArgs.map((a) => `− ${a}`),
     '',
-    'Allow only if you trust this repository\'s settings. You can revoke this from the Sandbox Profiles view.',
+    vscode.l10n.t('Allow only if you trust this repository\'s settings. You can revoke this from the Sandbox Profiles view.'),
   ].join('\n');
 }
 
@@ -87,14 +87,15 @@ export function consentDetail(report: LooseningReport): string {
 export async function ensureConsent(store: ConsentStore, report: LooseningReport, scope = consentScope()): Promise<boolean> {
   if (store.has(report, scope)) return true;
   // The first item is the modal's default button: make Enter open the settings, never grant.
+  const [review, allow] = [reviewLabel(), allowLabel()];
   const choice = await vscode.window.showWarningMessage(
-    `The workspace profile "${report.profileName}" loosens the sandbox.`,
+    vscode.l10n.t('The workspace profile "{0}" loosens the sandbox.', report.profileName),
     { modal: true, detail: consentDetail(report) },
-    REVIEW,
-    ALLOW,
+    review,
+    allow,
   );
-  if (choice === REVIEW) await vscode.commands.executeCommand('workbench.action.openWorkspaceSettingsFile');
-  if (choice !== ALLOW) return false;
+  if (choice === review) await vscode.commands.executeCommand('workbench.action.openWorkspaceSettingsFile');
+  if (choice !== allow) return false;
   await store.grant(report, scope);
   return true;
 }

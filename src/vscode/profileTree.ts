@@ -92,23 +92,23 @@ export class ProfileTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
       if (this.engineProblem) return [];
       const rows: TreeNode[] = [];
       if (this.engine) {
-        rows.push({ kind: 'note', text: `Engine: ${this.engine}`, icon: 'server', tooltip: `Runs go to ${this.engine}.` });
+        rows.push({ kind: 'note', text: vscode.l10n.t('Engine: {0}', this.engine), icon: 'server', tooltip: vscode.l10n.t('Runs go to {0}.', this.engine) });
       }
       for (const problem of this.engineSettingProblems) rows.push({ kind: 'note', text: problem, icon: 'warning', tooltip: problem });
       if (!vscode.workspace.isTrusted) {
         rows.push({
           kind: 'note',
-          text: 'Workspace profiles ignored (untrusted workspace)',
+          text: vscode.l10n.t('Workspace profiles ignored (untrusted workspace)'),
           icon: 'workspace-untrusted',
-          tooltip: 'Restricted Mode: only built-in and user profiles run. Trust the workspace to use its profiles.',
+          tooltip: vscode.l10n.t('Restricted Mode: only built-in and user profiles run. Trust the workspace to use its profiles.'),
         });
       }
       if (this.consents.count > 0) {
         rows.push({
           kind: 'note',
-          text: `Loosened profiles allowed in this workspace: ${this.consents.count}`,
+          text: vscode.l10n.t('Loosened profiles allowed in this workspace: {0}', this.consents.count),
           icon: 'unlock',
-          tooltip: 'You allowed workspace profiles that loosen the sandbox. Revoke to be asked again.',
+          tooltip: vscode.l10n.t('You allowed workspace profiles that loosen the sandbox. Revoke to be asked again.'),
           contextValue: 'consents',
         });
       }
@@ -116,7 +116,7 @@ export class ProfileTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
       // Each shown profile's loosening, asked for by name (settings.ts `looseningOf`).
       this.loosened = new Map(settings.profiles.flatMap(({ name }) => {
         const r = settings.looseningOf(name);
-        return r ? [[name, this.consents.has(r) ? 'allowed' : 'needs consent'] as const] : [];
+        return r ? [[name, this.consents.has(r) ? vscode.l10n.t('allowed') : vscode.l10n.t('needs consent')] as const] : [];
       }));
       return [...rows, ...summarize(settings).map((summary) => ({ kind: 'profile' as const, summary })), ...(this.history ? [{ kind: 'recentRuns' as const }] : [])];
     }
@@ -138,8 +138,8 @@ export class ProfileTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
         item.id = `profile:${s.name}`;
         const loosened = this.loosened.get(s.name);
         item.description = s.valid
-          ? `${s.source} · ${s.image} · network ${s.network === 'none' ? 'off' : 'on'}${loosened ? ` · loosened (${loosened})` : ''}`
-          : `${s.source} · invalid`;
+          ? `${s.source} · ${s.image} · ${s.network === 'none' ? vscode.l10n.t('network off') : vscode.l10n.t('network on')}${loosened ? ` · ${vscode.l10n.t('loosened ({0})', loosened)}` : ''}`
+          : `${s.source} · ${vscode.l10n.t('invalid')}`;
         item.iconPath = new vscode.ThemeIcon(s.valid ? (s.network === 'none' ? 'shield' : 'globe') : 'error');
         item.contextValue = s.valid ? 'profile' : 'profileInvalid';
         item.tooltip = s.valid ? `${s.name} (${s.source})\nimage: ${s.image}\nnetwork: ${s.network}` : s.problems.join('\n');
@@ -154,7 +154,7 @@ export class ProfileTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
       case 'run': {
         const item = new vscode.TreeItem(node.run.label);
         item.id = `run:${node.run.id}`;
-        item.description = `running ${elapsed(Date.now() - node.run.startedAt)}`;
+        item.description = vscode.l10n.t('running {0}', elapsed(Date.now() - node.run.startedAt));
         item.iconPath = new vscode.ThemeIcon('loading~spin');
         item.contextValue = 'sandboxRun';
         return item;

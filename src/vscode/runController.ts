@@ -176,7 +176,7 @@ export class RunController {
     const shown = outputSettings(scopeOf(target));
     if (!term) this.prepareChannel(shown);
     const frame = deps.output.begin(target.label, chosen.name, chosen.source, profile, known && engineCode.describeEngine(known));
-    if (term) frame.sink('notice', `interactive: input and output are in the terminal "${term.name}"`);
+    if (term) frame.sink('notice', vscode.l10n.t('interactive: input and output are in the terminal "{0}"', term.name));
     const afterRun = this.trackSource(target, frame, profile, term, admitted.where?.paths);
     const settle = (result: RunResult) => {
       const late = engineCode.knownEngineIdentity(docker);
