@@ -100,7 +100,6 @@ function containerPathSchemas() {
     ),
   );
 
-  /** One bind mount (`--mount type=bind,src=…,dst=…[,readonly]`). Host paths are checked again at run time. */
   return { containerPath, ownContainerPath };
 }
 
@@ -126,8 +125,6 @@ function mountSchema(containerPath: ReturnType<typeof containerPathSchemas>['con
     }, { error: mountError }),
     'A bind mount; named volumes are not supported.',
   );
-
-  /** The fields of a profile. Everything except `image` and `command` has a default. */
 }
 
 /** The fields of a profile that say what runs and with what: image, command, languages, limits, network, mounts, env. */
