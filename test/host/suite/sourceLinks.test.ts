@@ -75,9 +75,14 @@ describe('source links (host)', function () {
     await settlesWithin(startCommand('sandboxRunner.run'), RUN_MS, 'sandboxRunner.run');
     await diagnosticsOf(editor.document.uri);
     const shown = await vscode.window.showTextDocument(editor.document);
-    await shown.edit((e) => e.insert(new vscode.Position(0, 0), '#\n'));
-    await waitFor(() => vscode.languages.getDiagnostics(editor.document.uri).every((d) => d.source !== 'Sandbox Runner'), 5_000, 'the diagnostic to clear');
-    await vscode.commands.executeCommand('workbench.action.files.revert');
+    try {
+      await shown.edit((e) => e.insert(new vscode.Position(0, 0), '#\n'));
+      await waitFor(() => vscode.languages.getDiagnostics(editor.document.uri).every((d) => d.source !== 'Sandbox Runner'), 5_000, 'the diagnostic to clear');
+    } finally {
+      // Revert this document whatever happened above (the fixture is shared by later tests and runs).
+      await vscode.window.showTextDocument(editor.document);
+      await vscode.commands.executeCommand('workbench.action.files.revert');
+    }
   });
 
   it('an interactive selection run of lines 10–14 puts the diagnostic at line 12, read from its terminal', async function () {

@@ -264,8 +264,12 @@ async function drive(page: Page, server: CodeServer, dirs: RunDirs): Promise<voi
   step(`clicked "${ALLOW}"`);
 
   let log = await waitForFooters(dirs, 1);
-  await page.waitForTimeout(300);
-  let panel = await outputPanelText(page);
+  // The panel renders the channel some time after its log file has the footer: poll (up to 10 s).
+  let panel = '';
+  for (const until = Date.now() + 10_000; Date.now() < until; await page.waitForTimeout(200)) {
+    panel = await outputPanelText(page);
+    if (/HOST-LOOSENED-DONE 42/.test(panel) && /exited with code 0/.test(panel)) break;
+  }
   check('after Allow, the run\'s output shows with the workspace profile and its network', /profile python \(workspace\) · image sandbox-runner-test\/python:2 · network ON \(bridge\)/.test(log), JSON.stringify(log.slice(-500)));
   check('the program ran with a network interface besides lo', /HOST-LOOSENED-NET (\S+,)?eth0/.test(log) || /HOST-LOOSENED-NET .*eth/.test(log), JSON.stringify(log.slice(-300)));
   check('the run exited with code 0 (Output panel)', /HOST-LOOSENED-DONE 42/.test(panel) && /exited with code 0/.test(panel), JSON.stringify(panel.slice(-300)));
