@@ -146,8 +146,9 @@ async function showRunOutput(
 async function copyAsCli(context: vscode.ExtensionContext, deps: CommandDeps, entry: RecentRunEntry | undefined): Promise<string | undefined> {
   if (!entry) return undefined;
   const { run, memory } = entry;
-  if (run.kind !== 'file' && !memory) {
-    void vscode.window.showInformationMessage(rerunBlocker(entry)!.replace('re-run', 'be copied as a command line'));
+  const blocker = rerunBlocker(entry, 'copy');
+  if (blocker) {
+    void vscode.window.showInformationMessage(blocker);
     return undefined;
   }
   const profile = memory?.profile ?? profileAfterReload(deps, entry);

@@ -96,12 +96,16 @@ export interface RecentRunEntry {
   readonly memory?: RunMemory;
 }
 
-/** Why an entry cannot re-run, or undefined when it can. */
-export function rerunBlocker(entry: RecentRunEntry): string | undefined {
+/**
+ * Why an entry cannot re-run (`action` 'rerun') or be copied as a command line ('copy'): both need
+ * its code, which a selection or unsaved run keeps in this window's memory only. Undefined when it can.
+ */
+export function rerunBlocker(entry: RecentRunEntry, action: 'rerun' | 'copy' = 'rerun'): string | undefined {
   if (entry.run.kind === 'file' || entry.memory) return undefined;
+  const cannot = action === 'rerun' ? vscode.l10n.t('re-run') : vscode.l10n.t('be copied as a command line');
   return entry.run.kind === 'selection'
-    ? vscode.l10n.t('The selected code is not kept across window reloads, so this run cannot re-run: select the code and run it again.')
-    : vscode.l10n.t('The unsaved text is not kept across window reloads, so this run cannot re-run: run the document again.');
+    ? vscode.l10n.t('The selected code is not kept across window reloads, so this run cannot {0}: select the code and run it again.', cannot)
+    : vscode.l10n.t('The unsaved text is not kept across window reloads, so this run cannot {0}: run the document again.', cannot);
 }
 
 /** The finished runs of this workspace, newest first, and the last program arguments per document. */
