@@ -43,7 +43,8 @@ async function clickLastLink(page: Page, done: RegExp): Promise<string> {
   await page.keyboard.press('Control+End');
   await page.waitForTimeout(500);
   const link = page.locator(`${OUTPUT} .detected-link`, { hasText: '/sandbox/main.py' }).last();
-  await link.waitFor({ state: 'visible', timeout: 10_000 });
+  // The output's link provider runs after the text is shown; under CI load that took over 10 s once.
+  await link.waitFor({ state: 'visible', timeout: 30_000 });
   const text = clean(await link.innerText());
   // force: the link's own hover ("Open the source line (ctrl + click)") may be shown over the panel.
   await link.click({ modifiers: ['Control'], force: true, timeout: 10_000 });
