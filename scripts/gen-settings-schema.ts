@@ -4,8 +4,8 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentInputJsonSchema } from '../src/core/agentInputJson';
-import { settingsContribution } from '../src/core/settingsSchema';
+import { agentInputJsonSchema } from '../src/core/agent/agentInputJson';
+import { settingsContribution } from '../src/core/profiles/settingsSchema';
 
 const path = join(process.cwd(), 'package.json');
 const pkg = JSON.parse(readFileSync(path, 'utf8')) as { contributes: Record<string, unknown> };

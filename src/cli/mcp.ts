@@ -19,12 +19,12 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { awaitRemovals, closeProcessLease, resolveProfiles, routeLoosening, runInSandbox, type DockerOptions, type ProfileSet, type RunResult } from '../core';
-import { decideRunStart, type RunRefusal } from '../core/runStart';
+import { decideRunStart, type RunRefusal } from '../core/admission/runStart';
 // Not re-exported by the core barrel: its schema is top-level code the extension's activation bundle must not carry.
 import {
   AgentOutput, agentNoProfileText, agentProfile, agentResult, agentResultText, AgentRunInputSchema, agentQuery, agentStdin, DEFAULT_AGENT_MAX_TIMEOUT_SECONDS,
   type AgentRunInput,
-} from '../core/agentRun';
+} from '../core/agent/agentRun';
 import { readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';

@@ -6,7 +6,7 @@
  */
 import { basename } from 'node:path';
 import type { ProfileIssue, ResolvedProfile } from '../core';
-import { decideRunStart, type LooseningRefusal, type NoProfileRefusal, type RunStart } from '../core/runStart';
+import { decideRunStart, type LooseningRefusal, type NoProfileRefusal, type RunStart } from '../core/admission/runStart';
 import { fail, say } from './messages';
 import type { CliValues } from './options';
 import type { ProfileSource } from './profileSource';

@@ -20,10 +20,10 @@
  */
 import * as vscode from 'vscode';
 import type { Profile, ResolvedProfile } from '../core';
-import { decideRunStart, type RunRefusal } from '../core/runStart';
+import { decideRunStart, type RunRefusal } from '../core/admission/runStart';
 import {
   agentGrantLines, agentNoProfileText, AgentOutput, agentProfile, agentQuery, agentResult, agentResultText, agentStdin, DEFAULT_AGENT_MAX_TIMEOUT_SECONDS, parseAgentInput, type AgentRunInput,
-} from '../core/agentRun';
+} from '../core/agent/agentRun';
 import type { RunControllerDeps } from './runController';
 import { channelRunProfile } from './programOutput';
 import { currentSettings, dockerOptions, SECTION, type SettingsSnapshot } from './settings';

@@ -10,7 +10,7 @@
 import * as l10n from '@vscode/l10n';
 import { quote } from 'shell-quote';
 import type { DockerOptions, Profile } from '../core';
-import { usesPathVariables } from '../core/pathVariables';
+import { usesPathVariables } from '../core/profiles/pathVariables';
 
 /** What one run was, as the command line needs it. */
 export interface CliRunSpec {

@@ -7,7 +7,7 @@
  */
 import * as vscode from 'vscode';
 import type { LooseningReport } from '../core';
-import { looseningFingerprint } from '../core/loosening';
+import { looseningFingerprint } from '../core/admission/loosening';
 
 const KEY = 'sandboxRunner.looseningConsents';
 const allowLabel = () => vscode.l10n.t('Allow for This Workspace');

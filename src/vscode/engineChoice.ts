@@ -7,7 +7,7 @@
  */
 import * as l10n from '@vscode/l10n';
 import type { DockerOptions, EngineChoice, SettingKey } from '../core';
-import { contextNameProblem, engineOptions, hostProblem } from '../core/engineTarget';
+import { contextNameProblem, engineOptions, hostProblem } from '../core/engine/engineTarget';
 import { settingId } from '../core/layout';
 
 /** The layers of one setting, as `WorkspaceConfiguration.inspect` returns them (the fields read here). */

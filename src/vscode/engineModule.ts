@@ -8,15 +8,15 @@
  * imports) reaches engine code at run time; type imports from '../core' are free. esbuild.config.mjs
  * fails the build when execa lands in dist/extension.js again.
  */
-export { describeEngine, engineIdentity, knownEngineIdentity } from '../core/engine';
-export { closeProcessLease } from '../core/ownerLease';
-export { reapOrphans, removeOwnContainers } from '../core/reaper';
-export { awaitRemovals } from '../core/removals';
-export { runInSandbox } from '../core/runner';
-export { WarmPool } from '../core/warm';
+export { describeEngine, engineIdentity, knownEngineIdentity } from '../core/engine/engine';
+export { closeProcessLease } from '../core/ownership/ownerLease';
+export { reapOrphans, removeOwnContainers } from '../core/ownership/reaper';
+export { awaitRemovals } from '../core/container/removals';
+export { runInSandbox } from '../core/run/runner';
+export { WarmPool } from '../core/run/warm';
 // Source links (issue 11): the origin needs argv.ts, and the error site is needed only after a run.
-export { findErrorSite } from '../core/errorSite';
-export { snippetOrigin } from '../core/snippetOrigin';
+export { findErrorSite } from '../core/source/errorSite';
+export { snippetOrigin } from '../core/source/snippetOrigin';
 export { SourceLinks } from './sourceLinks';
 export { checkEngine } from './engineStatus';
 // The interactive run's pseudoterminal and its TTY filter: only an interactive run needs them,

@@ -7,8 +7,8 @@
  * engine text).
  */
 import * as vscode from 'vscode';
-import { classifyEngineFailure, docker, engineNames } from '../core/docker';
-import { engineProduct, welcomeHint } from '../core/engineHints';
+import { classifyEngineFailure, docker, engineNames } from '../core/engine/docker';
+import { engineProduct, welcomeHint } from '../core/engine/engineHints';
 import { isSandboxError } from '../core/errors';
 import type { DockerOptions } from '../core';
 

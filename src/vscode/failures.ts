@@ -10,7 +10,7 @@
  */
 import * as vscode from 'vscode';
 import type { DockerOptions, ProfileIssue, RunResult } from '../core';
-import { commandFor } from '../core/engineTarget';
+import { commandFor } from '../core/engine/engineTarget';
 import { failureNotice } from './failureText';
 import { plainText } from './plainText';
 

@@ -18,9 +18,9 @@
  */
 import { PassThrough } from 'node:stream';
 import * as vscode from 'vscode';
-import { Utf8Decoder } from '../core/output';
-import { TerminalTextFilter } from '../core/terminalText';
-import { TtyTextFilter, ttyResultLead } from '../core/ttyText';
+import { Utf8Decoder } from '../core/output/output';
+import { TerminalTextFilter } from '../core/output/terminalText';
+import { TtyTextFilter, ttyResultLead } from '../core/output/ttyText';
 import type { InteractiveIo, OutputSink, TtySize } from '../core';
 
 /** The TTY size used when VS Code gives none at `open` (the terminal is not laid out yet). */

@@ -10,8 +10,8 @@
 import { realpath } from 'node:fs/promises';
 import * as l10n from '@vscode/l10n';
 import stripAnsi from 'strip-ansi';
-import { isPathInside } from '../core/profileSchema';
-import { findSourceRefs } from '../core/sourceRefs';
+import { isPathInside } from '../core/profiles/profileSchema';
+import { findSourceRefs } from '../core/source/sourceRefs';
 import type { SnippetOrigin } from '../core';
 import { STDERR_PREFIX } from './programOutput';
 

@@ -6,9 +6,9 @@
  * Values cross the bundle seam as plain data (lenses, targets); `vscode` is external to every bundle.
  */
 import * as vscode from 'vscode';
-import { blockProfile } from '../core/fenceLanguages';
-import { findFencedBlocks, type FencedBlock } from '../core/fences';
-import type { ProfileSet } from '../core/profileResolution';
+import { blockProfile } from '../core/source/fenceLanguages';
+import { findFencedBlocks, type FencedBlock } from '../core/source/fences';
+import type { ProfileSet } from '../core/profiles/profileResolution';
 
 /** The command a block's lens runs: arguments `(documentUri: string, fenceLine: number)`. */
 export const RUN_CODE_BLOCK = 'sandboxRunner.runCodeBlock';

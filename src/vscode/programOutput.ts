@@ -13,8 +13,8 @@
  */
 import * as l10n from '@vscode/l10n';
 import type * as vscode from 'vscode';
-import { Utf8Decoder } from '../core/output';
-import { TerminalTextFilter } from '../core/terminalText';
+import { Utf8Decoder } from '../core/output/output';
+import { TerminalTextFilter } from '../core/output/terminalText';
 import type { OutputSink, Profile, RunResult } from '../core';
 import { OutputWriter } from './outputWriter';
 

@@ -7,7 +7,7 @@
  */
 import * as vscode from 'vscode';
 import type { Profile, RunResult } from '../core';
-import { pickProfile } from '../core/profileResolution';
+import { pickProfile } from '../core/profiles/profileResolution';
 import { execute, type CommandDeps } from './commands';
 import { editorTarget, fileTarget, type Target } from './runTarget';
 import { rerun } from './lazy';

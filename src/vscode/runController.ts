@@ -8,7 +8,7 @@
  */
 import * as vscode from 'vscode';
 import type { Profile, ResolvedProfile, RunResult, WarmPool } from '../core';
-import { decideRunStart } from '../core/runStart';
+import { decideRunStart } from '../core/admission/runStart';
 import { consentScope, ensureConsent, type ConsentStore } from './consent';
 import { reportMalformedSettings, reportNoProfile, reportNotAllowed, reportRunFailure, reportUnknownProfile } from './failures';
 import { headerLines, openRunTerminal, terminalText, type RunTerminal } from './interactiveRun';

@@ -3,7 +3,7 @@
  * editor (its selection, or its whole document, unsaved text included) or from a file's URI.
  */
 import * as vscode from 'vscode';
-import { dedent } from '../core/dedent';
+import { dedent } from '../core/source/dedent';
 
 /** The code to run and where it came from. */
 export interface Target {

@@ -7,9 +7,9 @@
  */
 import * as vscode from 'vscode';
 import type { DockerOptions, LooseningReport, ProfileIssue, ProfileLayer, ProfileQuery, ProfileSet, RouteSettings } from '../core';
-import { limitsSchema } from '../core/limits';
-import { profileLoosenings, routeLoosening } from '../core/loosening';
-import { resolveProfiles } from '../core/profileResolution';
+import { limitsSchema } from '../core/profiles/limits';
+import { profileLoosenings, routeLoosening } from '../core/admission/loosening';
+import { resolveProfiles } from '../core/profiles/profileResolution';
 import { engineSettingsFrom, engineSettingsOptions, type EngineSettings } from './engineChoice';
 
 /** The extension's settings section. */

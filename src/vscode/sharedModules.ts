@@ -9,18 +9,18 @@
  * sharing is smaller than the copies esbuild would tree-shake into each bundle (measured with the
  * bench's bundle row), or where one instance matters (errors, leases, l10n's configuration).
  */
-import * as argv from '../core/argv';
-import * as endpoint from '../core/endpoint';
-import * as engineTarget from '../core/engineTarget';
+import * as argv from '../core/container/argv';
+import * as endpoint from '../core/engine/endpoint';
+import * as engineTarget from '../core/engine/engineTarget';
 import * as errors from '../core/errors';
 import * as hostPath from '../core/hostPath';
-import * as launcher from '../core/launcher';
-import * as limits from '../core/limits';
-import * as pathVariables from '../core/pathVariables';
-import * as profile from '../core/profileSchema';
-import * as profiles from '../core/profileResolution';
-import * as runStart from '../core/runStart';
-import * as terminalText from '../core/terminalText';
+import * as launcher from '../core/container/launcher';
+import * as limits from '../core/profiles/limits';
+import * as pathVariables from '../core/profiles/pathVariables';
+import * as profile from '../core/profiles/profileSchema';
+import * as profiles from '../core/profiles/profileResolution';
+import * as runStart from '../core/admission/runStart';
+import * as terminalText from '../core/output/terminalText';
 import { zod } from '../core/zodLoader';
 import * as failures from './failures';
 import * as settings from './settings';
@@ -32,30 +32,30 @@ import * as settings from './settings';
  */
 /* eslint-disable @typescript-eslint/no-require-imports */
 export const SHARED: Readonly<Record<string, unknown>> = {
-  'src/core/argv.ts': argv,
-  'src/core/endpoint.ts': endpoint,
-  'src/core/engineTarget.ts': engineTarget,
+  'src/core/container/argv.ts': argv,
+  'src/core/engine/endpoint.ts': endpoint,
+  'src/core/engine/engineTarget.ts': engineTarget,
   'src/core/errors.ts': errors,
   'src/core/hostPath.ts': hostPath,
-  'src/core/launcher.ts': launcher,
-  'src/core/limits.ts': limits,
-  get 'src/core/ownerLease.ts'() {
-    return require('../core/ownerLease');
+  'src/core/container/launcher.ts': launcher,
+  'src/core/profiles/limits.ts': limits,
+  get 'src/core/ownership/ownerLease.ts'() {
+    return require('../core/ownership/ownerLease');
   },
-  'src/core/pathVariables.ts': pathVariables,
-  get 'src/core/procLiveness.ts'() {
-    return require('../core/procLiveness');
+  'src/core/profiles/pathVariables.ts': pathVariables,
+  get 'src/core/engine/procLiveness.ts'() {
+    return require('../core/engine/procLiveness');
   },
-  get 'src/core/programArgs.ts'() {
-    return require('../core/programArgs');
+  get 'src/core/run/programArgs.ts'() {
+    return require('../core/run/programArgs');
   },
-  'src/core/profileSchema.ts': profile,
-  'src/core/profileResolution.ts': profiles,
-  get 'src/core/stateDir.ts'() {
-    return require('../core/stateDir');
+  'src/core/profiles/profileSchema.ts': profile,
+  'src/core/profiles/profileResolution.ts': profiles,
+  get 'src/core/ownership/stateDir.ts'() {
+    return require('../core/ownership/stateDir');
   },
-  'src/core/runStart.ts': runStart,
-  'src/core/terminalText.ts': terminalText,
+  'src/core/admission/runStart.ts': runStart,
+  'src/core/output/terminalText.ts': terminalText,
   // A getter: zod's module code runs on first use (src/core/zodLoader.ts), not when this bundle loads.
   get 'src/core/zod.ts'() {
     return zod();

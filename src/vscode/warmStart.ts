@@ -13,7 +13,7 @@
  */
 import * as vscode from 'vscode';
 import type { ResolvedProfile, WarmPool } from '../core';
-import { pickProfile } from '../core/profileResolution';
+import { pickProfile } from '../core/profiles/profileResolution';
 import { consentScope, type ConsentStore } from './consent';
 import { engine } from './lazy';
 import { channelRunProfile } from './programOutput';

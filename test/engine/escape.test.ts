@@ -21,7 +21,7 @@ import { bridgeGateway, chunkText, CLI, ENGINE, ENGINE_KIND, engineCli, engineDo
 /** A variant of the python test image with a setuid-root copy of python (built here, never pulled). */
 const SUID_IMAGE = 'sandbox-runner-test/suid-probe:1';
 
-/** The items of the isolation floor the attempts prove (SECURITY.md "The floor"; flags in src/core/argv.ts). */
+/** The items of the isolation floor the attempts prove (SECURITY.md "The floor"; flags in src/core/container/argv.ts). */
 const FLOOR = {
   network: '`--network none` unless the profile opts into `bridge`; host and container networks refused',
   hostFiles: 'a new container per run: no host file but the snippet and the checked mounts',

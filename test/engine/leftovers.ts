@@ -3,9 +3,9 @@
  * tests and no hooks, so the root hook plugin (leftovers.hooks.ts), loaded before mocha defines
  * its globals, can use it as the suites do (through helpers.ts `productContainers`).
  */
-import { LABELS, PRODUCT_FILTER } from '../../src/core/labels';
-import { awaitRemovals } from '../../src/core/removals';
-import type { WarmPool } from '../../src/core/warm';
+import { LABELS, PRODUCT_FILTER } from '../../src/core/ownership/labels';
+import { awaitRemovals } from '../../src/core/container/removals';
+import type { WarmPool } from '../../src/core/run/warm';
 import { containerNames } from '../support/engine';
 
 /**

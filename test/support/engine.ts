@@ -9,8 +9,8 @@
  * - `SANDBOX_RUNNER_TEST_DOCKER_PATH`: the engine CLI executable (default `docker`), e.g. `podman`.
  */
 import { execa, execaSync, type Options } from 'execa';
-import { PODMAN_NPROC } from '../../src/core/argv';
-import { parseEngineKind, type EngineKind } from '../../src/core/engineKind';
+import { PODMAN_NPROC } from '../../src/core/container/argv';
+import { parseEngineKind, type EngineKind } from '../../src/core/engine/engineKind';
 import { ALL_TEST_IMAGES } from './images';
 
 /** An engine CLI and the engine it talks to. */

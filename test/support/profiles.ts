@@ -3,7 +3,7 @@
  * so defaults are filled in and a factory can never build what a user could not) with
  * `overrides` merged in at the top level.
  */
-import { ProfileSchema, type Profile } from '../../src/core/profileSchema';
+import { ProfileSchema, type Profile } from '../../src/core/profiles/profileSchema';
 import { TEST_IMAGES } from './images';
 
 /**

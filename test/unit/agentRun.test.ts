@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { BUILTIN_PROFILES, ProfileSchema, resolveProfiles, type RunResult } from '../../src/core';
 import {
   AGENT_STREAM_BYTES, agentGrantLines, agentNoProfileText, AgentOutput, agentProfile, agentQuery, agentResult, agentResultText, agentStdin, parseAgentInput,
-} from '../../src/core/agentRun';
-import { agentInputJsonSchema } from '../../src/core/agentInputJson';
-import { decideRunStart } from '../../src/core/runStart';
+} from '../../src/core/agent/agentRun';
+import { agentInputJsonSchema } from '../../src/core/agent/agentInputJson';
+import { decideRunStart } from '../../src/core/admission/runStart';
 import { mcpOptions } from '../../src/cli/mcp';
 const pkg = JSON.parse(readFileSync(join(__dirname, '../../../package.json'), 'utf8')) as { contributes: { languageModelTools?: { name: string; inputSchema: unknown }[] } };
 

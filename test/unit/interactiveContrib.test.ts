@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { settingsContribution } from '../../src/core/settingsSchema';
+import { settingsContribution } from '../../src/core/profiles/settingsSchema';
 import { localizedPackageJson } from './localizedPackage';
 
 interface MenuItem {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { ProfileSchema, resolveProfiles, type LooseningReport, type ProfileLayer, type ProfileQuery } from '../../src/core';
-import { decideRunStart, type RunCaller, type RunStartFacts } from '../../src/core/runStart';
+import { decideRunStart, type RunCaller, type RunStartFacts } from '../../src/core/admission/runStart';
 
 /** The facts for `layers` (workspace layers as given), with consent answered by `consented`. */
 function facts(layers: ProfileLayer[], query: ProfileQuery, more: Partial<RunStartFacts> = {}): RunStartFacts {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { settingsContribution } from '../../src/core/settingsSchema';
+import { settingsContribution } from '../../src/core/profiles/settingsSchema';
 
 describe('settings schema (unit)', () => {
   it('package.json contributes.configuration is exactly the schema generated from zod (run npm run gen:schema)', () => {

@@ -6,8 +6,8 @@ import {
   buildRunArgv, containerFolderName, mirroredPath, planWorkspaceRun, ProfileSchema, resolvePathVariables, resolveProfiles, routeLoosening,
   substitutePathVariable, usesPathVariables, workspaceTarget, type Profile,
 } from '../../src/core';
-import { containerProblems } from '../../src/core/precheck';
-import { findMasked, maskMatcher } from '../../src/core/workspaceMask';
+import { containerProblems } from '../../src/core/admission/precheck';
+import { findMasked, maskMatcher } from '../../src/core/mounts/workspaceMask';
 
 const py = (over: Record<string, unknown> = {}): Profile =>
   ProfileSchema.parse({ image: 'python:3.12-slim', command: ['python3', '${file}'], env: { PYTHONUNBUFFERED: '1' }, modulePathEnv: 'PYTHONPATH', ...over });

@@ -1,12 +1,12 @@
 /**
  * The extension's containers that belong to a set of processes, found through core's owner labels
- * (src/core/labels.ts: `sandbox-runner=1`, `owner-pid`, `owner-pidns`, `profile`,
+ * (src/core/ownership/labels.ts: `sandbox-runner=1`, `owner-pid`, `owner-pidns`, `profile`,
  * `sandbox-runner.warm`): listed to report what an extension host left, removed when a host killed
  * by a timeout could not remove them itself.
  */
 import { execFile } from 'node:child_process';
-import { LABELS, PRODUCT_FILTER, WARM_LABEL } from '../../../src/core/labels';
-import { currentPidNamespace } from '../../../src/core/procLiveness';
+import { LABELS, PRODUCT_FILTER, WARM_LABEL } from '../../../src/core/ownership/labels';
+import { currentPidNamespace } from '../../../src/core/engine/procLiveness';
 
 /** One of the extension's containers, as `docker ps` lists it. */
 export interface OwnedContainer {

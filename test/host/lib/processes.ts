@@ -1,10 +1,10 @@
 /**
  * What /proc says about the server's processes (proc(5)): the members of a process group, which
  * of them are VS Code extension hosts, and whether one still runs. The `stat` line is read with
- * core's parser (src/core/labels.ts), which counts fields after the last ")" of `comm`.
+ * core's parser (src/core/ownership/labels.ts), which counts fields after the last ")" of `comm`.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { statState } from '../../../src/core/procLiveness';
+import { statState } from '../../../src/core/engine/procLiveness';
 
 /** Field 5 (`pgrp`) of a `/proc/<pid>/stat` line, as a number (NaN when malformed). */
 function statProcessGroup(statLine: string): number {

@@ -8,7 +8,7 @@
  */
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { RunResult } from '../../../src/core/result';
+import type { RunResult } from '../../../src/core/run/result';
 import { assertRunResult, cleanUp, getApi, outputOf, settlesWithin, startCommand } from '../suite/helpers';
 
 const ALLOW = 'Allow for This Workspace';

@@ -6,7 +6,7 @@
  */
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { RunResult } from '../../../src/core/result';
+import type { RunResult } from '../../../src/core/run/result';
 import type { ActiveRunInfo } from '../../../src/vscode/api';
 import { IMAGES, settlesWithin, startCommand } from '../suite/helpers';
 import { USER_PYTHON, assertFakeDockerNeverRan, getApi, nonWarmContainers, openFile, probeLines, runActiveEditor, runCommand, runsStartedBy, setUserProfiles } from './helpers';

@@ -1,6 +1,6 @@
 /** Cancelling runs through the commands removes their containers. */
 import * as assert from 'node:assert/strict';
-import type { RunResult } from '../../../src/core/result';
+import type { RunResult } from '../../../src/core/run/result';
 import {
   assertRunResult,
   cleanUp,

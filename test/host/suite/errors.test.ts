@@ -1,6 +1,6 @@
 /** A run whose image is missing fails with the clear error and leaves nothing behind. */
 import * as assert from 'node:assert/strict';
-import type { RunResult } from '../../../src/core/result';
+import type { RunResult } from '../../../src/core/run/result';
 import type { FinishedRun } from '../../../src/vscode/api';
 import { assertRunResult, cleanUp, clearNotifications, containerExists, getApi, openFixture, ownContainers, settlesWithin, startCommand } from './helpers';
 

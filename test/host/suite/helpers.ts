@@ -6,8 +6,8 @@ import * as assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { awaitRemovals } from '../../../src/core/removals';
-import type { RunResult } from '../../../src/core/result';
+import { awaitRemovals } from '../../../src/core/container/removals';
+import type { RunResult } from '../../../src/core/run/result';
 import type { SandboxRunnerApi } from '../../../src/vscode/api';
 import { settlesWithin, waitFor } from '../../support/deadlines';
 import { TEST_IMAGES } from '../../support/images';
@@ -81,7 +81,7 @@ export function startCommand<T>(command: string, ...args: unknown[]): Promise<T>
 /** Deadlines (test/support/deadlines.ts): `settlesWithin` for a command's promise, `waitFor` for a condition. */
 export { settlesWithin, waitFor };
 
-/** Asserts a value looks like a RunResult (src/core/result.ts). */
+/** Asserts a value looks like a RunResult (src/core/run/result.ts). */
 export function assertRunResult(value: unknown, what: string): asserts value is RunResult {
   assert.ok(value && typeof value === 'object', `${what} returned ${JSON.stringify(value)}, not a RunResult`);
   const r = value as Partial<RunResult>;

@@ -6,7 +6,7 @@
  */
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { RunResult } from '../../../src/core/result';
+import type { RunResult } from '../../../src/core/run/result';
 import type { FinishedRun, SandboxRunnerApi } from '../../../src/vscode/api';
 import { assertRunResult, cleanUp, containers, getApi, openFixture, ownContainers, requireCommand, settlesWithin, startCommand, waitFor } from './helpers';
 

@@ -1,7 +1,7 @@
 /** Markdown code blocks (issue 12): a block runs through its CodeLens, and its errors point at the Markdown lines. */
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { RunResult } from '../../../src/core/result';
+import type { RunResult } from '../../../src/core/run/result';
 import { assertRunResult, cleanUp, fixture, getApi, outputOf, settlesWithin, startCommand, waitFor } from './helpers';
 
 const RUN_MS = 30_000;

@@ -10,7 +10,7 @@
  */
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { RunResult } from '../../../src/core/result';
+import type { RunResult } from '../../../src/core/run/result';
 import { assertRunResult, cleanUp, clearNotifications, getApi, openFixture, outputOf, settlesWithin, startCommand, waitFor } from './helpers';
 
 type Win = Record<string, (...args: unknown[]) => unknown>;

@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { dirname } from 'node:path';
 import * as vscode from 'vscode';
-import type { RunResult } from '../../../src/core/result';
+import type { RunResult } from '../../../src/core/run/result';
 import { cleanUp, getApi, openFixture, outputOf, ownContainers, settlesWithin, startCommand } from './helpers';
 
 const RUN_MS = 30_000;

@@ -1,6 +1,6 @@
 /** The status-bar item shows while a run is in progress and goes away after. */
 import * as assert from 'node:assert/strict';
-import type { RunResult } from '../../../src/core/result';
+import type { RunResult } from '../../../src/core/run/result';
 import { assertRunResult, cleanUp, getApi, openFixture, settlesWithin, startCommand, waitFor } from './helpers';
 
 describe('status bar (host)', function () {
