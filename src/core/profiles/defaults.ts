@@ -1,6 +1,7 @@
 /**
  * Built-in profiles, using official images from Docker Hub. Users pull these once
- * (`docker pull python:3.12-slim`); runs themselves never pull (`--pull never`).
+ * (`docker pull python:3.12-slim`); runs themselves never pull (`--pull never`). Also the
+ * default of the masked-files setting, which the settings schema and the workspace mount share.
  */
 import type { ProfileInput } from './profileSchema';
 
@@ -30,3 +31,9 @@ export const BUILTIN_PROFILES: Readonly<Record<string, ProfileInput>> = Object.f
     extensions: ['.sh'],
   },
 });
+
+/**
+ * Globs hidden from the workspace mount by default (`sandboxRunner.maskedFiles`' default; `.git`
+ * is hidden whatever the setting says; matching is in mounts/workspaceMask.ts).
+ */
+export const DEFAULT_MASK_GLOBS: readonly string[] = Object.freeze(['.env*', '*.pem', 'id_*', '.ssh', '.aws']);
