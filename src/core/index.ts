@@ -16,7 +16,6 @@ export * from './engine/engineKind';
 export * from './errors';
 export * from './source/errorSite';
 export * from './source/fenceLanguages';
-export * from './source/fences';
 export * from './engine/hostPid';
 export * from './hostPath';
 export type { InspectMount } from './engine/inspect';
