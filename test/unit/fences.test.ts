@@ -129,6 +129,10 @@ describe('Markdown fenced code blocks (unit)', () => {
       assert.deepEqual(blocks(crlf), [[0, 'py', 'a\n  b', 3], [5, 'sh', 'ls', 7]]);
     });
 
+    it('a NUL character in a block comes back as U+FFFD (CommonMark 2.3, as the preview shows it)', () => {
+      assert.deepEqual(blocks('```sh\necho a\0b\n```'), [[0, 'sh', 'echo a\uFFFDb', 2]]);
+    });
+
     it('the info word is the preview\'s language: backslash escapes and entities resolved', () => {
       assert.deepEqual(blocks('```p\\_y\nx\n```').map((b) => b[1]), ['p_y']);
       assert.deepEqual(blocks('```&#112;y\nx\n```').map((b) => b[1]), ['py']);

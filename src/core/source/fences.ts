@@ -14,7 +14,8 @@
  * - fences in block quotes and list items are found, with the containers' prefixes and the fence's
  *   indentation removed from the content, and end where their container ends;
  * - an unclosed fence runs to the end of its container or of the document (`closeLine` undefined);
- * - line ends LF, CRLF and CR each end one line (markdown-it's `normalize` rule);
+ * - line ends LF, CRLF and CR each end one line, and a NUL character comes back as U+FFFD
+ *   (markdown-it's `normalize` rule, CommonMark section 2.3);
  * - nesting deeper than markdown-it's `maxNesting` (100 for the `default` preset) is not followed.
  *
  * What the preview may still show differently: plugins other extensions add to the preview
