@@ -25,6 +25,7 @@ import { isSandboxError, SandboxError, type SandboxErrorInfo } from '../errors';
 import { ownerLabels } from '../ownership/labels';
 import { newContainerName, profileSettingPath, SNIPPET_DIR } from '../layout';
 import { openDirectLease, openRunLease, openTtyLease, type ContainerLease } from '../container/lease';
+import type { LauncherVerdict } from '../container/launcher';
 import { directoryAccess, resolveMounts, type PinnedMounts } from '../mounts/mounts';
 import { BoundedStream, type OutputSink } from '../output/output';
 import type { MountAccess } from '../mounts/mountProbe';
@@ -130,7 +131,7 @@ type Attempt = RunResult | 'retry-cold' | 'no-shell';
  */
 export function describeOutcome(
   outcome: RunOutcome,
-  facts: { exitCode: number | null; durationMs: number; profile: Profile; overflowStream?: string; error?: SandboxErrorInfo; rule?: RuleNote },
+  facts: { exitCode: number | null; durationMs: number; profile: Profile; overflowStream?: string; error?: SandboxErrorInfo; rule?: RuleNote; phase?: 'compile' | 'run' },
 ): string {
   const ms = Math.round(facts.durationMs);
   const own = (signal: string) =>
@@ -140,13 +141,15 @@ export function describeOutcome(
     case 'exited':
       return withRule(`Exited with code ${facts.exitCode} in ${ms} ms.`);
     case 'timed-out':
-      return withRule(`Timed out after ${facts.profile.limits.timeoutSeconds} s (limits.timeoutSeconds); ${own('SIGTERM')}the container was removed.`);
+      return withRule(`Timed out after ${facts.profile.limits.timeoutSeconds} s (limits.timeoutSeconds)${facts.phase === 'compile' ? ' while compiling' : ''}; ${own('SIGTERM')}the container was removed.`);
     case 'cancelled':
       return withRule(`Cancelled after ${ms} ms; ${own('SIGINT')}the container was removed.`);
     case 'output-limit':
       return withRule(`Stopped because ${facts.overflowStream ?? 'output'} passed its limit of ${facts.profile.limits.outputBytes} bytes (limits.outputBytes); the container was removed.`);
     case 'oom-killed':
       return withRule(`Killed by the out-of-memory killer at the ${facts.profile.limits.memoryMiB} MiB memory limit (limits.memoryMiB).`);
+    case 'compile-failed':
+      return `Compilation failed (the compiler exited with code ${facts.exitCode}) in ${ms} ms; the program did not run.`;
     case 'failed-to-start':
     case 'engine-error':
       return facts.error ? `${facts.error.message} ${facts.error.fix}` : 'The run failed.';
@@ -233,6 +236,8 @@ class Run {
   /** Direct path only: the last stderr text, for a start failure's detail. */
   private stderrTail = '';
   private readonly disposers: (() => Promise<void> | void)[] = [];
+  /** The launcher's verdict of the lease whose program this run started (for {@link runPhase}). */
+  private verdictOf: () => LauncherVerdict | undefined = () => undefined;
 
   constructor(private readonly req: RunRequest, profile: Profile, private readonly t0: number) {
     this.profile = profile;
@@ -423,6 +428,7 @@ class Run {
     if (this.stopper.reason) return this.stopped(lease);
     if (!admitted) return this.notWaiting(lease);
     await this.pids.start(this.opts, lease.name, lease.pid);
+    this.verdictOf = () => lease.launcher?.verdict;
     lease.consume((stream, chunk) => this.onChunk(stream, chunk));
     lease.send(this.code, this.req.interactive?.input, this.req.args);
     this.stopper.running = true;
@@ -446,6 +452,10 @@ class Run {
     if (this.stopper.reason) return this.stopped(lease, exit);
     this.stopper.end();
     const verdict = lease.launcher?.verdict;
+    if (verdict === 'compile-failed') {
+      this.release(lease);
+      return this.result('compile-failed', typeof exit.exitCode === 'number' ? exit.exitCode : null);
+    }
     if (lease.launcher && verdict !== 'ready') {
       try {
         if (lease.kind === 'warm' && verdict === 'absent') return 'retry-cold';
@@ -562,6 +572,7 @@ class Run {
 
   private result(outcome: RunOutcome, exitCode: number | null, error?: SandboxErrorInfo, oomKilledChild = false): RunResult {
     const durationMs = performance.now() - this.t0;
+    const phase = runPhase(this.profile, this.verdictOf());
     const ran = outcome !== 'failed-to-start' && outcome !== 'engine-error';
     const profile = this.profile;
     const rule = ran ? sandboxRule(outcome, exitCode, profile, { refusedForks: this.pids.refusedForks, oomKilledChild }) : undefined;
@@ -570,13 +581,21 @@ class Run {
       outcome, exitCode, signal: ran ? signalFromExitCode(exitCode) : null, durationMs,
       stdout: { bytesKept: s.stdout.bytesKept, truncated: s.stdout.truncated },
       stderr: { bytesKept: s.stderr.bytesKept, truncated: s.stderr.truncated },
-      message: describeOutcome(outcome, { exitCode, durationMs, profile, overflowStream: this.overflowStream, error, rule }),
+      message: describeOutcome(outcome, { exitCode, durationMs, profile, overflowStream: this.overflowStream, error, rule, phase }),
       containerName: this.name,
+      ...(phase ? { phase } : {}),
       ...(rule ? { rule } : {}),
       ...(error ? { error } : {}),
       ...(this.cleanupError ? { cleanupError: this.cleanupError } : {}),
     };
   }
+}
+
+/** The step a run of a profile with `compile` ended in, from its launcher's verdict (issue 23); undefined otherwise. */
+function runPhase(profile: Profile, verdict: LauncherVerdict | undefined): 'compile' | 'run' | undefined {
+  if (!profile.compile) return undefined;
+  if (verdict === 'compiling' || verdict === 'compile-failed') return 'compile';
+  return verdict === 'ready' ? 'run' : undefined;
 }
 
 /** The last byte of the code frame for `code` (its header's newline when the code is empty; the `end` line's newline with program arguments). */
