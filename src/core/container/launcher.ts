@@ -128,6 +128,8 @@ function compileStep(print: (word: string) => string): string[] {
     'case $st in \'\'|*[!0-9]*) exit 125;; esac',
     `[ "$st" -eq 0 ] || { ${print('compile-failed')}; exit "$st"; }`,
     'shift "$k"',
+    // The program the compile step should have written: without it nothing runs (no-command).
+    `command -v "$1" >/dev/null 2>&1 || { ${print('no-command')}; exit 127; }`,
     `${print('ready')} && exec "$@"`,
     'exit 125',
   ];
@@ -312,13 +314,14 @@ export class PreambleReader {
   /**
    * Bytes of the compile step: the compiler's output (its RS bytes were removed in the
    * container, so an RS starts a launcher marker) passes through; `ready` moves on to the
-   * program (its bytes after the marker pass too), `compile-failed` ends the stream.
+   * program (its bytes after the marker pass too), `compile-failed` and `no-command` (the step
+   * wrote no program) end the stream.
    */
   private compilerBytes(chunk: Uint8Array): Buffer {
     const buf = Buffer.concat([this.partial, chunk]);
     this.partial = Buffer.alloc(0);
     const m = this.markers;
-    const found = findMarker(buf, [['ready', m.ready], ['compile-failed', m.compileFailed]], buf.length);
+    const found = findMarker(buf, [['ready', m.ready], ['compile-failed', m.compileFailed], ['no-command', m.noCommand]], buf.length);
     if (found) {
       this.state = found.verdict;
       const before = buf.subarray(0, found.at);
