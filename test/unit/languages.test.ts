@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { buildCreateArgv, buildRunArgv, buildTtyCreateArgv, type ContainerSpec } from '../../src/core/container/argv';
 import { COMPILE_LAUNCHER, LAUNCHER, PREAMBLE, PreambleReader, TTY_COMPILE_LAUNCHER, TTY_PREAMBLE } from '../../src/core/container/launcher';
+import { routeLoosening } from '../../src/core/admission/loosening';
 import { pickProfile, resolveProfiles } from '../../src/core/profiles/profileResolution';
 import { ProfileSchema } from '../../src/core/profiles/profileSchema';
 import { findErrorSite } from '../../src/core/source/errorSite';
@@ -37,6 +38,13 @@ describe('languages: shebangs, compile step and compiler error sites (unit)', ()
     assert.equal(pickProfile(set, { name: 'shell', shebang: 'bash' })?.name, 'shell', 'a name wins');
     const ws = resolveProfiles([{ source: 'workspace', value: { mine: { image: 'x', command: ['bash', '${file}'], shebangs: ['bash'] } } }]);
     assert.equal(pickProfile(ws, { languageId: 'shellscript', shebang: 'bash' })?.name, 'mine', 'the highest layer first');
+  });
+
+  it('a workspace profile claiming a shebang into a looser profile is a re-routing that needs consent', () => {
+    const layers = [{ source: 'workspace' as const, value: { grab: { image: 'x', command: ['python3', '${file}'], shebangs: ['python3'], network: 'bridge' } } }];
+    const r = routeLoosening({ layers }, { languageId: 'python', fileName: '/w/a.py', shebang: 'python3' });
+    assert.deepEqual(r?.loosenings.map((l) => l.description), ['workspace settings send this file to profile "grab" instead of "python"', 'network: none → bridge']);
+    assert.equal(routeLoosening({ layers }, { languageId: 'python', fileName: '/w/a.py' }), undefined, 'without the shebang it does not route there');
   });
 
   it('refuses shebang names that are not interpreter names, and a compile step without ${file}', () => {
