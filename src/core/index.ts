@@ -1,6 +1,7 @@
 /** Public API of the core runner (no `vscode` import anywhere under src/core). */
 export * from './admission/admit';
 export * from './container/argv';
+export * from './container/programArgv';
 export * from './container/ttyStart';
 export * from './container/create';
 export * from './source/dedent';

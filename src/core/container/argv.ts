@@ -6,9 +6,10 @@
 import type { EngineKind } from '../engine/engineKind';
 import { SandboxError } from '../errors';
 import { isAbsoluteHostPath, UNSAFE_HOST_PATH_CHARS } from '../hostPath';
-import { LAUNCHER, TTY_LAUNCHER } from './launcher';
+import { COMPILE_LAUNCHER, LAUNCHER, TTY_COMPILE_LAUNCHER, TTY_LAUNCHER } from './launcher';
 import { SANDBOX_HOME, SNIPPET_DIR } from '../layout';
-import { ENV_NAME, FILE_PLACEHOLDER, UNSAFE_CONTAINER_PATH_CHARS, type Profile } from '../profiles/profileSchema';
+import { compileWords, programArgv, snippetPath } from './programArgv';
+import { ENV_NAME, UNSAFE_CONTAINER_PATH_CHARS, type Profile } from '../profiles/profileSchema';
 
 
 /** A bind mount whose host path was validated and resolved through symlinks (see `mounts.ts`). */
@@ -294,16 +295,6 @@ function assertSpec(spec: ContainerSpec, bind: boolean): void {
   }
 }
 
-/** The in-container path of the snippet file. */
-export function snippetPath(spec: Pick<ContainerSpec, 'snippetFileName'>): string {
-  return `${SNIPPET_DIR}/${spec.snippetFileName}`;
-}
-
-/** The program argv: the profile's command with {@link FILE_PLACEHOLDER} replaced (no shell involved). */
-export function programArgv(profile: Profile, inContainerFile: string): string[] {
-  return profile.command.map((arg) => arg.split(FILE_PLACEHOLDER).join(inContainerFile));
-}
-
 /** One flag of a container argv with its value when it takes one: `['--network', 'none']`, `['--read-only']`. */
 export type CreateFlag = readonly [flag: string] | readonly [flag: string, value: string];
 
@@ -386,7 +377,7 @@ function contentFlags(spec: ContainerSpec): CreateFlag[] {
  *   catatonit instead of `--init` ({@link podmanInit}).
  */
 export function buildRunArgv(spec: ContainerSpec): readonly string[] {
-  return launcherArgv(spec, ['run', '--interactive', '--sig-proxy=false'], LAUNCHER);
+  return launcherArgv(spec, ['run', '--interactive', '--sig-proxy=false'], spec.profile.compile ? COMPILE_LAUNCHER : LAUNCHER);
 }
 
 /**
@@ -398,7 +389,7 @@ export function buildRunArgv(spec: ContainerSpec): readonly string[] {
  * @throws SandboxError as {@link buildRunArgv}
  */
 export function buildTtyCreateArgv(spec: ContainerSpec): readonly string[] {
-  return launcherArgv(spec, ['create', '--interactive', '--tty'], TTY_LAUNCHER);
+  return launcherArgv(spec, ['create', '--interactive', '--tty'], spec.profile.compile ? TTY_COMPILE_LAUNCHER : TTY_LAUNCHER);
 }
 
 /** The launcher paths' argv: `head` (run or create), the floor, the snippet tmpfs, the content flags and `sh -c launcher`. */
@@ -412,7 +403,8 @@ function launcherArgv(spec: ContainerSpec, head: readonly string[], launcher: st
   return forEngine(spec, [
     ...head,
     ...floorFlags(spec).flat(), '--tmpfs', snippetTmpfs, ...contentFlags(spec).flat(),
-    '--entrypoint', 'sh', '--', p.image, '-c', launcher, snippetPath(spec), ...programArgv(p, spec.programFile ?? snippetPath(spec)),
+    '--entrypoint', 'sh', '--', p.image, '-c', launcher, snippetPath(spec),
+    ...compileWords(p, spec.programFile ?? snippetPath(spec)), ...programArgv(p, spec.programFile ?? snippetPath(spec)),
   ]);
 }
 
@@ -438,6 +430,10 @@ export function createFlags(spec: ContainerSpec): CreateFlag[] {
  * @throws SandboxError `invalid-profile` as {@link buildRunArgv}
  */
 export function buildCreateArgv(spec: ContainerSpec): readonly string[] {
+  // A compile step needs the launcher (sh): the direct path would run a program never built.
+  if (spec.profile.compile) {
+    throw new SandboxError('start-failed', `The image "${spec.profile.image}" has no "sh", which a profile with "compile" needs to build the program before it runs, so nothing ran.`, 'Use an image with sh (and the compiler) for this profile.');
+  }
   const flags = createFlags(spec);
   const p = spec.profile;
   return forEngine(spec, ['create', ...flags.flat(), '--', p.image, ...programArgv(p, spec.programFile ?? snippetPath(spec)), ...(spec.args ?? [])]);
