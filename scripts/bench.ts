@@ -42,7 +42,8 @@ async function main(): Promise<void> {
   } finally {
     await cleanup();
   }
-  const json = Object.entries(JSON_DIGITS).map(([k, d]) => [k, figures[k as keyof Figures] === null ? null : num(figures[k as keyof Figures] ?? NaN, d)]);
+  const json: [string, unknown][] = Object.entries(JSON_DIGITS).map(([k, d]) => [k, figures[k as keyof typeof JSON_DIGITS] === null ? null : num(figures[k as keyof typeof JSON_DIGITS] ?? NaN, d)]);
+  json.push(['scaling_ratios', Object.fromEntries(Object.entries(figures.scaling_ratios ?? {}).map(([n, r]) => [n, num(r, 4)]))]);
   const head = `Sandbox Runner benchmark: engine ${engine}, node ${process.version}, ${ctx.runs} counted runs after ${ctx.warmup} warm-up, ` +
     `${((performance.now() - t0) / 1000).toFixed(0)} s, 1-min load average ${load.toFixed(2)} → ${loadavg()[0]!.toFixed(2)} on ${availableParallelism()} CPUs`;
   process.stdout.write([head, ...targetLines(), '', renderTable(ctx.rows), '', JSON.stringify(Object.fromEntries(json))].join('\n') + '\n');
