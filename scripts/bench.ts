@@ -12,12 +12,14 @@ import { concurrent } from './bench/concurrent';
 import { engineVersion, sweep } from './bench/docker';
 import { flood, floodChildMain, isFloodChild } from './bench/flood';
 import { JSON_DIGITS, log, num, renderTable, targetLines, type Ctx, type Figures } from './bench/harness';
+import { gvisor, later } from './bench/later';
 import { remote } from './bench/remote';
+import { scaling } from './bench/scaling';
 import { throughput } from './bench/throughput';
 import { warm } from './bench/warm';
 
 /** The sections in the order they run: the extension figures first (no engine, quick). */
-const SECTIONS: Record<string, (ctx: Ctx) => Promise<Figures>> = { bundle, activation, cold, cli, warm, concurrent, remote, cancel, flood, throughput };
+const SECTIONS: Record<string, (ctx: Ctx) => Promise<Figures>> = { bundle, activation, cold, cli, warm, concurrent, scaling, remote, cancel, flood, throughput, gvisor, later };
 /** @throws Error for an unknown option (node:util parseArgs, strict) or section, or a bad number */
 function options(argv: string[]): { ctx: Ctx; only: string[] } {
   const opts = { runs: { type: 'string', default: '10' }, warmup: { type: 'string', default: '2' }, only: { type: 'string' }, bundle: { type: 'string', default: 'dist/extension.js' } } as const;
@@ -26,7 +28,7 @@ function options(argv: string[]): { ctx: Ctx; only: string[] } {
   if (!Number.isInteger(runs) || runs < 1 || !Number.isInteger(warmup) || warmup < 0) throw new Error('--runs must be ≥ 1 and --warmup ≥ 0');
   const unknown = only.filter((s) => !(s in SECTIONS));
   if (unknown.length) throw new Error(`unknown section in --only: ${unknown.join(',')} (known: ${Object.keys(SECTIONS).join(',')})`);
-  return { ctx: { runs, warmup, bundle: resolve(v.bundle), rows: [], childPids: [] }, only };
+  return { ctx: { runs, warmup, bundle: resolve(v.bundle), rows: [], childPids: [], charts: [] }, only };
 }
 
 async function main(): Promise<void> {
@@ -46,7 +48,7 @@ async function main(): Promise<void> {
   json.push(['scaling_ratios', Object.fromEntries(Object.entries(figures.scaling_ratios ?? {}).map(([n, r]) => [n, num(r, 4)]))]);
   const head = `Sandbox Runner benchmark: engine ${engine}, node ${process.version}, ${ctx.runs} counted runs after ${ctx.warmup} warm-up, ` +
     `${((performance.now() - t0) / 1000).toFixed(0)} s, 1-min load average ${load.toFixed(2)} → ${loadavg()[0]!.toFixed(2)} on ${availableParallelism()} CPUs`;
-  process.stdout.write([head, ...targetLines(), '', renderTable(ctx.rows), '', JSON.stringify(Object.fromEntries(json))].join('\n') + '\n');
+  process.stdout.write([head, ...targetLines(), '', renderTable(ctx.rows), '', ...ctx.charts.flatMap((c) => [c, '']), JSON.stringify(Object.fromEntries(json))].join('\n') + '\n');
 }
 
 main().catch((e: unknown) => {

@@ -48,10 +48,10 @@ export async function coreRun(c: Case, extra: Partial<RunRequest> = {}): Promise
 }
 
 export const firstByteNote = (p: Pair): string => `(first output byte, median: ours ${p.core.firstByteMs.median.toFixed(1)} ms, raw ${p.raw.firstByteMs.median.toFixed(1)} ms)`;
-/** For each case, `ours` interleaved with raw cold runs (engine of `env`) and a row; the worse ratio and the shell case's first byte. */
-export async function eachCase(ctx: Ctx, label: string, ours: (c: Case) => Promise<Timing>, row: (c: Case, p: Pair) => Row, env?: EngineEnv) {
+/** For each case (default {@link CASES}), `ours` interleaved with raw cold runs (engine of `env`) and a row; the worse ratio and the shell case's first byte. */
+export async function eachCase(ctx: Ctx, label: string, ours: (c: Case) => Promise<Timing>, row: (c: Case, p: Pair) => Row, env?: EngineEnv, cases: readonly Case[] = CASES) {
   const [ratios, first] = [[] as number[], [] as number[]];
-  for (const c of CASES) {
+  for (const c of cases) {
     const p = await interleave(`${label} ${c.label}`, { raw: () => rawCold(c, env), core: () => ours(c).then(({ ms, firstByteMs }) => ({ ms, firstByteMs })) }, ctx);
     ctx.rows.push(row(c, p));
     ratios.push(p.core.ms.median / p.raw.ms.median);

@@ -1,8 +1,8 @@
 /** What every section shares: its context, interleaved series and their medians, the targets (ONE table for printing and PASS/MISS), rows and the table. */
-/** Summary: a series' counted samples (ms unless the row says otherwise). Row verdict: PASS, MISS, INFO or ERROR. Ctx: series size, bundle (absolute), rows, forked children to sweep. */
+/** Summary: a series' counted samples (ms unless the row says otherwise). Row verdict: PASS, MISS, INFO or ERROR. Ctx: series size, bundle (absolute), rows, forked children to sweep, charts printed after the table. */
 export type Summary = { readonly n: number; readonly median: number; readonly min: number; readonly max: number };
 export type Row = { metric: string; ours: string; raw: string; figure: string; target: string; verdict: string; note?: string | undefined };
-export type Ctx = { readonly runs: number; readonly warmup: number; readonly bundle: string; readonly rows: Row[]; readonly childPids: number[] };
+export type Ctx = { readonly runs: number; readonly warmup: number; readonly bundle: string; readonly rows: Row[]; readonly childPids: number[]; readonly charts: string[] };
 /** The JSON line's keys, in order, with the decimals each is rounded to (`scaling_ratios`: per level, see scaling.ts). */
 export const JSON_DIGITS = {
   cold_ratio: 4, warm_ratio: 4, concurrent8_ratio: 4, concurrent32_ratio: 4, remote_cold_ratio: 4, cancel_ratio: 4, flood_stop_s: 4, flood_rss_ratio: 4,
