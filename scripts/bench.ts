@@ -1,5 +1,5 @@
 /** The benchmark (`npm run bench`; README.md): --runs=N (10), --warmup=N (2), --only=SECTION,… (SECTIONS), --bundle=PATH (dist/extension.js).
- * stdout: targets, table, then ONE JSON line (JSON_DIGITS; -1 = not measured); progress on stderr. */
+ * stdout: targets, table, then ONE JSON line (JSON_DIGITS; -1 = not measured); progress on stderr. A section that fails gets an ERROR row, the others still run; exit status 1. */
 import { availableParallelism, loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -11,7 +11,7 @@ import { cli, cold } from './bench/cold';
 import { concurrent } from './bench/concurrent';
 import { engineVersion, sweep } from './bench/docker';
 import { flood, floodChildMain, isFloodChild } from './bench/flood';
-import { JSON_DIGITS, log, num, renderTable, targetLines, type Ctx, type Figures } from './bench/harness';
+import { JSON_DIGITS, log, noFigure, num, renderTable, targetLines, type Ctx, type Figures } from './bench/harness';
 import { gvisor, later } from './bench/later';
 import { remote } from './bench/remote';
 import { scaling } from './bench/scaling';
@@ -40,7 +40,18 @@ async function main(): Promise<void> {
   log(`engine ${engine}; ${ctx.runs} counted runs after ${ctx.warmup} warm-up per series`);
   const [figures, t0, load] = [{ remote_cold_ratio: null } as Figures, performance.now(), loadavg()[0]!];
   try {
-    for (const [name, section] of Object.entries(SECTIONS)) if (only.includes(name)) Object.assign(figures, await section(ctx));
+    for (const [name, section] of Object.entries(SECTIONS)) {
+      if (!only.includes(name)) continue;
+      // A failed section (a run timed out on a loaded machine) costs its rows, not the others': ERROR row, its keys -1, exit status 1.
+      try {
+        Object.assign(figures, await section(ctx));
+      } catch (e) {
+        const why = String(e instanceof Error ? e.message : e).split('\n')[0]!;
+        log(`SECTION ${name} FAILED: ${why}`);
+        ctx.rows.push(noFigure(`${name} (section)`, '-', 'ERROR', `(the section failed: ${why}; its JSON keys stay -1)`, 'error'));
+        process.exitCode = 1;
+      }
+    }
   } finally {
     await cleanup();
   }
