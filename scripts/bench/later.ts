@@ -27,7 +27,7 @@ export async function gvisor(ctx: Ctx): Promise<Figures> {
   return { gvisor_cold_ratio: r.ratio };
 }
 
-/** The rows whose features other issues build (22: dependencies, 23: compiled languages, 24: sessions), not on this branch, and issue 26's MCP rows. */
+/** The rows whose features other issues build (22: dependencies, 23: compiled languages, 24: sessions), not on this branch */
 export async function later(ctx: Ctx): Promise<Figures> {
   const rows: [string, string][] = [
     ['compiled_cold_ratio', 'compiled cold run / raw (issue 23: compiled languages)'],
@@ -36,8 +36,5 @@ export async function later(ctx: Ctx): Promise<Figures> {
     ['session_start_ratio', 'session start / raw cold run (issue 24: sessions)'],
   ];
   for (const [key, what] of rows) ctx.rows.push(noFigure(key, '(info)', 'INFO', `(not measured: ${what} is not on this branch; JSON -1)`));
-  // Issue 26's MCP rows: the server has no warm pool yet (every tools/call runs cold); the editor's language model tool is covered by the warm rows (it runs through the editor's pool).
-  ctx.rows.push(noFigure('mcp_warm_ratio', targetText('mcp_warm_ratio'), 'INFO', '(not measured: sandbox-run --mcp has no warm pool yet, each tools/call is a cold run; JSON -1. The language model tool runs through the editor\'s WarmPool: the warm rows cover it)'));
-  ctx.rows.push(noFigure('mcp_concurrent4_ratio', '(info)', 'INFO', '(not measured: 4 agents calling the MCP server at once; JSON -1)'));
   return {};
 }
