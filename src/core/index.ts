@@ -32,7 +32,7 @@ export * from './interactive';
 export * from './ownership/labels';
 export * from './engine/procLiveness';
 export * from './ownership/ownerLease';
-export * from './ownership/stateDir';
+export * from './stateDir';
 export * from './container/launcher';
 export * from './layout';
 export * from './container/lease';
