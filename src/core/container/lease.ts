@@ -10,7 +10,9 @@
 import type { Readable } from 'node:stream';
 import { execa, type ResultPromise } from 'execa';
 import { buildTtyStartArgv } from './argv';
-import { dockerBinary, spawnOptions, type DockerOptions } from '../engine/docker';
+import { dockerBinary } from '../engine/cli';
+import { spawnOptions } from '../engine/spawnEnv';
+import type { DockerOptions } from '../engine/contracts';
 import type { TtySize } from '../interactive';
 import { encodeFrame, encodeTtyFrame, PreambleReader, TTY_PREAMBLE } from './launcher';
 
