@@ -8,6 +8,7 @@ import { activation } from './bench/activation';
 import { bundle } from './bench/bundle';
 import { cancel } from './bench/cancel';
 import { cli, cold } from './bench/cold';
+import { compiled } from './bench/compiled';
 import { concurrent } from './bench/concurrent';
 import { engineVersion, sweep } from './bench/docker';
 import { flood, floodChildMain, isFloodChild } from './bench/flood';
@@ -17,7 +18,7 @@ import { throughput } from './bench/throughput';
 import { warm } from './bench/warm';
 
 /** The sections in the order they run: the extension figures first (no engine, quick). */
-const SECTIONS: Record<string, (ctx: Ctx) => Promise<Figures>> = { bundle, activation, cold, cli, warm, concurrent, remote, cancel, flood, throughput };
+const SECTIONS: Record<string, (ctx: Ctx) => Promise<Figures>> = { bundle, activation, cold, cli, warm, concurrent, remote, cancel, flood, throughput, compiled };
 /** @throws Error for an unknown option (node:util parseArgs, strict) or section, or a bad number */
 function options(argv: string[]): { ctx: Ctx; only: string[] } {
   const opts = { runs: { type: 'string', default: '10' }, warmup: { type: 'string', default: '2' }, only: { type: 'string' }, bundle: { type: 'string', default: 'dist/extension.js' } } as const;

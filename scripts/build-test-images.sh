@@ -5,6 +5,10 @@
 #   sandbox-runner-test/python:2   debootstrap minbase bookworm + python3-minimal and its standard
 #                                  library (libpython3.11-stdlib: getpass, termios, json, …)
 #   sandbox-runner-test/volume:1   the busybox rootfs with `VOLUME /data`
+#   sandbox-runner-test/langs:1    debootstrap minbase bookworm + the toolchains of the built-in
+#                                  c, cpp, bash, ruby, perl and php profiles (issue 23): gcc, g++,
+#                                  libc6-dev (gcc only recommends it), ruby, php-cli, perl
+#   sandbox-runner-test/go:1       debootstrap minbase bookworm + golang-go (the go profile)
 #
 # Images that already exist are kept unless --force is given. Every image is then
 # smoke-tested under the same restrictions the extension uses.
@@ -24,6 +28,8 @@ set -euo pipefail
 BUSYBOX_IMAGE=sandbox-runner-test/busybox:1
 PYTHON_IMAGE=sandbox-runner-test/python:2
 VOLUME_IMAGE=sandbox-runner-test/volume:1
+LANGS_IMAGE=sandbox-runner-test/langs:1
+GO_IMAGE=sandbox-runner-test/go:1
 SUITE=bookworm
 
 say() { echo "build-test-images: $*"; }
@@ -79,6 +85,7 @@ debian_mirror() {
 }
 
 WORK=""
+DEBOOTSTRAP_ROOT=""
 cleanup() {
   [ -n "$WORK" ] && [ -d "$WORK" ] || return 0
   # debootstrap mounts proc/sys (and maybe dev) inside its target; if it died half-way they
@@ -138,13 +145,17 @@ build_volume() {
   import_rootfs "$BUSYBOX_ROOT" "$VOLUME_IMAGE" 'ENV PATH=/bin:/usr/bin' 'VOLUME /data'
 }
 
-build_python() {
-  [ "$(id -u)" -eq 0 ] || die "building $PYTHON_IMAGE needs root (debootstrap); run 'sudo $0'."
+# debootstrap --variant=minbase of $SUITE into $WORK/NAME-root with the packages INCLUDE
+# (comma-separated), shrunk, then imported as IMAGE. debootstrap installs no recommended
+# packages, so INCLUDE names every one a test needs.
+debootstrap_image() { # IMAGE NAME INCLUDE
+  local image=$1 name=$2 include=$3
+  [ "$(id -u)" -eq 0 ] || die "building $image needs root (debootstrap); run 'sudo $0'."
   apt_install --no-install-recommends debootstrap debian-archive-keyring gpgv ca-certificates
-  local root=$WORK/python-root mirror log=$WORK/debootstrap.log
+  local root=$WORK/$name-root mirror log=$WORK/debootstrap-$name.log
   mirror=$(debian_mirror)
-  say "debootstrap $SUITE from $mirror"
-  if ! debootstrap --variant=minbase --include=python3-minimal,libpython3.11-stdlib "$SUITE" "$root" "$mirror" >"$log" 2>&1 </dev/null; then
+  say "debootstrap $SUITE from $mirror for $image"
+  if ! debootstrap --variant=minbase --include="$include" "$SUITE" "$root" "$mirror" >"$log" 2>&1 </dev/null; then
     tail -n 30 "$log" >&2
     [ -f "$root/debootstrap/debootstrap.log" ] && tail -n 30 "$root/debootstrap/debootstrap.log" >&2
     die "debootstrap failed"
@@ -152,8 +163,29 @@ build_python() {
   # Shrink: apt caches/lists, docs, logs.
   rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/cache/apt/*.bin "$root"/var/lib/apt/lists/* \
     "$root"/usr/share/doc/* "$root"/usr/share/man/* "$root"/usr/share/info/* "$root"/var/log/* "$root"/debootstrap
-  [ -x "$root/usr/bin/python3" ] || die "python3 missing from the debootstrap rootfs"
-  import_rootfs "$root" "$PYTHON_IMAGE" 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+  DEBOOTSTRAP_ROOT=$root
+}
+
+build_python() {
+  debootstrap_image "$PYTHON_IMAGE" python python3-minimal,libpython3.11-stdlib
+  [ -x "$DEBOOTSTRAP_ROOT/usr/bin/python3" ] || die "python3 missing from the debootstrap rootfs"
+  import_rootfs "$DEBOOTSTRAP_ROOT" "$PYTHON_IMAGE" 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+}
+
+build_langs() {
+  debootstrap_image "$LANGS_IMAGE" langs gcc,g++,libc6-dev,ruby,php-cli,perl
+  local b
+  # php is an alternatives link (/usr/bin/php -> /etc/alternatives/php), absolute: test it as a link.
+  for b in gcc g++ ruby php perl bash; do
+    [ -x "$DEBOOTSTRAP_ROOT/usr/bin/$b" ] || [ -L "$DEBOOTSTRAP_ROOT/usr/bin/$b" ] || die "$b missing from the $LANGS_IMAGE rootfs"
+  done
+  import_rootfs "$DEBOOTSTRAP_ROOT" "$LANGS_IMAGE" 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+}
+
+build_go() {
+  debootstrap_image "$GO_IMAGE" go golang-go
+  [ -x "$DEBOOTSTRAP_ROOT/usr/bin/go" ] || [ -L "$DEBOOTSTRAP_ROOT/usr/bin/go" ] || die "go missing from the $GO_IMAGE rootfs"
+  import_rootfs "$DEBOOTSTRAP_ROOT" "$GO_IMAGE" 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
 }
 
 ensure_image() { # IMAGE BUILD_FUNCTION
@@ -186,7 +218,11 @@ verify() { # IMAGE CMD...
 ensure_image "$BUSYBOX_IMAGE" build_busybox
 ensure_image "$VOLUME_IMAGE" build_volume
 ensure_image "$PYTHON_IMAGE" build_python
+ensure_image "$LANGS_IMAGE" build_langs
+ensure_image "$GO_IMAGE" build_go
 
 verify "$BUSYBOX_IMAGE" sh -c 'echo ok'
 verify "$VOLUME_IMAGE" sh -c 'echo ok'
 verify "$PYTHON_IMAGE" python3 -c 'import getpass, termios; print(1)'
+verify "$LANGS_IMAGE" sh -c 'gcc --version | head -n1; g++ --version | head -n1; ruby -v; php -v | head -n1; perl -e "print \"perl \$]\\n\""; bash -c "echo bash \$BASH_VERSION"'
+verify "$GO_IMAGE" go version

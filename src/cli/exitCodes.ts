@@ -5,6 +5,8 @@ import type { RunResult } from '../core';
 export const EXIT = {
   /** Bad command line, unknown or invalid profile. */
   usage: 2,
+  /** The profile's compile step failed; the program never ran (sysexits EX_DATAERR: the input did not compile). */
+  compileFailed: 65,
   /** Wall-clock limit expired (as timeout(1)). */
   timedOut: 124,
   /** Nothing ran: engine, image or profile problem (as `docker run`). */
@@ -27,6 +29,7 @@ const OUTCOME_EXIT: Readonly<Record<Exclude<RunResult['outcome'], 'exited'>, num
   'oom-killed': EXIT.oomKilled,
   'failed-to-start': EXIT.failedToStart,
   'engine-error': EXIT.engineError,
+  'compile-failed': EXIT.compileFailed,
 };
 
 /** The process exit status for a result: the program's status when it exited by itself. */

@@ -16,6 +16,7 @@ import { runFile } from './runFile';
 import { chooseCliProfile } from './runStart';
 import { readCode, runTarget, withTimeout } from './runTarget';
 import { usage } from './usage';
+import { shebangInterpreter } from '../core/source/shebang';
 
 async function main(): Promise<number> {
   const cli = parseCommandLine(process.argv.slice(2));
@@ -37,10 +38,12 @@ async function main(): Promise<number> {
 
   const source = await readProfileSource(values);
   if (values['list-profiles']) return listProfiles(source.set);
-  const target = runTarget(cli, source.workspace, source.inline !== undefined);
+  const read = runTarget(cli, source.workspace, source.inline !== undefined);
+  const code = await readCode(read);
+  // Issue 23: a shebang picks the profile before the file's extension.
+  const target = { ...read, query: { ...read.query, shebang: shebangInterpreter(code) } };
   const chosen = chooseCliProfile(values, source, target);
   const profile = withTimeout(chosen.profile, values.timeout);
-  const code = await readCode(target);
   return runFile({ values, engine, profileName: chosen.name, profile, target, code, args });
 }
 

@@ -61,5 +61,6 @@ Options:
 Exit status: the program's own exit status when it ends by itself, else
   ${EXIT.timedOut} timed out, ${EXIT.cancelled} cancelled (Ctrl-C), ${EXIT.outputLimit} output limit exceeded,
   ${EXIT.oomKilled} killed for memory (OOM), ${EXIT.failedToStart} could not start (engine, image or profile problem),
-  ${EXIT.engineError} engine failed during the run, ${EXIT.usage} bad command line or invalid profile.`;
+  ${EXIT.engineError} engine failed during the run, ${EXIT.compileFailed} compilation failed (the program did not run),
+  ${EXIT.usage} bad command line or invalid profile.`;
 }

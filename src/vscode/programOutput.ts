@@ -285,6 +285,8 @@ export function footer(result: RunResult): string {
   switch (result.outcome) {
     case 'exited':
       return l10n.t('exited with code {0} · {1}', code, ms) + rule;
+    case 'compile-failed':
+      return l10n.t('compilation failed (compiler exit code {0}) · {1}', code, ms);
     case 'timed-out':
       return l10n.t('timed out · {0} · {1}', ms, result.message);
     case 'cancelled':

@@ -32,6 +32,7 @@ export function outcomeText(run: Pick<RecentRun, 'outcome' | 'exitCode'>): strin
     'oom-killed': vscode.l10n.t('out of memory'),
     'failed-to-start': vscode.l10n.t('could not start'),
     'engine-error': vscode.l10n.t('engine failed'),
+    'compile-failed': vscode.l10n.t('compilation failed'),
   };
   return words[run.outcome];
 }

@@ -9,6 +9,7 @@
 import * as vscode from 'vscode';
 import type { Profile, ResolvedProfile, RunResult, WarmPool } from '../core';
 import { decideRunStart } from '../core/admission/runStart';
+import { shebangInterpreter } from '../core/source/shebang';
 import { consentScope, ensureConsent, type ConsentStore } from './consent';
 import { reportMalformedSettings, reportNoProfile, reportNotAllowed, reportRunFailure, reportUnknownProfile } from './failures';
 import { headerLines, openRunTerminal, terminalText, type RunTerminal } from './interactiveRun';
@@ -119,7 +120,7 @@ export class RunController {
     const { output, consents } = this.deps;
     const scope = scopeOf(target);
     const settings = currentSettings(scope);
-    const query = { name: profileName, languageId: target.languageId, fileName: target.fileName, paths: where.paths };
+    const query = { name: profileName, languageId: target.languageId, fileName: target.fileName, shebang: shebangInterpreter(target.code), paths: where.paths };
     const decision = decideRunStart({
       set: settings, settings: settings.route, query, caller: 'person', trusted: settings.trusted, consented: (r) => consents.has(r, consentScope(scope)),
     });
@@ -246,7 +247,7 @@ export class RunController {
     else links.track(frame, source);
     links.clear(target.documentUri);
     return (result) => {
-      if (result.outcome !== 'exited' || result.exitCode === 0) return;
+      if (result.outcome !== 'compile-failed' && (result.outcome !== 'exited' || result.exitCode === 0)) return;
       const lines = term ? links.terminalLines(term.pty.text()) : links.runLines(frame.text());
       const site = code.findErrorSite(lines, source.origin);
       if (site) links.report(source, site, target.version);

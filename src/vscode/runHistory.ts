@@ -181,7 +181,7 @@ export class RunHistory implements vscode.Disposable {
 }
 
 const KINDS: readonly string[] = ['file', 'unsaved', 'selection'];
-const OUTCOMES: readonly string[] = ['exited', 'timed-out', 'cancelled', 'output-limit', 'oom-killed', 'failed-to-start', 'engine-error'];
+const OUTCOMES: readonly string[] = ['exited', 'timed-out', 'cancelled', 'output-limit', 'oom-killed', 'failed-to-start', 'engine-error', 'compile-failed'];
 
 /** The stored list, keeping only well-formed entries (workspace state is ours, but may come from another version). */
 function readRuns(value: unknown): RecentRun[] {

@@ -18,3 +18,15 @@ export type TestImage = (typeof TEST_IMAGES)[keyof typeof TEST_IMAGES];
 
 /** Every test image, for "is each one present" checks. */
 export const ALL_TEST_IMAGES: readonly TestImage[] = Object.values(TEST_IMAGES);
+
+/**
+ * The toolchain images of the built-in language profiles (issue 23), built by
+ * scripts/build-test-images.sh too, used only by the languages suite on the first engine (not
+ * copied to the second engine or Podman: a save/load of their size would cost CI minutes).
+ */
+export const LANGUAGE_IMAGES = {
+  /** debootstrap minbase bookworm with gcc, g++, libc6-dev, ruby, php-cli and perl (bash is essential). */
+  langs: 'sandbox-runner-test/langs:1',
+  /** debootstrap minbase bookworm with golang-go. */
+  go: 'sandbox-runner-test/go:1',
+} as const;

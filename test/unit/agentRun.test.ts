@@ -43,7 +43,10 @@ describe('agent runs: input, profile, bounded output, labelled result (unit)', (
       return d.kind === 'go' ? d.chosen.name : d.kind === 'no-profile' ? agentNoProfileText(set, input) : d.kind;
     };
     assert.equal(pick({ language: 'py' }), 'python');
-    assert.equal(pick({ language: 'Bash' }), 'shell');
+    assert.equal(pick({ language: 'Bash' }), 'bash');
+    assert.equal(pick({ language: 'golang' }), 'go');
+    assert.equal(pick({ language: 'c++' }), 'cpp');
+    assert.equal(pick({ language: 'rb' }), 'ruby');
     assert.equal(pick({ language: 'js' }), 'node');
     assert.equal(pick({ profile: 'shell', language: 'python' }), 'shell');
     assert.match(pick({ language: 'cobol' }), /No sandbox profile runs language "cobol".*python \(python\)/);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { PROFILES_SETTING, RESERVED_CONTAINER_PATHS, resolveProfiles, SANDBOX_HOME, SNIPPET_DIR } from '../../src/core';
+import { BUILTIN_PROFILES } from '../../src/core/profiles/defaults';
 
 /**
  * A corpus of invalid profile values, as a cloned workspace's settings could hold them. Each must
@@ -243,7 +244,7 @@ describe('bad profile corpus (unit)', () => {
         assert.match(other.message, /must|remove it/, other.message);
       }
       // Built-ins survive a bad workspace profile.
-      assert.deepEqual(set.profiles.map((p) => p.name).sort(), ['node', 'python', 'shell']);
+      assert.deepEqual(set.profiles.map((p) => p.name).sort(), Object.keys(BUILTIN_PROFILES).sort());
       checked += 1;
     });
   }

@@ -164,12 +164,18 @@ describe('Markdown fence languages (unit)', () => {
     const profileOf = (info: string) => blockProfile(builtins, info)?.chosen.name;
     for (const info of ['py', 'python', 'python3', 'Python', '{python}', '{.python .numberLines}']) assert.equal(profileOf(info.split(' ')[0]!), 'python', info);
     for (const info of ['js', 'javascript', 'node', 'mjs', 'cjs']) assert.equal(profileOf(info), 'node', info);
-    for (const info of ['sh', 'bash', 'shell', 'shellscript']) assert.equal(profileOf(info), 'shell', info);
+    for (const info of ['sh', 'shell', 'shellscript']) assert.equal(profileOf(info), 'shell', info);
+    // Issue 23: every built-in language and its usual aliases.
+    const rows: readonly (readonly [string, readonly string[]])[] = [
+      ['bash', ['bash']], ['c', ['c']], ['cpp', ['cpp', 'c++', 'cc', 'cxx']], ['go', ['go', 'golang']],
+      ['ruby', ['ruby', 'rb']], ['php', ['php']], ['perl', ['perl', 'pl']],
+    ];
+    for (const [profile, infos] of rows) for (const info of infos) assert.equal(profileOf(info), profile, info);
     assert.equal(blockProfile(builtins, 'mjs')?.language.extension, '.mjs');
   });
 
   it('blocks of an unknown or unrunnable language, or without an info word, get no profile', () => {
-    for (const info of ['', 'text', 'console', 'zsh', 'json', 'ts', 'ruby', 'constructor', '__proto__', 'toString']) {
+    for (const info of ['', 'text', 'console', 'zsh', 'json', 'ts', 'swift', 'constructor', '__proto__', 'toString']) {
       assert.equal(blockProfile(builtins, info), undefined, info);
     }
   });

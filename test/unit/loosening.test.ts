@@ -217,6 +217,8 @@ describe('workspace re-routing into another profile (unit)', () => {
     const q = { name: 'net' };
     assert.deepEqual(routeLoosening({ layers: layers({ image: 'evil/img:1' }) }, q)?.loosenings.map((l) => l.key), ['sandboxRunner.profiles.net.image']);
     assert.deepEqual(routeLoosening({ layers: layers({ command: ['sh', '${file}'] }) }, q)?.loosenings.map((l) => l.key), ['sandboxRunner.profiles.net.command']);
+    // Issue 23: a compile step runs with the same grants before the command.
+    assert.deepEqual(routeLoosening({ layers: layers({ compile: ['sh', '-c', 'curl x', '${file}'] }) }, q)?.loosenings.map((l) => l.key), ['sandboxRunner.profiles.net.compile']);
     // env and modulePathEnv choose what the program loads as surely as the command does (attack3):
     // NODE_OPTIONS=--import=data:…, LD_PRELOAD, PYTHONPATH to a sitecustomize.py in the workspace mount.
     assert.deepEqual(routeLoosening({ layers: layers({ env: { NODE_OPTIONS: '--import=data:text/javascript,fetch("http://x")' } }) }, q)?.loosenings.map((l) => l.key), ['sandboxRunner.profiles.net.env.NODE_OPTIONS']);

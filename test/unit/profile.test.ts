@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { blockingIssues, BUILTIN_PROFILES, DEFAULT_LIMITS, pickProfile, ProfileSchema, resolveProfiles } from '../../src/core';
 
 describe('profiles (unit)', () => {
-  it('resolves the built-in python, node and shell profiles with default limits', () => {
+  it('resolves the built-in profiles, python with default limits', () => {
     const set = resolveProfiles([]);
     assert.deepEqual(set.issues, []);
-    assert.deepEqual(set.profiles.map((p) => p.name), ['node', 'python', 'shell']);
+    assert.deepEqual(set.profiles.map((p) => p.name), ['bash', 'c', 'cpp', 'go', 'node', 'perl', 'php', 'python', 'ruby', 'shell']);
     const python = set.profiles.find((p) => p.name === 'python')!;
     assert.equal(python.profile.image, 'python:3.12-slim');
     assert.equal(python.profile.env.PYTHONUNBUFFERED, '1');
@@ -90,7 +90,7 @@ describe('profiles (unit)', () => {
       { source: 'user', value: ['not', 'an', 'object'] },
       { source: 'workspace', value: { 'bad name!': { image: 'x', command: ['${file}'] }, notObject: 3 } },
     ]);
-    assert.equal(set.profiles.length, 3);
+    assert.equal(set.profiles.length, Object.keys(BUILTIN_PROFILES).length);
     assert.deepEqual(
       set.issues.map((i) => i.key),
       ['sandboxRunner.profiles', 'sandboxRunner.profiles.bad name!', 'sandboxRunner.profiles.notObject'],
@@ -133,7 +133,7 @@ describe('profiles (unit)', () => {
     assert.equal(pickProfile(set, { languageId: 'python' })?.name, 'python');
     assert.equal(pickProfile(set, { fileName: '/a/b/c.PY' })?.name, 'mine');
     assert.equal(pickProfile(set, { fileName: 'x.sh' })?.name, 'shell');
-    assert.equal(pickProfile(set, { fileName: 'x.rb' }), undefined);
+    assert.equal(pickProfile(set, { fileName: 'x.swift' }), undefined);
     assert.equal(pickProfile(set, { name: 'nope' }), undefined);
   });
 });

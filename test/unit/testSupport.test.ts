@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pollFor, settlesWithin, waitFor, within } from '../support/deadlines';
 import { describeEngine, engineFromEnv, engineIsLocal, ENGINE2_HOST, LOCAL_DOCKER_HOST } from '../support/engine';
-import { ALL_TEST_IMAGES, TEST_IMAGES } from '../support/images';
+import { ALL_TEST_IMAGES, LANGUAGE_IMAGES, TEST_IMAGES } from '../support/images';
 import { profileOf, pythonProfile, shellProfile } from '../support/profiles';
 
 const script = (name: string) => readFileSync(join(__dirname, '../../../scripts', name), 'utf8');
@@ -11,7 +11,7 @@ const script = (name: string) => readFileSync(join(__dirname, '../../../scripts'
 describe('test support (unit)', () => {
   it('names exactly the images scripts/build-test-images.sh builds and engine2-up.sh / podman-up.sh copy', () => {
     const built = [...script('build-test-images.sh').matchAll(/^[A-Z]+_IMAGE=(\S+)$/gm)].map((m) => m[1]);
-    assert.deepEqual([...built].sort(), [...ALL_TEST_IMAGES].sort());
+    assert.deepEqual([...built].sort(), [...ALL_TEST_IMAGES, ...Object.values(LANGUAGE_IMAGES)].sort());
     for (const copier of ['engine2-up.sh', 'podman-up.sh']) {
       const list = /^IMAGES=\(([^)]*)\)$/m.exec(script(copier));
       assert.ok(list, `${copier} has no IMAGES=(…) line`);

@@ -158,6 +158,10 @@ export function compareToBaseline(
   if (granted && JSON.stringify(effective.command) !== JSON.stringify(baseline.command)) {
     loosenings.push({ key: `${key}.command`, description: `command: ${JSON.stringify(baseline.command)} → ${JSON.stringify(effective.command)} in a profile with network or mounts` });
   }
+  // The compile step (issue 23) runs with the same grants before the command does.
+  if (granted && JSON.stringify(effective.compile ?? null) !== JSON.stringify(baseline.compile ?? null)) {
+    loosenings.push({ key: `${key}.compile`, description: `compile: ${JSON.stringify(baseline.compile ?? null)} → ${JSON.stringify(effective.compile ?? null)} in a profile with network or mounts` });
+  }
   // Environment variables choose what the program loads as surely as its command does
   // (NODE_OPTIONS=--import=data:…, LD_PRELOAD, PYTHONPATH to a sitecustomize.py in the workspace mount).
   if (granted) {

@@ -17,6 +17,7 @@ import { PROFILE_NAME, ProfileSchema, type Profile } from '../profiles/profileSc
 import type { ProfileQuery, ProfileSet } from '../profiles/profileResolution';
 import type { RunOutcome, RunResult } from '../run/result';
 import { TerminalTextFilter } from '../output/terminalText';
+import { FENCE_ALIASES } from '../source/fenceLanguages';
 import type { InteractiveIo } from '../interactive';
 
 /** Bounds of an agent's input: characters of `code` and `stdin`, the timeout's range in seconds. */
@@ -96,13 +97,13 @@ export function parseAgentInput(raw: unknown): { input: AgentRunInput } | { refu
 /** Common names agents use for a language, mapped to the VS Code language ids the built-in profiles list. */
 const LANGUAGE_ALIASES: Readonly<Record<string, string>> = {
   py: 'python', python3: 'python', js: 'javascript', node: 'javascript', nodejs: 'javascript',
-  sh: 'shellscript', bash: 'shellscript', shell: 'shellscript', zsh: 'shellscript', dash: 'shellscript',
+  sh: 'shellscript', shell: 'shellscript', zsh: 'shellscript', dash: 'shellscript',
 };
 
 /** The VS Code language id for an agent's language name (lower-cased; aliases such as `py`, `bash` mapped). */
 export function agentLanguageId(language: string): string {
   const lower = language.toLowerCase();
-  return LANGUAGE_ALIASES[lower] ?? lower;
+  return LANGUAGE_ALIASES[lower] ?? (Object.hasOwn(FENCE_ALIASES, lower) ? FENCE_ALIASES[lower]!.languageId : lower);
 }
 
 /** The profile query of an agent's input: its profile by name, else its language. */
@@ -325,7 +326,9 @@ export function newFenceId(): string {
  */
 export function agentResultText(r: AgentRunResult, fenceId: string = newFenceId()): string {
   const status =
-    r.outcome === 'exited' ? `exited with code ${r.exitCode}${r.signal ? ` (${r.signal})` : ''}` : r.outcome.replace(/-/g, ' ');
+    r.outcome === 'exited' ? `exited with code ${r.exitCode}${r.signal ? ` (${r.signal})` : ''}`
+      : r.outcome === 'compile-failed' ? `compilation failed (the compiler exited with code ${r.exitCode}; the program did not run)`
+      : r.outcome.replace(/-/g, ' ');
   const lines = [
     `Sandbox run ${status} after ${r.durationMs} ms (outcome: ${r.outcome}; profile "${r.profile}", image ${r.image}, network ${r.network === 'none' ? 'off' : 'on (bridge)'}, time limit ${r.timeoutSeconds} s).`,
     `Summary: ${r.summary}`,

@@ -6,9 +6,9 @@
 import type { EngineKind } from '../engine/engineKind';
 import { SandboxError } from '../errors';
 import { isAbsoluteHostPath, UNSAFE_HOST_PATH_CHARS } from '../hostPath';
-import { LAUNCHER, TTY_LAUNCHER } from './launcher';
+import { COMPILE_LAUNCHER, LAUNCHER, TTY_COMPILE_LAUNCHER, TTY_LAUNCHER } from './launcher';
 import { SANDBOX_HOME, SNIPPET_DIR } from '../layout';
-import { ENV_NAME, FILE_PLACEHOLDER, UNSAFE_CONTAINER_PATH_CHARS, type Profile } from '../profiles/profileSchema';
+import { COMPILED_PROGRAM_PATH, ENV_NAME, FILE_PLACEHOLDER, OUT_PLACEHOLDER, UNSAFE_CONTAINER_PATH_CHARS, type Profile } from '../profiles/profileSchema';
 
 
 /** A bind mount whose host path was validated and resolved through symlinks (see `mounts.ts`). */
@@ -296,9 +296,21 @@ export function snippetPath(spec: Pick<ContainerSpec, 'snippetFileName'>): strin
   return `${SNIPPET_DIR}/${spec.snippetFileName}`;
 }
 
-/** The program argv: the profile's command with {@link FILE_PLACEHOLDER} replaced (no shell involved). */
+/** The program argv: the profile's command with {@link FILE_PLACEHOLDER} and {@link OUT_PLACEHOLDER} replaced (no shell involved). */
 export function programArgv(profile: Profile, inContainerFile: string): string[] {
-  return profile.command.map((arg) => arg.split(FILE_PLACEHOLDER).join(inContainerFile));
+  return placeholders(profile.command, inContainerFile);
+}
+
+/**
+ * The launcher's words for a profile's `compile` step (issue 23, launcher.ts `COMPILE_LAUNCHER`):
+ * the word count, then the compile argv with its placeholders replaced; none without `compile`.
+ */
+export function compileWords(profile: Profile, inContainerFile: string): string[] {
+  return profile.compile ? [String(profile.compile.length), ...placeholders(profile.compile, inContainerFile)] : [];
+}
+
+function placeholders(argv: readonly string[], inContainerFile: string): string[] {
+  return argv.map((arg) => arg.split(FILE_PLACEHOLDER).join(inContainerFile).split(OUT_PLACEHOLDER).join(COMPILED_PROGRAM_PATH));
 }
 
 /** One flag of a container argv with its value when it takes one: `['--network', 'none']`, `['--read-only']`. */
@@ -383,7 +395,7 @@ function contentFlags(spec: ContainerSpec): CreateFlag[] {
  *   catatonit instead of `--init` ({@link podmanInit}).
  */
 export function buildRunArgv(spec: ContainerSpec): readonly string[] {
-  return launcherArgv(spec, ['run', '--interactive', '--sig-proxy=false'], LAUNCHER);
+  return launcherArgv(spec, ['run', '--interactive', '--sig-proxy=false'], spec.profile.compile ? COMPILE_LAUNCHER : LAUNCHER);
 }
 
 /**
@@ -395,7 +407,7 @@ export function buildRunArgv(spec: ContainerSpec): readonly string[] {
  * @throws SandboxError as {@link buildRunArgv}
  */
 export function buildTtyCreateArgv(spec: ContainerSpec): readonly string[] {
-  return launcherArgv(spec, ['create', '--interactive', '--tty'], TTY_LAUNCHER);
+  return launcherArgv(spec, ['create', '--interactive', '--tty'], spec.profile.compile ? TTY_COMPILE_LAUNCHER : TTY_LAUNCHER);
 }
 
 /** Characters the docker CLI accepts after `ctrl-` in `--detach-keys` that are letters (0x01…0x1a). */
@@ -450,7 +462,8 @@ function launcherArgv(spec: ContainerSpec, head: readonly string[], launcher: st
   return forEngine(spec, [
     ...head,
     ...floorFlags(spec).flat(), '--tmpfs', snippetTmpfs, ...contentFlags(spec).flat(),
-    '--entrypoint', 'sh', '--', p.image, '-c', launcher, snippetPath(spec), ...programArgv(p, spec.programFile ?? snippetPath(spec)),
+    '--entrypoint', 'sh', '--', p.image, '-c', launcher, snippetPath(spec),
+    ...compileWords(p, spec.programFile ?? snippetPath(spec)), ...programArgv(p, spec.programFile ?? snippetPath(spec)),
   ]);
 }
 
@@ -476,6 +489,10 @@ export function createFlags(spec: ContainerSpec): CreateFlag[] {
  * @throws SandboxError `invalid-profile` as {@link buildRunArgv}
  */
 export function buildCreateArgv(spec: ContainerSpec): readonly string[] {
+  // A compile step needs the launcher (sh): the direct path would run a program never built.
+  if (spec.profile.compile) {
+    throw new SandboxError('start-failed', `The image "${spec.profile.image}" has no "sh", which a profile with "compile" needs to build the program before it runs, so nothing ran.`, 'Use an image with sh (and the compiler) for this profile.');
+  }
   const flags = createFlags(spec);
   const p = spec.profile;
   return forEngine(spec, ['create', ...flags.flat(), '--', p.image, ...programArgv(p, spec.programFile ?? snippetPath(spec)), ...(spec.args ?? [])]);

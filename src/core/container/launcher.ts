@@ -20,6 +20,11 @@
  *    written size is verified, the file made executable (0755: a shebang script may be the command).
  * 3. `ready`: the command was found (`command -v`); the launcher execs the program with the REST
  *    OF STDIN: it belongs to the program. `no-command`: not found; nothing ran.
+ * With a compile step (a profile's `compile`, issue 23; {@link COMPILE_LAUNCHER}): after the frame,
+ * `compiling`, then the compiler runs with stdin from /dev/null and its stdout and stderr both
+ * going to stderr with every RS byte removed (`tr -d`), so nothing it prints (it may quote the
+ * source) can make a marker; then `ready` and the program, or `compile-failed` and the launcher
+ * exits with the compiler's status. Between `compiling` and the next marker the bytes are output.
  * No `waiting` at all: the launcher never ran (no `sh` in the image, or the engine failed to start
  * the container), so no code ran either. `waiting` but neither of the others: the launcher failed
  * while receiving the code (exit 125), no program ran.
@@ -35,6 +40,8 @@ export const PREAMBLE = {
   waiting: `${RS}sandbox-runner:waiting\n`,
   ready: `${RS}sandbox-runner:ready\n`,
   noCommand: `${RS}sandbox-runner:no-command\n`,
+  compiling: `${RS}sandbox-runner:compiling\n`,
+  compileFailed: `${RS}sandbox-runner:compile-failed\n`,
 } as const;
 
 /**
@@ -47,6 +54,8 @@ export const TTY_PREAMBLE = {
   ready: `${RS}sandbox-runner:ready${RS}`,
   noCommand: `${RS}sandbox-runner:no-command${RS}`,
   noStty: `${RS}sandbox-runner:no-stty${RS}`,
+  compiling: `${RS}sandbox-runner:compiling${RS}`,
+  compileFailed: `${RS}sandbox-runner:compile-failed${RS}`,
 } as const;
 
 /** A marker set a {@link PreambleReader} looks for: the pipe launcher's or the TTY launcher's. */
@@ -77,12 +86,8 @@ const ARGS_READER = [
   'fi',
 ].join('\n');
 
-/**
- * The launcher, run as `sh -c LAUNCHER SNIPPET_PATH PROGRAM…` (`$0` is the snippet path, `$1…` the
- * program argv). `printf '\036…'` writes the RS byte (POSIX printf octal escape; dash, bash and
- * busybox agree). Exit 125 on any failure before the program starts.
- */
-export const LAUNCHER = [
+/** The pipe launcher up to the program: the `waiting` marker, the frame, the code file and the arguments. */
+const PIPE_RECEIVE = [
   'printf \'\\036sandbox-runner:waiting\\n\' >&2',
   'IFS=\' \' read -r n c || exit 125',
   'case $n in \'\'|*[!0-9]*) exit 125;; esac',
@@ -91,9 +96,53 @@ export const LAUNCHER = [
   's=$(wc -c < "$0") && [ $s -eq "$n" ] || exit 125',
   'chmod 755 "$0" || exit 125',
   ARGS_READER,
+];
+
+/**
+ * The launcher, run as `sh -c LAUNCHER SNIPPET_PATH PROGRAM…` (`$0` is the snippet path, `$1…` the
+ * program argv). `printf '\036…'` writes the RS byte (POSIX printf octal escape; dash, bash and
+ * busybox agree). Exit 125 on any failure before the program starts.
+ */
+export const LAUNCHER = [
+  ...PIPE_RECEIVE,
   'command -v "$1" >/dev/null 2>&1 || { printf \'\\036sandbox-runner:no-command\\n\' >&2; exit 127; }',
   'printf \'\\036sandbox-runner:ready\\n\' >&2 && exec "$@"',
   'exit 125',
+].join('\n');
+
+/**
+ * The compile step of {@link COMPILE_LAUNCHER} and {@link TTY_COMPILE_LAUNCHER}, after the frame
+ * and arguments were read: `$1` is the compile argv's word count K, then come K compile words,
+ * then the program argv and its arguments. The compiler runs in a subshell that keeps only the
+ * first K words (`for` expands its list once), stdin /dev/null, stdout and stderr merged through
+ * `tr -d '\036'` to stderr (no marker can come from it), its status back on fd 3. `print` writes
+ * one marker word (the pipe or the TTY form).
+ */
+function compileStep(print: (word: string) => string): string[] {
+  return [
+    'k=$1; shift',
+    'case $k in \'\'|*[!0-9]*) exit 125;; esac',
+    `command -v "$1" >/dev/null 2>&1 || { ${print('no-command')}; exit 127; }`,
+    print('compiling'),
+    'st=$( { { ( n=$#; i=0; for a; do [ "$i" -lt "$k" ] && set -- "$@" "$a"; i=$((i + 1)); done; shift "$n"; exec "$@" ) </dev/null 2>&1 3>&-; echo $? >&3; } | tr -d \'\\036\' >&2; } 3>&1 )',
+    'case $st in \'\'|*[!0-9]*) exit 125;; esac',
+    `[ "$st" -eq 0 ] || { ${print('compile-failed')}; exit "$st"; }`,
+    'shift "$k"',
+    // The program the compile step should have written: without it nothing runs (no-command).
+    `command -v "$1" >/dev/null 2>&1 || { ${print('no-command')}; exit 127; }`,
+    `${print('ready')} && exec "$@"`,
+    'exit 125',
+  ];
+}
+
+/**
+ * The launcher of a profile with `compile` (issue 23), run as
+ * `sh -c COMPILE_LAUNCHER SNIPPET_PATH K COMPILE… PROGRAM…`: {@link LAUNCHER} up to the
+ * arguments, then {@link compileStep}. `compile-failed` ends it with the compiler's status.
+ */
+export const COMPILE_LAUNCHER = [
+  ...PIPE_RECEIVE,
+  ...compileStep((word) => `printf '\\036sandbox-runner:${word}\\n' >&2`),
 ].join('\n');
 
 /**
@@ -111,7 +160,7 @@ export const LAUNCHER = [
  * output processing never touches them); the program does not exist before `ready`. No `stty` in
  * the image: `no-stty`, exit 125, before anything is read. Exit 125 on any other failure.
  */
-export const TTY_LAUNCHER = [
+const TTY_RECEIVE = [
   'command -v stty >/dev/null 2>&1 || { printf \'\\036sandbox-runner:no-stty\\036\'; exit 125; }',
   's=$(stty -g) || exit 125',
   'stty raw -echo || exit 125',
@@ -125,9 +174,23 @@ export const TTY_LAUNCHER = [
   'chmod 755 "$0" || exit 125',
   ARGS_READER,
   'stty "$s" rows "$rows" cols "$cols" || exit 125',
+];
+
+/** See {@link TTY_RECEIVE} (the TTY launcher's doc above it); then the program starts. */
+export const TTY_LAUNCHER = [
+  ...TTY_RECEIVE,
   'command -v "$1" >/dev/null 2>&1 || { printf \'\\036sandbox-runner:no-command\\036\'; exit 127; }',
   'printf \'\\036sandbox-runner:ready\\036\' && exec "$@"',
   'exit 125',
+].join('\n');
+
+/**
+ * {@link TTY_LAUNCHER} with the compile step of a profile with `compile` ({@link compileStep}),
+ * run as `sh -c TTY_COMPILE_LAUNCHER SNIPPET_PATH K COMPILE… PROGRAM…`; markers closed by RS.
+ */
+export const TTY_COMPILE_LAUNCHER = [
+  ...TTY_RECEIVE,
+  ...compileStep((word) => `printf '\\036sandbox-runner:${word}\\036'`),
 ].join('\n');
 
 /** Largest terminal side the TTY frame carries, in cells (the kernel's `winsize` fields are 16-bit). */
@@ -178,16 +241,17 @@ function encodeArgs(args: readonly string[]): Buffer {
 
 /**
  * What stderr said about the launcher so far: `pending` (nothing yet), `waiting` (it waits for the
- * frame), `ready` (the program starts), `no-command`, or `absent` (the stream ended without
+ * frame), `compiling` (the compile step runs), `ready` (the program starts), `no-command`,
+ * `compile-failed` (the compiler's status ended the run), or `absent` (the stream ended without
  * `ready`/`no-command`; see {@link PreambleReader.waited} for how far it got).
  */
-export type LauncherVerdict = 'pending' | 'waiting' | 'ready' | 'no-command' | 'no-stty' | 'absent';
+export type LauncherVerdict = 'pending' | 'waiting' | 'compiling' | 'ready' | 'no-command' | 'no-stty' | 'compile-failed' | 'absent';
 
 /** Finds the earliest of `markers` in `buf` (latin1), within the held bound. */
-function findMarker(buf: Buffer, markers: readonly (readonly [LauncherVerdict, string])[]) {
+function findMarker(buf: Buffer, markers: readonly (readonly [LauncherVerdict, string])[], within = HELD_MAX) {
   return markers
     .map(([verdict, line]) => ({ verdict, line, at: buf.indexOf(line, 0, 'latin1') }))
-    .filter((f) => f.at >= 0 && f.at < HELD_MAX)
+    .filter((f) => f.at >= 0 && f.at < within)
     .sort((x, y) => x.at - y.at)[0];
 }
 
@@ -226,14 +290,15 @@ export class PreambleReader {
    */
   push(chunk: Uint8Array): Buffer {
     if (this.state === 'ready') return Buffer.from(chunk);
+    if (this.state === 'compiling') return this.compilerBytes(chunk);
     this.held = Buffer.concat([this.held, chunk]);
     const m = this.markers;
     if (this.state === 'pending') this.step('noStty' in m ? [['waiting', m.waiting], ['no-stty', m.noStty]] : [['waiting', m.waiting]]);
-    if (this.state === 'waiting') this.step([['ready', m.ready], ['no-command', m.noCommand]]);
-    if ((this.state as LauncherVerdict) === 'ready') {
+    if (this.state === 'waiting') this.step([['ready', m.ready], ['no-command', m.noCommand], ['compiling', m.compiling]]);
+    if ((this.state as LauncherVerdict) === 'ready' || (this.state as LauncherVerdict) === 'compiling') {
       const rest = this.rest;
       this.rest = Buffer.alloc(0);
-      return rest;
+      return (this.state as LauncherVerdict) === 'compiling' ? this.compilerBytes(rest) : rest;
     }
     if (this.state === 'pending' || this.state === 'waiting') {
       if (this.held.length >= HELD_MAX + PREAMBLE_MAX) this.state = 'absent';
@@ -243,6 +308,32 @@ export class PreambleReader {
   }
 
   private rest = Buffer.alloc(0);
+  /** While compiling: the bytes from the last RS on, which may be the start of a marker. */
+  private partial = Buffer.alloc(0);
+
+  /**
+   * Bytes of the compile step: the compiler's output (its RS bytes were removed in the
+   * container, so an RS starts a launcher marker) passes through; `ready` moves on to the
+   * program (its bytes after the marker pass too), `compile-failed` and `no-command` (the step
+   * wrote no program) end the stream.
+   */
+  private compilerBytes(chunk: Uint8Array): Buffer {
+    const buf = Buffer.concat([this.partial, chunk]);
+    this.partial = Buffer.alloc(0);
+    const m = this.markers;
+    const found = findMarker(buf, [['ready', m.ready], ['compile-failed', m.compileFailed], ['no-command', m.noCommand]], buf.length);
+    if (found) {
+      this.state = found.verdict;
+      const before = buf.subarray(0, found.at);
+      return found.verdict === 'ready' ? Buffer.concat([before, buf.subarray(found.at + found.line.length)]) : Buffer.from(before);
+    }
+    const rs = buf.lastIndexOf(0x1e);
+    if (rs >= 0 && buf.length - rs < PREAMBLE_MAX) {
+      this.partial = Buffer.from(buf.subarray(rs));
+      return Buffer.from(buf.subarray(0, rs));
+    }
+    return buf;
+  }
 
   /** Moves to the verdict of the earliest marker of `markers` found in the held bytes. */
   private step(markers: readonly (readonly [LauncherVerdict, string])[]): void {
@@ -252,14 +343,17 @@ export class PreambleReader {
     if (found.verdict === 'waiting') this.sawWaiting = true;
     const after = this.held.subarray(found.at + found.line.length);
     this.held = this.held.subarray(0, found.at);
-    if (found.verdict === 'ready') this.rest = Buffer.from(after);
+    if (found.verdict === 'ready' || found.verdict === 'compiling') this.rest = Buffer.from(after);
     else if (found.verdict === 'waiting') {
       this.before = this.held;
       this.held = Buffer.from(after);
     }
   }
 
-  /** Ends the stream: a `ready` or `no-command` that never came counts as absent. */
+  /**
+   * Ends the stream: a `ready` or `no-command` that never came counts as absent; a compile step
+   * that never said how it ended stays `compiling` (it was stopped, or the launcher failed).
+   */
   end(): void {
     if (this.state === 'pending' || this.state === 'waiting') this.state = 'absent';
   }

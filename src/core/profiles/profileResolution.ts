@@ -9,6 +9,7 @@ import { BUILTIN_PROFILES } from './defaults';
 import type { RunPaths } from './pathVariables';
 import { PROFILES_SETTING, profileSettingPath } from '../layout';
 import { PROFILE_NAME, ProfileSchema, type Profile } from './profileSchema';
+import { shebangCandidates } from '../source/shebang';
 
 /** Where a profile's values came from; the highest layer that set any key wins the label. */
 export type ProfileSource = 'built-in' | 'user' | 'workspace';
@@ -185,17 +186,25 @@ export interface ProfileQuery {
   readonly name?: string;
   readonly languageId?: string;
   readonly fileName?: string;
+  /** The interpreter the code's first line names (source/shebang.ts `shebangInterpreter`), e.g. `bash`. */
+  readonly shebang?: string;
   /** The run's document paths, for consent on `${workspaceFolder}`/`${fileDirname}` mounts and `workspace` (loosening.ts `routeLoosening`). */
   readonly paths?: RunPaths;
 }
 
 /**
  * Picks the profile for a run: by `name` if given; else the first profile (workspace, user,
- * built-in order) that lists `languageId`; else the first that lists the file's extension.
+ * built-in order) whose `shebangs` lists the code's interpreter (issue 23, the name as written,
+ * then without its version: `python3.12`, `python3`, `python`); else the first that lists
+ * `languageId`; else the first that lists the file's extension.
  * @returns the profile, or undefined when none matches (also when `name` names an invalid one).
  */
 export function pickProfile(set: ProfileSet, query: ProfileQuery): ResolvedProfile | undefined {
   if (query.name !== undefined) return set.profiles.find((p) => p.name === query.name);
+  for (const name of query.shebang ? shebangCandidates(query.shebang) : []) {
+    const byShebang = set.profiles.find((p) => p.profile.shebangs.includes(name));
+    if (byShebang) return byShebang;
+  }
   if (query.languageId) {
     const byLanguage = set.profiles.find((p) => p.profile.languages.includes(query.languageId!));
     if (byLanguage) return byLanguage;

@@ -14,6 +14,18 @@ import { splitPathVariable } from './pathVariables';
 /** Placeholder in `command` replaced by the in-container path of the snippet file. */
 export const FILE_PLACEHOLDER = '${file}';
 
+/**
+ * Placeholder in `compile` and `command` replaced by the compiled program's in-container path,
+ * {@link COMPILED_PROGRAM_PATH} (issue 23): the compile step writes it, the command runs it.
+ */
+export const OUT_PLACEHOLDER = '${out}';
+
+/**
+ * Where a profile's `compile` step puts the program: in the snippet directory, an exec tmpfs of
+ * `limits.tmpfsMiB` (layout.ts `SNIPPET_DIR`); `/tmp` and HOME stay noexec.
+ */
+export const COMPILED_PROGRAM_PATH = '/sandbox/a.out';
+
 /** Default non-root user (`nobody:nogroup`), passed as `--user UID:GID`. */
 export const DEFAULT_USER = '65534:65534';
 
@@ -70,7 +82,9 @@ const imageError =
   'must be an image reference such as "python:3.12-slim" or "registry.example/team/tool@sha256:…" (letters, digits, ".", "_", "-", "/", ":", "@"; not starting with "-")';
 const languageError = 'must be a list of VS Code language ids such as ["python"]';
 const extensionError = 'must be a list of file extensions with a leading dot, such as [".py"]';
-const commandError = `must be a non-empty list of strings without NUL characters (argv, no shell) that contains "${FILE_PLACEHOLDER}" where the snippet path goes`;
+const commandError = `must be a non-empty list of strings without NUL characters (argv, no shell) that contains "${FILE_PLACEHOLDER}" where the snippet path goes (or "${OUT_PLACEHOLDER}", the compiled program, after a compile step)`;
+const compileError = `must be a non-empty list of strings without NUL characters (argv, no shell) that contains "${FILE_PLACEHOLDER}" (the source) and usually "${OUT_PLACEHOLDER}" (the program it writes)`;
+const shebangError = 'must be a list of interpreter names such as ["python3", "python"] (letters, digits, ".", "_", "+", "-")';
 
 /** Schemas of container paths: any allowed one, and one outside {@link RESERVED_CONTAINER_PATHS} (the workdir). */
 function containerPathSchemas() {
@@ -142,9 +156,27 @@ function runFields(paths: ReturnType<typeof containerPathSchemas>) {
         })
         .check(
           z.minLength(1, { error: commandError }),
-          z.refine((argv) => argv.some((a) => a.includes(FILE_PLACEHOLDER)), { error: commandError }),
+          z.refine((argv) => argv.some((a) => a.includes(FILE_PLACEHOLDER) || a.includes(OUT_PLACEHOLDER)), { error: commandError }),
         ),
-      `Command argv; "${FILE_PLACEHOLDER}" is replaced by the in-container snippet path.`,
+      `Command argv; "${FILE_PLACEHOLDER}" is replaced by the in-container snippet path, "${OUT_PLACEHOLDER}" by ${COMPILED_PROGRAM_PATH} (what "compile" wrote).`,
+    ),
+    compile: withDescription(
+      z.optional(
+        z
+          .array(z.string({ error: compileError }).check(z.refine((a) => !a.includes('\0'), { error: compileError })), { error: compileError })
+          .check(
+            z.minLength(1, { error: compileError }),
+            z.refine((argv) => argv.some((a) => a.includes(FILE_PLACEHOLDER)), { error: compileError }),
+          ),
+      ),
+      `Compile step argv, run in the same container before "command" (no shell; "${FILE_PLACEHOLDER}" and "${OUT_PLACEHOLDER}" as in "command"). A non-zero exit ends the run as "compilation failed"; its output is shown and its error lines link to the source. The time limit covers both steps. Needs sh in the image.`,
+    ),
+    shebangs: withDescription(
+      z._default(
+        z.array(z.string({ error: shebangError }).check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$/, { error: shebangError })), { error: shebangError }),
+        [],
+      ),
+      'Interpreter names this profile answers for in a first line "#!": "#!/usr/bin/env bash" and "#!/bin/bash" name "bash". A shebang picks the profile before the language id does.',
     ),
     languages: withDescription(
       z._default(

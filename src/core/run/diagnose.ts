@@ -50,6 +50,14 @@ export async function diagnoseNoLauncher(opts: DockerOptions, lease: ContainerLe
 /** The launcher got the code but no program started (`no-command`, or it stopped while receiving it). */
 export function launcherStopped(lease: ContainerLease, profile: Profile, exit: AttachExit): SandboxError {
   const held = tail(lease.launcher?.heldText() ?? '');
+  if (lease.launcher?.verdict === 'no-command' && profile.compile) {
+    return new SandboxError(
+      'start-failed',
+      `The profile's compiler "${profile.compile[0]}" was not found in the image "${profile.image}", or its compile step wrote no program for "command", so nothing ran.`,
+      'Check that the compiler exists in the image and that "compile" writes ${out}, which "command" runs.',
+      held,
+    );
+  }
   if (lease.launcher?.verdict === 'no-command') {
     return new SandboxError(
       'start-failed',

@@ -17,7 +17,7 @@ import type { RuleNote } from './rules';
  */
 export function describeOutcome(
   outcome: RunOutcome,
-  facts: { exitCode: number | null; durationMs: number; profile: Profile; overflowStream?: string; error?: SandboxErrorInfo; rule?: RuleNote },
+  facts: { exitCode: number | null; durationMs: number; profile: Profile; overflowStream?: string; error?: SandboxErrorInfo; rule?: RuleNote; phase?: 'compile' | 'run' },
 ): string {
   const ms = Math.round(facts.durationMs);
   const own = (signal: string) =>
@@ -27,13 +27,15 @@ export function describeOutcome(
     case 'exited':
       return withRule(`Exited with code ${facts.exitCode} in ${ms} ms.`);
     case 'timed-out':
-      return withRule(`Timed out after ${facts.profile.limits.timeoutSeconds} s (limits.timeoutSeconds); ${own('SIGTERM')}the container was removed.`);
+      return withRule(`Timed out after ${facts.profile.limits.timeoutSeconds} s (limits.timeoutSeconds)${facts.phase === 'compile' ? ' while compiling' : ''}; ${own('SIGTERM')}the container was removed.`);
     case 'cancelled':
       return withRule(`Cancelled after ${ms} ms; ${own('SIGINT')}the container was removed.`);
     case 'output-limit':
       return withRule(`Stopped because ${facts.overflowStream ?? 'output'} passed its limit of ${facts.profile.limits.outputBytes} bytes (limits.outputBytes); the container was removed.`);
     case 'oom-killed':
       return withRule(`Killed by the out-of-memory killer at the ${facts.profile.limits.memoryMiB} MiB memory limit (limits.memoryMiB).`);
+    case 'compile-failed':
+      return `Compilation failed (the compiler exited with code ${facts.exitCode}) in ${ms} ms; the program did not run.`;
     case 'failed-to-start':
     case 'engine-error':
       return facts.error ? `${facts.error.message} ${facts.error.fix}` : 'The run failed.';

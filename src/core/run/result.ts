@@ -13,6 +13,8 @@ import type { RuleNote } from './rules';
  * - `oom-killed`: the kernel's OOM killer ended a process (docker `State.OOMKilled`).
  * - `failed-to-start`: nothing ran: a preflight check or `docker create/start` failed (`error` says why).
  * - `engine-error`: the program started, but the engine failed before its status could be read.
+ * - `compile-failed`: the profile's `compile` step exited non-zero (issue 23); `exitCode` is the
+ *   compiler's status and the program never ran.
  */
 export type RunOutcome =
   | 'exited'
@@ -21,7 +23,8 @@ export type RunOutcome =
   | 'output-limit'
   | 'oom-killed'
   | 'failed-to-start'
-  | 'engine-error';
+  | 'engine-error'
+  | 'compile-failed';
 
 /** Per-stream byte counts. */
 export interface StreamStats {
@@ -48,6 +51,12 @@ export interface RunResult {
   readonly signal: NodeJS.Signals | null;
   /** The sandbox rule that ended or broke the run and the profile key that changes it, when there is one. */
   readonly rule?: RuleNote;
+  /**
+   * For a profile with `compile` (issue 23): the step the run ended in, `compile` (the compiler
+   * was running or failed) or `run` (the program had started). Absent for other profiles and for
+   * runs that never reached the compile step.
+   */
+  readonly phase?: 'compile' | 'run';
   /** Wall-clock milliseconds from the call to the result (container removal included). */
   readonly durationMs: number;
   readonly stdout: StreamStats;

@@ -16,6 +16,7 @@ import { isSandboxError, SandboxError, type SandboxErrorInfo } from '../errors';
 import { ownerLabels } from '../ownership/labels';
 import { newContainerName } from '../layout';
 import { type ContainerLease } from '../container/lease';
+import type { LauncherVerdict } from '../container/launcher';
 import { resolveMounts, type PinnedMounts } from '../mounts/mounts';
 import { BoundedStream, type OutputSink } from '../output/output';
 import { PidsWatch } from './pidsEvidence';
@@ -142,6 +143,7 @@ export class RunSession {
     if (this.stopper.reason) return this.stopped(lease);
     if (!admitted) return this.notWaiting(lease);
     await this.pids.start(this.opts, lease.name, lease.pid);
+    this.verdictOf = () => lease.launcher?.verdict;
     lease.consume((stream, chunk) => this.onChunk(stream, chunk));
     lease.send(this.code, this.req.interactive?.input, this.req.args);
     this.stopper.running = true;
@@ -165,6 +167,10 @@ export class RunSession {
     if (this.stopper.reason) return this.stopped(lease, exit);
     this.stopper.end();
     const verdict = lease.launcher?.verdict;
+    if (verdict === 'compile-failed') {
+      this.release(lease);
+      return this.result('compile-failed', typeof exit.exitCode === 'number' ? exit.exitCode : null);
+    }
     if (lease.launcher && verdict !== 'ready') {
       try {
         if (lease.kind === 'warm' && verdict === 'absent') return 'retry-cold';
@@ -221,6 +227,8 @@ export class RunSession {
   }
 
   stderrTailWanted = false;
+  /** The launcher's verdict of the lease whose program this run started (for {@link runPhase}). */
+  verdictOf: () => LauncherVerdict | undefined = () => undefined;
   /** Any failure: the stop's outcome when stopped, else `failed-to-start` with the error. */
   async failed(e: unknown): Promise<RunResult> {
     if (this.stopper.reason) return this.finish(this.stopper.reason, null);
@@ -232,6 +240,7 @@ export class RunSession {
 
   result(outcome: RunOutcome, exitCode: number | null, error?: SandboxErrorInfo, oomKilledChild = false): RunResult {
     const durationMs = performance.now() - this.t0;
+    const phase = runPhase(this.profile, this.verdictOf());
     const ran = outcome !== 'failed-to-start' && outcome !== 'engine-error';
     const profile = this.profile;
     const rule = ran ? sandboxRule(outcome, exitCode, profile, { refusedForks: this.pids.refusedForks, oomKilledChild }) : undefined;
@@ -240,13 +249,21 @@ export class RunSession {
       outcome, exitCode, signal: ran ? signalFromExitCode(exitCode) : null, durationMs,
       stdout: { bytesKept: s.stdout.bytesKept, truncated: s.stdout.truncated },
       stderr: { bytesKept: s.stderr.bytesKept, truncated: s.stderr.truncated },
-      message: describeOutcome(outcome, { exitCode, durationMs, profile, overflowStream: this.overflowStream, error, rule }),
+      message: describeOutcome(outcome, { exitCode, durationMs, profile, overflowStream: this.overflowStream, error, rule, phase }),
       containerName: this.name,
+      ...(phase ? { phase } : {}),
       ...(rule ? { rule } : {}),
       ...(error ? { error } : {}),
       ...(this.cleanupError ? { cleanupError: this.cleanupError } : {}),
     };
   }
+}
+
+/** The step a run of a profile with `compile` ended in, from its launcher's verdict (issue 23); undefined otherwise. */
+function runPhase(profile: Profile, verdict: LauncherVerdict | undefined): 'compile' | 'run' | undefined {
+  if (!profile.compile) return undefined;
+  if (verdict === 'compiling' || verdict === 'compile-failed') return 'compile';
+  return verdict === 'ready' ? 'run' : undefined;
 }
 
 /** A terminal run refused: the image has no `stty`, so its terminal could not carry the code unchanged. */

@@ -30,13 +30,61 @@ const NODE_FRAME = /^\s+at /;
  * The error site of a run from its output lines (stderr, or both streams interleaved; line ends
  * removed): the last Python traceback's innermost snippet frame and exception line, else the
  * first Node error's innermost snippet frame (`at … (/sandbox/main.js:3:7)`, else the
- * `/sandbox/main.js:3` line V8 prints above the source excerpt) and its exception line.
+ * `/sandbox/main.js:3` line V8 prints above the source excerpt) and its exception line, else the
+ * first compiler error ({@link compilerSite}), else the first line that names a snippet line
+ * ({@link firstSite}: ruby, perl, PHP, bash, Go panics).
  * Python's rule (traceback.py): frames are printed outermost first, the exception line is the
  * first unindented line after them; a SyntaxError prints a frame with no `Traceback` header.
  * @returns undefined when no frame in the snippet is followed by an exception line
  */
 export function findErrorSite(lines: readonly string[], origin: SnippetOrigin): ErrorSite | undefined {
-  return pythonSite(lines, origin) ?? nodeSite(lines, origin);
+  return pythonSite(lines, origin) ?? nodeSite(lines, origin) ?? compilerSite(lines, origin) ?? firstSite(lines, origin);
+}
+
+/** A compiler's diagnostic that is not an error: gcc/clang `warning:`/`note:`, rustc `warning`. */
+const NOT_AN_ERROR = /^\s*(?:warning|note|remark)\b/i;
+/** rustc's location line under its message: `  --> /sandbox/main.rs:3:5`. */
+const RUST_LOCATION = /^\s*--> /;
+
+/**
+ * Issue 23: the first compiler error in the snippet. A line that starts with a snippet reference
+ * followed by `:` and a message (gcc/g++ `main.c:3:5: error: …`, go `main.go:3:5: undefined: x`,
+ * javac `Main.java:3: error: …`; warnings and notes skipped), with that message; or rustc's
+ * `--> main.rs:3:5` under its `error[E0425]: …` line, with that line as the message.
+ */
+function compilerSite(lines: readonly string[], origin: SnippetOrigin): ErrorSite | undefined {
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const rust = RUST_LOCATION.exec(line);
+    const lead = rust ? rust[0].length : 0;
+    const ref = findSourceRefs(line, origin).find((r) => r.kind === 'snippet' && r.start === lead);
+    if (!ref) continue;
+    if (rust) {
+      const head = lines.slice(Math.max(0, i - 3), i).reverse().find((l) => /^error\b/.test(l));
+      if (head) return { ref, message: message(head) };
+      continue;
+    }
+    const rest = line.slice(ref.end).replace(/^:/, '');
+    if (rest.trim() === '' || !/^\s/.test(rest) || NOT_AN_ERROR.test(rest)) continue;
+    return { ref, message: message(rest) };
+  }
+  return undefined;
+}
+
+/**
+ * Issue 23: interpreters that print one line per error (ruby `main.rb:3:in 'f': boom
+ * (RuntimeError)`, perl `boom at main.pl line 3.`, PHP `… in main.php on line 3`, bash
+ * `main.sh: line 3: …`): the first line with a snippet reference, as the message. A Go panic's
+ * frame (`\t/sandbox/main.go:5 +0x1d`) takes the `panic: …` line above it as its message.
+ */
+function firstSite(lines: readonly string[], origin: SnippetOrigin): ErrorSite | undefined {
+  for (let i = 0; i < lines.length; i++) {
+    const ref = snippetRef(lines[i]!, origin);
+    if (!ref) continue;
+    const panic = /^\s/.test(lines[i]!) ? lines.slice(0, i).find((l) => l.startsWith('panic: ')) : undefined;
+    return { ref, message: message(panic ?? lines[i]!) };
+  }
+  return undefined;
 }
 
 function snippetRef(line: string, origin: SnippetOrigin): SourceRef | undefined {

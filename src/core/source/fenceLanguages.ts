@@ -27,17 +27,18 @@ const EXTENSION_NAMES: ReadonlySet<string> = new Set(['mjs', 'cjs', 'mts', 'cts'
 
 /**
  * Common fence names (lower case) and the VS Code language id each stands for. A fence name not
- * listed is taken as a language id as written (lower-cased), so ```` ```ruby ```` reaches a user
- * profile with `"languages": ["ruby"]`. The built-in profiles list `python`, `javascript` and
- * `shellscript`; the other rows only matter for a profile that lists their language.
- * `bash` maps to `shellscript`, whose built-in profile runs `sh` (a block that uses bash-only
- * syntax needs a profile whose command is `bash`). Not mapped on purpose: `zsh` (not `sh`
- * syntax), `console` and `shell-session` (prompts and output mixed with the commands).
+ * listed is taken as a language id as written (lower-cased), so ```` ```ruby ```` reaches the
+ * built-in ruby profile. The built-in profiles (defaults.ts) list `python`, `javascript`,
+ * `shellscript`, `bash`, `c`, `cpp`, `go`, `ruby`, `php` and `perl`; the other rows only matter
+ * for a profile that lists their language. `bash` is its own language here (issue 23: the bash
+ * profile runs `bash`; a `.sh` file without a bash shebang runs with `sh`). Not mapped on purpose:
+ * `zsh` (not `sh` syntax), `console` and `shell-session` (prompts and output mixed with the commands).
  */
 export const FENCE_ALIASES: Readonly<Record<string, FenceLanguage>> = /* @__PURE__ */ aliasTable({
   python: ['py', 'py3', 'python3'],
   javascript: ['js', 'node', 'nodejs', 'mjs', 'cjs'],
-  shellscript: ['sh', 'bash', 'shell'],
+  shellscript: ['sh', 'shell'],
+  bash: ['bash'],
   typescript: ['ts', 'mts', 'cts'],
   ruby: ['rb'],
   go: ['golang'],

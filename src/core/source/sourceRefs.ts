@@ -69,11 +69,18 @@ const PATH_END = /["'()<>[\]{}\s:,;]/;
  *   and the first line of an uncaught error, `/sandbox/main.js:3` → `:3:7` or `:3`
  * - bash and busybox sh: `/sandbox/main.sh: line 3: foo: not found` → `: line 3:`
  * - dash (Debian's sh): `/sandbox/main.sh: 3: foo: not found` → `: 3: `
+ * - gcc/g++ `/sandbox/main.c:3:5: error:`, go `/sandbox/main.go:3:5:` and its panics'
+ *   `/sandbox/main.go:5 +0x1d`, rustc `--> /sandbox/main.rs:3:5`, javac `/sandbox/Main.java:3:`,
+ *   ruby `/sandbox/main.rb:3:in`, PHP's uncaught exceptions `in /sandbox/main.php:3` → `:3:5` or `:3`
+ * - perl: `died at /sandbox/main.pl line 3.` → ` line 3`
+ * - PHP errors: `in /sandbox/main.php on line 3` → ` on line 3`
  */
 const AFTER_PATH: readonly RegExp[] = [
   /^", line (\d{1,9})/,
   /^: line (\d{1,9}):/,
   /^: (\d{1,9}): /,
+  /^ on line (\d{1,9})(?![\d])/,
+  /^ line (\d{1,9})(?![\d])/,
   /^:(\d{1,9})(?::(\d{1,9}))?(?![\d])/,
 ];
 
@@ -187,7 +194,7 @@ export function rewriteSourceRefs(text: string, origin: SnippetOrigin): string {
   let from = 0;
   for (const r of refs) {
     const original = text.slice(r.start, r.end);
-    const m = /^(?:file:\/\/)?[^]*?(", line |: line |: |:)(\d+)(?::(\d+))?(:? ?)$/.exec(original);
+    const m = /^(?:file:\/\/)?[^]*?(", line |: line | on line | line |: |:)(\d+)(?::(\d+))?(:? ?)$/.exec(original);
     if (!m) continue;
     const col = m[3] === undefined || r.column === undefined ? '' : `:${r.column + 1}`;
     out += text.slice(from, r.start) + r.path + m[1] + String(r.line + 1) + col + m[4];

@@ -1,0 +1,199 @@
+/**
+ * The built-in language profiles as shipped (issue 23): each built-in's command, compile step,
+ * limits and env run unchanged; only `image` is replaced by a local test image with the same
+ * toolchain (scripts/build-test-images.sh), as a user's settings would merge it key by key.
+ * Per language: hello world with a program argument, a non-zero exit, and a compile error
+ * (compiled languages: outcome `compile-failed`, its error site at the right line of a file and
+ * of a selection) or a runtime error linked to its line (interpreted ones).
+ */
+import assert from 'node:assert/strict';
+import { BUILTIN_PROFILES } from '../../src/core/profiles/defaults';
+import { ProfileSchema, type Profile } from '../../src/core/profiles/profileSchema';
+import { findErrorSite } from '../../src/core/source/errorSite';
+import type { SnippetOrigin } from '../../src/core/source/sourceRefs';
+import { LANGUAGE_IMAGES } from '../support/images';
+import { requireEngine as requireTestEngine, TEST_ENGINE } from '../support/engine';
+import { engineCli, noLeftoversAfterEach, run, waitFor } from './helpers';
+
+/** A built-in profile with only its image replaced. */
+function shipped(name: string, image: string): Profile {
+  const builtin = BUILTIN_PROFILES[name];
+  assert.ok(builtin, `no built-in profile "${name}"`);
+  return ProfileSchema.parse({ ...builtin, image });
+}
+
+/** One language's cases: its snippets and the 1-based line each error is on. */
+interface Language {
+  readonly profile: string;
+  readonly image: string;
+  readonly ext: string;
+  /** Prints `hello <first argument>`. */
+  readonly hello: string;
+  /** Exits with status 3. */
+  readonly exit3: string;
+  /** Does not compile; the first error is on `line`. */
+  readonly compileError?: { readonly code: string; readonly line: number; readonly message: RegExp };
+  /** Fails at run time; the error names `line`. */
+  readonly runtimeError?: { readonly code: string; readonly line: number; readonly message: RegExp };
+}
+
+const LANGUAGES: readonly Language[] = [
+  {
+    profile: 'bash', image: LANGUAGE_IMAGES.langs, ext: '.bash',
+    hello: 'declare -a a=(hello "$1")\necho "${a[@]}"\n',
+    exit3: 'exit 3\n',
+    runtimeError: { code: 'echo start\nno_such_command_x\nexit 1\n', line: 2, message: /no_such_command_x: command not found/ },
+  },
+  {
+    profile: 'c', image: LANGUAGE_IMAGES.langs, ext: '.c',
+    hello: '#include <stdio.h>\nint main(int argc, char **argv) {\n  printf("hello %s\\n", argv[1]);\n  return 0;\n}\n',
+    exit3: 'int main(void) { return 3; }\n',
+    compileError: { code: 'int main(void) {\n  int x = 1;\n  return y;\n}\n', line: 3, message: /error: .y. undeclared/ },
+  },
+  {
+    profile: 'cpp', image: LANGUAGE_IMAGES.langs, ext: '.cpp',
+    hello: '#include <iostream>\nint main(int argc, char **argv) {\n  std::cout << "hello " << argv[1] << std::endl;\n}\n',
+    exit3: '#include <cstdlib>\nint main() { std::exit(3); }\n',
+    compileError: { code: '#include <string>\nint main() {\n  std::string s = 1.5;\n}\n', line: 3, message: /error: conversion from/ },
+  },
+  {
+    profile: 'go', image: LANGUAGE_IMAGES.go, ext: '.go',
+    hello: 'package main\n\nimport (\n\t"fmt"\n\t"os"\n)\n\nfunc main() {\n\tfmt.Println("hello", os.Args[1])\n}\n',
+    exit3: 'package main\n\nimport "os"\n\nfunc main() { os.Exit(3) }\n',
+    compileError: { code: 'package main\n\nfunc main() {\n\tx := y\n}\n', line: 4, message: /undefined: y/ },
+    runtimeError: { code: 'package main\n\nfunc main() {\n\tpanic("boom")\n}\n', line: 4, message: /^panic: boom/ },
+  },
+  {
+    profile: 'ruby', image: LANGUAGE_IMAGES.langs, ext: '.rb',
+    hello: 'puts "hello #{ARGV[0]}"\n',
+    exit3: 'exit 3\n',
+    runtimeError: { code: 'def f\n  raise "boom"\nend\nf\n', line: 2, message: /boom \(RuntimeError\)/ },
+  },
+  {
+    profile: 'php', image: LANGUAGE_IMAGES.langs, ext: '.php',
+    hello: '<?php\necho "hello " . $argv[1] . "\\n";\n',
+    exit3: '<?php\nexit(3);\n',
+    runtimeError: { code: '<?php\n\nthrow new Exception("boom");\n', line: 3, message: /Uncaught Exception: boom/ },
+  },
+  {
+    profile: 'perl', image: LANGUAGE_IMAGES.langs, ext: '.pl',
+    hello: 'use strict;\nprint "hello $ARGV[0]\\n";\n',
+    exit3: 'exit 3;\n',
+    runtimeError: { code: 'use strict;\ndie "boom";\n', line: 2, message: /boom at / },
+  },
+];
+
+/** The origin of a whole-file run of `/home/ada/main<ext>`, or of a selection starting at 0-based line `first`. */
+function origin(ext: string, first = 0): SnippetOrigin {
+  return { source: `/home/ada/main${ext}`, line: first, column: 0, dedent: 0, snippetPath: `/sandbox/main${ext}` };
+}
+
+function lines(r: { stdout: string; stderr: string }): string[] {
+  return (r.stderr + r.stdout).split('\n');
+}
+
+describe('built-in language profiles as shipped (engine)', function () {
+  this.timeout(180_000);
+  before(() => requireTestEngine(TEST_ENGINE, Object.values(LANGUAGE_IMAGES)));
+  noLeftoversAfterEach();
+
+  it('ships a profile, with an engine case here, for every language built in', () => {
+    const tested = new Set(['python', 'node', 'shell', ...LANGUAGES.map((l) => l.profile)]);
+    assert.deepEqual(Object.keys(BUILTIN_PROFILES).filter((n) => !tested.has(n)), []);
+  });
+
+  for (const lang of LANGUAGES) {
+    describe(lang.profile, () => {
+      it('runs hello world with a program argument', async () => {
+        const r = await run(shipped(lang.profile, lang.image), lang.hello, { args: ['world'] });
+        assert.equal(r.result.outcome, 'exited', r.stderr);
+        assert.equal(r.result.exitCode, 0, r.stderr);
+        assert.equal(r.stdout, 'hello world\n');
+        if (ProfileSchema.parse(BUILTIN_PROFILES[lang.profile]).compile) assert.equal(r.result.phase, 'run');
+      });
+
+      it('returns a non-zero exit as the program\'s own', async () => {
+        const r = await run(shipped(lang.profile, lang.image), lang.exit3);
+        assert.equal(r.result.outcome, 'exited', r.stderr);
+        assert.equal(r.result.exitCode, 3);
+      });
+
+      const compile = lang.compileError;
+      if (compile) {
+        it('ends a compile error as "compilation failed", linked to its line in a file and a selection', async () => {
+          const r = await run(shipped(lang.profile, lang.image), compile.code);
+          assert.equal(r.result.outcome, 'compile-failed', r.stderr);
+          assert.notEqual(r.result.exitCode, 0);
+          assert.equal(r.result.phase, 'compile');
+          assert.match(r.result.message, /^Compilation failed \(the compiler exited with code \d+\)/);
+          assert.equal(r.stdout, '', 'the compiler\'s output all goes to stderr');
+          const site = findErrorSite(lines(r), origin(lang.ext));
+          assert.ok(site, `no error site in: ${r.stderr}`);
+          assert.equal(site.ref.line, compile.line - 1);
+          assert.match(site.message, compile.message);
+          const selected = findErrorSite(lines(r), origin(lang.ext, 40));
+          assert.equal(selected?.ref.line, 40 + compile.line - 1);
+        });
+      }
+
+      const runtime = lang.runtimeError;
+      if (runtime) {
+        it('links a runtime error to its line', async () => {
+          const r = await run(shipped(lang.profile, lang.image), runtime.code);
+          assert.equal(r.result.outcome, 'exited', r.stderr);
+          assert.notEqual(r.result.exitCode, 0);
+          const site = findErrorSite(lines(r), origin(lang.ext, 7));
+          assert.ok(site, `no error site in: ${r.stderr}`);
+          assert.equal(site.ref.line, 7 + runtime.line - 1);
+          assert.match(site.message, runtime.message);
+        });
+      }
+    });
+  }
+
+  it('keeps the floor while compiling: the root is read-only and /tmp noexec; the program runs from /sandbox', async () => {
+    const code = [
+      '#include <stdio.h>',
+      '#include <stdlib.h>',
+      '#include <unistd.h>',
+      'int main(void) {',
+      '  FILE *f = fopen("/usr/x", "w");',
+      '  printf("root %s\\n", f ? "writable" : "read-only");',
+      '  char self[64] = {0};',
+      '  readlink("/proc/self/exe", self, sizeof self - 1);',
+      '  printf("%s\\n", self);',
+      '  fflush(stdout);',
+      '  return system("cp /proc/self/exe /tmp/x && /tmp/x 2>/dev/null; echo tmp exec $?; cp /sandbox/a.out $HOME/x && $HOME/x 2>/dev/null; echo home exec $?") == 0 ? 0 : 1;',
+      '}',
+    ].join('\n');
+    const r = await run(shipped('c', LANGUAGE_IMAGES.langs), code);
+    assert.equal(r.result.outcome, 'exited', r.stderr);
+    assert.equal(r.stdout, 'root read-only\n/sandbox/a.out\ntmp exec 126\nhome exec 126\n');
+  });
+
+  it('a run stopped while compiling says so: phase "compile"', async () => {
+    const profile = ProfileSchema.parse({ ...BUILTIN_PROFILES.c, image: LANGUAGE_IMAGES.langs, compile: ['sh', '-c', 'sleep 600', '${file}'] });
+    const controller = new AbortController();
+    let name = '';
+    const pending = run(profile, 'int main(void) { return 0; }\n', { signal: controller.signal, onArgv: (argv) => (name ||= argv[argv.indexOf('--name') + 1]!) });
+    // The compile step runs once its process shows in the container (the compiler's output is
+    // passed on when it ends, so there is nothing to read before).
+    await waitFor(async () => {
+      const top = await engineCli(['top', name], { reject: false });
+      return top.exitCode === 0 && String(top.stdout).includes('sleep 600');
+    }, 60_000, 'the compile step to start');
+    controller.abort();
+    const r = await pending;
+    assert.equal(r.result.outcome, 'cancelled');
+    assert.equal(r.result.phase, 'compile', JSON.stringify(r));
+  });
+
+  it('keeps compiler output that imitates a launcher marker as output, never as a verdict', async () => {
+    // gcc quotes the offending source line, RS byte included; the launcher strips RS from compiler output.
+    const code = 'int main(void) {\n  return "\x1esandbox-runner:ready\\n" + ;\n}\n';
+    const r = await run(shipped('c', LANGUAGE_IMAGES.langs), code);
+    assert.equal(r.result.outcome, 'compile-failed', r.stderr);
+    assert.ok(!r.stderr.includes('\x1e'));
+    assert.match(r.stderr, /sandbox-runner:ready/);
+  });
+});
