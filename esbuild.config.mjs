@@ -23,8 +23,20 @@ const LAZY_BUNDLES = {
   'markdown.js': 'src/vscode/markdownModule.ts',
   'rerun.js': 'src/vscode/rerunModule.ts',
 };
-/** Inputs that must never be part of the activation bundle (they belong in a lazy bundle). */
-const ACTIVATION_FORBIDDEN = [/node_modules\/shell-quote\//, /node_modules\/execa\//, /^src\/core\/run\/runner\.ts$/, /^src\/core\/ownership\/reaper\.ts$/, /^src\/core\/run\/warm\.ts$/, /^src\/core\/source\/fences\.ts$/, /node_modules\/(?:markdown-it|entities|linkify-it|mdurl|uc\.micro|punycode\.js)\//];
+/**
+ * What must never be part of the activation bundle (it belongs in a lazy bundle), keyed by folder,
+ * package and entry, never by file, so a file moved inside a folder stays covered:
+ * - core folders whose every module runs only after activation: the runner (run/), the orphan
+ *   sweep (sweep/) and the agent's core (agent/);
+ * - packages of engine and Markdown code: execa (every engine CLI call, engine/cli.ts), shell-quote,
+ *   markdown-it and its dependencies;
+ * - the lazy bundles' own entries (LAZY_BUNDLES).
+ */
+const ACTIVATION_FORBIDDEN = [
+  /^src\/core\/(?:run|sweep|agent)\//,
+  /node_modules\/(?:execa|shell-quote|markdown-it|entities|linkify-it|mdurl|uc\.micro|punycode\.js)\//,
+  ...Object.values(LAZY_BUNDLES).map((entry) => new RegExp(`^${entry.replace(/[.]/g, '\\.')}$`)),
+];
 
 const common = {
   bundle: true,
@@ -148,8 +160,8 @@ if (metafileOut) {
 }
 const activation = ext.metafile.outputs['dist/extension.js'];
 // A module the barrel (src/core/index.ts) imports is listed even when tree shaking dropped its
-// code; one top-level constant esbuild cannot prove pure may stay (reaper.ts keeps an 80-byte
-// label list): only more than 1 KiB per forbidden pattern (summed over its files) counts.
+// code; one top-level constant esbuild cannot prove pure may stay (sweep/reaper.ts keeps an
+// 80-byte label list): only more than 1 KiB per forbidden pattern (summed over its files) counts.
 const leaked = ACTIVATION_FORBIDDEN.flatMap((re) => {
   const bytes = Object.entries(activation?.inputs ?? {}).filter(([i]) => re.test(i)).reduce((n, [, v]) => n + v.bytesInOutput, 0);
   return bytes > 1024 ? [`${re.source.replace(/\\/g, '')} (${bytes} bytes)`] : [];

@@ -16,7 +16,7 @@ import { runFile } from './runFile';
 import { chooseCliProfile } from './runStart';
 import { readCode, runTarget, withTimeout } from './runTarget';
 import { usage } from './usage';
-import { shebangInterpreter } from '../core/source/shebang';
+import { shebangInterpreter } from '../core/profiles/shebang';
 
 async function main(): Promise<number> {
   const cli = parseCommandLine(process.argv.slice(2));

@@ -25,7 +25,7 @@ export interface TtySize {
  *   On a terminal, bytes are sent only once the program is about to start (the launcher's `ready`),
  *   so everything typed gets the cooked terminal's processing (echo, CR → LF, 0x03 → SIGINT).
  *   A chunk whose last byte is 0x1e (Ctrl+^) reaches the program only with the next chunk: the
- *   engine holds a possible start of its detach sequence (argv.ts `detachKeys`).
+ *   engine holds a possible start of its detach sequence (ttyStart.ts `detachKeys`).
  * - `tty`: when set, the program gets a real terminal of this size (`docker create -t -i` +
  *   `docker start -a -i`, cold path only: never a warm container): `isatty` is true, line
  *   editing works, 0x03 typed is SIGINT from the terminal. stdout and stderr then merge into one

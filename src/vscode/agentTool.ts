@@ -19,13 +19,14 @@
  *   `when` also hides the tool from agents then).
  */
 import * as vscode from 'vscode';
-import type { Profile, ResolvedProfile } from '../core';
+import type { Profile, ResolvedProfile, WarmPool } from '../core';
 import { decideRunStart, type RunRefusal } from '../core/admission/runStart';
 import {
   agentGrantLines, agentNoProfileText, AgentOutput, agentProfile, agentQuery, agentResult, agentResultText, agentStdin, DEFAULT_AGENT_MAX_TIMEOUT_SECONDS, parseAgentInput, type AgentRunInput,
 } from '../core/agent/agentRun';
-import type { RunControllerDeps } from './runController';
-import { channelRunProfile } from './programOutput';
+import type { ConsentStore } from './consent';
+import type { RunStarter } from './startRequest';
+import { channelRunProfile, type ProgramOutput } from './programOutput';
 import { currentSettings, dockerOptions, SECTION, type SettingsSnapshot } from './settings';
 
 /** The tool's name (package.json `contributes.languageModelTools`). */
@@ -91,9 +92,24 @@ function agentToolRefusalText(decision: RunRefusal, settings: SettingsSnapshot, 
   }
 }
 
+/**
+ * What the tool needs of the extension: runController.ts `RunControllerDeps` provides it (typed
+ * here by structure, so this module of the lazy engine bundle does not import the run controller).
+ */
+export interface AgentToolDeps {
+  readonly runs: RunStarter;
+  readonly output: ProgramOutput;
+  readonly log: vscode.LogOutputChannel;
+  /** Extra host paths no mount may touch (the extension's own storage). */
+  readonly protectedPaths: readonly string[];
+  readonly consents: Pick<ConsentStore, 'has'>;
+  /** The warm pool for a profile, or undefined when warm start is off for it. */
+  readonly warmFor: (profile: ResolvedProfile, settings: SettingsSnapshot, scope?: vscode.Uri) => WarmPool | undefined;
+}
+
 /** The tool: admission, confirmation, run. */
 export class AgentTool implements vscode.LanguageModelTool<unknown> {
-  constructor(private readonly deps: RunControllerDeps) {}
+  constructor(private readonly deps: AgentToolDeps) {}
 
   /**
    * The person's rules for this input, or why not.

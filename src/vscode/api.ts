@@ -3,8 +3,7 @@
  * extension-host tests. Plain data and events only; no internal objects leak through it.
  */
 import type * as vscode from 'vscode';
-import type { ProfileSource, RunResult } from '../core';
-import type { RecentRun } from './runHistory';
+import type { ProfileSource, RunOutcome, RunResult } from '../core';
 
 /** A run in progress. */
 export interface ActiveRunInfo {
@@ -64,4 +63,29 @@ export interface SandboxRunnerApi {
   agentTool(): vscode.LanguageModelTool<unknown>;
   /** The profiles view's Recent Runs (issue 12), newest first, as workspace state keeps them (no code, no output). */
   recentRuns(): readonly RecentRun[];
+}
+
+/** What ran: a saved file as it is on disk, the whole text of an unsaved or untitled document, or a selection. */
+export type RunKind = 'file' | 'unsaved' | 'selection';
+
+/** A finished run as workspace state keeps it (runHistory.ts; plain data; no code, profile or output). */
+export interface RecentRun {
+  /** The run's id (RunManager). */
+  readonly id: string;
+  readonly kind: RunKind;
+  /** What ran, e.g. "a.py" or "selection of a.py (lines 1-3)": a file name, untrusted text. */
+  readonly label: string;
+  /** The document's URI (`Uri.toString()`). */
+  readonly documentUri: string;
+  readonly fileName: string;
+  readonly languageId: string;
+  readonly profileName: string;
+  readonly args: readonly string[];
+  readonly interactive: boolean;
+  readonly outcome: RunOutcome;
+  readonly exitCode: number | null;
+  /** Run duration, ms. */
+  readonly durationMs: number;
+  /** `Date.now()` when it finished, ms. */
+  readonly finishedAt: number;
 }

@@ -8,7 +8,7 @@
  */
 import * as l10n from '@vscode/l10n';
 import { parse } from 'shell-quote';
-import { checkProgramArgs } from '../core/run/programArgs';
+import { checkProgramArgs } from '../core/admission/programArgs';
 import { isSandboxError } from '../core/errors';
 
 /** The arguments, or why the text was refused (one sentence, fixed wording plus the offending operator). */

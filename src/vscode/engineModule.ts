@@ -10,7 +10,7 @@
  */
 export { describeEngine, engineIdentity, knownEngineIdentity } from '../core/engine/engine';
 export { closeProcessLease } from '../core/ownership/ownerLease';
-export { reapOrphans, removeOwnContainers } from '../core/ownership/reaper';
+export { reapOrphans, removeOwnContainers } from '../core/sweep/reaper';
 export { awaitRemovals } from '../core/container/removals';
 export { runInSandbox } from '../core/run/runner';
 export { WarmPool } from '../core/run/warm';

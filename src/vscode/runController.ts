@@ -9,7 +9,7 @@
 import * as vscode from 'vscode';
 import type { Profile, ResolvedProfile, RunResult, WarmPool } from '../core';
 import { decideRunStart } from '../core/admission/runStart';
-import { shebangInterpreter } from '../core/source/shebang';
+import { shebangInterpreter } from '../core/profiles/shebang';
 import { consentScope, ensureConsent, type ConsentStore } from './consent';
 import { reportMalformedSettings, reportNoProfile, reportNotAllowed, reportRunFailure, reportUnknownProfile } from './failures';
 import { headerLines, openRunTerminal, terminalText, type RunTerminal } from './interactiveRun';

@@ -8,8 +8,10 @@
  * Program arguments typed into "Run with Arguments…" are remembered per document the same way.
  */
 import * as vscode from 'vscode';
-import type { DockerOptions, Profile, RunOutcome, RunResult } from '../core';
-import type { FinishedRun } from './api';
+import type { DockerOptions, Profile, RunResult } from '../core';
+import type { FinishedRun, RecentRun, RunKind } from './api';
+
+export type { RecentRun, RunKind } from './api';
 import type { Target } from './runTarget';
 
 /** How many finished runs the list keeps. */
@@ -21,31 +23,6 @@ export const MAX_KEPT_OUTPUT_CHARS = 256 * 1024;
 
 const RUNS_KEY = 'sandboxRunner.recentRuns';
 const ARGS_KEY = 'sandboxRunner.programArgs';
-
-/** What ran: a saved file as it is on disk, the whole text of an unsaved or untitled document, or a selection. */
-export type RunKind = 'file' | 'unsaved' | 'selection';
-
-/** A finished run as workspace state keeps it (plain data; no code, profile or output). */
-export interface RecentRun {
-  /** The run's id (RunManager). */
-  readonly id: string;
-  readonly kind: RunKind;
-  /** What ran, e.g. "a.py" or "selection of a.py (lines 1-3)": a file name, untrusted text. */
-  readonly label: string;
-  /** The document's URI (`Uri.toString()`). */
-  readonly documentUri: string;
-  readonly fileName: string;
-  readonly languageId: string;
-  readonly profileName: string;
-  readonly args: readonly string[];
-  readonly interactive: boolean;
-  readonly outcome: RunOutcome;
-  readonly exitCode: number | null;
-  /** Run duration, ms. */
-  readonly durationMs: number;
-  /** `Date.now()` when it finished, ms. */
-  readonly finishedAt: number;
-}
 
 /**
  * What only this window's memory holds of a run: the code it ran (selections and unsaved text;

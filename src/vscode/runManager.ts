@@ -5,10 +5,13 @@
  * deactivate) resolves once every container is removed.
  */
 import * as vscode from 'vscode';
-import type { RunRequest, RunResult } from '../core';
+import type { RunResult } from '../core';
 import type { ActiveRunInfo, FinishedRun } from './api';
 import { abortOnCancel } from './cancellation';
 import { engine } from './lazy';
+import type { StartOptions, StartRequest } from './startRequest';
+
+export type { StartOptions, StartRequest } from './startRequest';
 
 interface Entry {
   readonly info: ActiveRunInfo;
@@ -19,24 +22,6 @@ interface Entry {
   /** Second cancel, or the window closing: removal at once. */
   readonly force: AbortController;
   readonly done: Promise<RunResult>;
-}
-
-/** What a caller supplies to start a run (the signals are the manager's). */
-export type StartRequest = Omit<RunRequest, 'signal' | 'forceSignal'> & {
-  readonly label: string;
-  /** The document the code came from (`Uri.toString()`): the editor's stop button cancels its runs. */
-  readonly documentUri?: string;
-};
-
-/** How a started run is followed. */
-export interface StartOptions {
-  /** Cancelling it cancels the run as a first `cancel` does (interrupt, then removal). */
-  readonly token?: vscode.CancellationToken;
-  /**
-   * Called with the result after the run left the active set and before `onDidFinish` fires
-   * (the caller writes the run's footer here, so listeners of the finish event see it). Must not throw.
-   */
-  readonly settle?: (result: RunResult) => void;
 }
 
 export class RunManager implements vscode.Disposable {

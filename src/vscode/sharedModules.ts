@@ -46,8 +46,8 @@ export const SHARED: Readonly<Record<string, unknown>> = {
   get 'src/core/engine/procLiveness.ts'() {
     return require('../core/engine/procLiveness');
   },
-  get 'src/core/run/programArgs.ts'() {
-    return require('../core/run/programArgs');
+  get 'src/core/admission/programArgs.ts'() {
+    return require('../core/admission/programArgs');
   },
   'src/core/profiles/profileSchema.ts': profile,
   'src/core/profiles/profileResolution.ts': profiles,

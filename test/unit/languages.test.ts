@@ -5,7 +5,7 @@ import { routeLoosening } from '../../src/core/admission/loosening';
 import { pickProfile, resolveProfiles } from '../../src/core/profiles/profileResolution';
 import { ProfileSchema } from '../../src/core/profiles/profileSchema';
 import { findErrorSite } from '../../src/core/source/errorSite';
-import { shebangCandidates, shebangInterpreter } from '../../src/core/source/shebang';
+import { shebangCandidates, shebangInterpreter } from '../../src/core/profiles/shebang';
 import { findSourceRefs, rewriteSourceRefs, type SnippetOrigin } from '../../src/core/source/sourceRefs';
 
 const origin = (ext: string, line = 0): SnippetOrigin => ({ source: `/home/ada/x${ext}`, line, column: 0, dedent: 0, snippetPath: `/sandbox/main${ext}` });

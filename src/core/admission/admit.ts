@@ -14,7 +14,7 @@ import { hostPidOf } from '../engine/hostPid';
 import { inspectContainer, inspectImageCached } from '../engine/inspect';
 import type { ContainerLease } from '../container/lease';
 import { mountSourceProblems } from './mountProof';
-import { engineSpec } from '../engine/engineKind';
+import { engineSpec } from '../engine/podman/engineSpec';
 import { podmanFloorProblems } from '../engine/podman/podmanProof';
 import { containerProblems, containerRefusedError, type Expected, type Problem } from './precheck';
 import type { Profile } from '../profiles/profileSchema';

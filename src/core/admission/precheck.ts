@@ -15,7 +15,7 @@
  */
 import { DOCKER_CLIENT_PROXY_VARS, floorEnv, MASK_FILE_SOURCE, PODMAN_INIT, PODMAN_NPROC, type ResolvedMount } from '../container/argv';
 import { MiB, SANDBOX_HOME, SNIPPET_DIR } from '../layout';
-import type { EngineSpec } from '../engine/engineKind';
+import type { EngineSpec } from '../engine/podman/engineSpec';
 import { SandboxError, type SandboxErrorCode } from '../errors';
 import type { ContainerInspect, ImageInspect } from '../engine/contracts';
 import type { Profile } from '../profiles/profileSchema';

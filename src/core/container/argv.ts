@@ -8,7 +8,8 @@ import { SandboxError } from '../errors';
 import { isAbsoluteHostPath, UNSAFE_HOST_PATH_CHARS } from '../hostPath';
 import { COMPILE_LAUNCHER, LAUNCHER, TTY_COMPILE_LAUNCHER, TTY_LAUNCHER } from './launcher';
 import { SANDBOX_HOME, SNIPPET_DIR } from '../layout';
-import { COMPILED_PROGRAM_PATH, ENV_NAME, FILE_PLACEHOLDER, OUT_PLACEHOLDER, UNSAFE_CONTAINER_PATH_CHARS, type Profile } from '../profiles/profileSchema';
+import { compileWords, programArgv, snippetPath } from './programArgv';
+import { ENV_NAME, UNSAFE_CONTAINER_PATH_CHARS, type Profile } from '../profiles/profileSchema';
 
 
 /** A bind mount whose host path was validated and resolved through symlinks (see `mounts.ts`). */
@@ -238,8 +239,11 @@ export const DOCKER_CLIENT_PROXY_VARS = [
   'NO_PROXY', 'no_proxy', 'ALL_PROXY', 'all_proxy',
 ] as const;
 
-/** A value may not carry the separators of the docker syntax it lands in (defence in depth). */
-function assertValue(ok: boolean, what: string): void {
+/**
+ * A value may not carry the separators of the docker syntax it lands in (defence in depth).
+ * @throws SandboxError `invalid-profile` naming `what` when `ok` is false
+ */
+export function assertValue(ok: boolean, what: string): void {
   if (!ok) {
     throw new SandboxError(
       'invalid-profile',
@@ -289,28 +293,6 @@ function assertSpec(spec: ContainerSpec, bind: boolean): void {
   for (const [key, value] of Object.entries(spec.labels)) {
     assertValue(/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(key) && !/[\n\r\0]/.test(value), `the label ${JSON.stringify(key)}`);
   }
-}
-
-/** The in-container path of the snippet file. */
-export function snippetPath(spec: Pick<ContainerSpec, 'snippetFileName'>): string {
-  return `${SNIPPET_DIR}/${spec.snippetFileName}`;
-}
-
-/** The program argv: the profile's command with {@link FILE_PLACEHOLDER} and {@link OUT_PLACEHOLDER} replaced (no shell involved). */
-export function programArgv(profile: Profile, inContainerFile: string): string[] {
-  return placeholders(profile.command, inContainerFile);
-}
-
-/**
- * The launcher's words for a profile's `compile` step (issue 23, launcher.ts `COMPILE_LAUNCHER`):
- * the word count, then the compile argv with its placeholders replaced; none without `compile`.
- */
-export function compileWords(profile: Profile, inContainerFile: string): string[] {
-  return profile.compile ? [String(profile.compile.length), ...placeholders(profile.compile, inContainerFile)] : [];
-}
-
-function placeholders(argv: readonly string[], inContainerFile: string): string[] {
-  return argv.map((arg) => arg.split(FILE_PLACEHOLDER).join(inContainerFile).split(OUT_PLACEHOLDER).join(COMPILED_PROGRAM_PATH));
 }
 
 /** One flag of a container argv with its value when it takes one: `['--network', 'none']`, `['--read-only']`. */
@@ -403,52 +385,11 @@ export function buildRunArgv(spec: ContainerSpec): readonly string[] {
  * terminal (issue 11): `create --interactive --tty` with exactly {@link buildRunArgv}'s floor,
  * snippet tmpfs, content flags and entrypoint, and the TTY launcher (launcher.ts `TTY_LAUNCHER`).
  * Created, not run: `docker run -i -t` refuses a stdin that is not a terminal ("the input device
- * is not a TTY"); `docker start --attach --interactive` ({@link buildTtyStartArgv}) takes a pipe.
+ * is not a TTY"); `docker start --attach --interactive` (ttyStart.ts `buildTtyStartArgv`) takes a pipe.
  * @throws SandboxError as {@link buildRunArgv}
  */
 export function buildTtyCreateArgv(spec: ContainerSpec): readonly string[] {
   return launcherArgv(spec, ['create', '--interactive', '--tty'], spec.profile.compile ? TTY_COMPILE_LAUNCHER : TTY_LAUNCHER);
-}
-
-/** Characters the docker CLI accepts after `ctrl-` in `--detach-keys` that are letters (0x01…0x1a). */
-const DETACH_LETTERS = 'abcdefghijklmnopqrstuvwxyz';
-
-/** How many keys a run's detach sequence has (the first fixed, then 11 random letters: 25^11 ≈ 2.4e15 sequences). */
-export const DETACH_KEYS_LENGTH = 12;
-
-/**
- * A `--detach-keys` value for one terminal run. With a terminal the engine reads a detach
- * sequence out of the attached stdin (Docker: `copyEscapable`, default Ctrl-P Ctrl-Q, which cannot
- * be switched off; Podman the same), which would end the attachment while the program runs on.
- * Measured (Docker 20.10 engine, CLI 28, and Podman 4.3): a stdin chunk whose END matches the start
- * of the sequence is held back until the next chunk arrives, so a frame ending in it never
- * completes (the launcher waits for its last byte) and a typed key ending a chunk is delayed until
- * the next key. Hence: the first key is Ctrl-^ (0x1e), which a terminal sends only for Ctrl-^ or
- * Ctrl-6 (Ctrl-] 0x1d when the frame ends with 0x1e); the others are random `ctrl-a`…`ctrl-z`,
- * never the frame's last byte, so the frame can never end in a prefix of the sequence; the whole
- * sequence is new per run and never seen by the container.
- * @param random at least {@link DETACH_KEYS_LENGTH} - 1 random bytes (crypto `randomBytes`)
- * @param lastByte the code frame's last byte (0…255)
- * @throws RangeError for too few random bytes
- */
-export function detachKeys(random: Uint8Array, lastByte: number): string {
-  if (random.length < DETACH_KEYS_LENGTH - 1) throw new RangeError(`detachKeys needs ${DETACH_KEYS_LENGTH - 1} random bytes`);
-  const letters = [...DETACH_LETTERS].filter((l) => l.charCodeAt(0) - 0x60 !== lastByte);
-  const rest = [...random.subarray(0, DETACH_KEYS_LENGTH - 1)].map((b) => `ctrl-${letters[b % letters.length]}`);
-  return [lastByte === 0x1e ? 'ctrl-]' : 'ctrl-^', ...rest].join(',');
-}
-
-/**
- * The arguments after `docker` that start a container of {@link buildTtyCreateArgv} attached to
- * this process's pipes: `start --attach --interactive --detach-keys KEYS NAME` (Docker and Podman
- * alike). The CLI sends no resize of its own (its stdout is not a terminal).
- * @param keys from {@link detachKeys}
- * @throws SandboxError `invalid-profile` for a malformed name or keys (defence in depth)
- */
-export function buildTtyStartArgv(name: string, keys: string): readonly string[] {
-  assertValue(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(name), 'the container name');
-  assertValue(/^ctrl-[a-z@^_\]\\](,ctrl-[a-z@^_\]\\])*$/.test(keys), 'the detach keys');
-  return ['start', '--attach', '--interactive', '--detach-keys', keys, name];
 }
 
 /** The launcher paths' argv: `head` (run or create), the floor, the snippet tmpfs, the content flags and `sh -c launcher`. */

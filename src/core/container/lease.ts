@@ -9,7 +9,7 @@
  */
 import type { Readable } from 'node:stream';
 import { execa, type ResultPromise } from 'execa';
-import { buildTtyStartArgv } from './argv';
+import { buildTtyStartArgv } from './ttyStart';
 import { dockerBinary } from '../engine/cli';
 import { spawnOptions } from '../engine/spawnEnv';
 import type { DockerOptions } from '../engine/contracts';
@@ -197,7 +197,7 @@ export function openDirectLease(opts: DockerOptions, name: string): AttachedLeas
  * Starts a created terminal container (argv.ts `buildTtyCreateArgv`) attached: `docker start
  * --attach --interactive --detach-keys KEYS NAME` (`buildTtyStartArgv`) with stdin a pipe, and
  * returns its lease at once. The launcher's markers are read off the terminal stream.
- * @param keys the run's random detach sequence (argv.ts `detachKeys`)
+ * @param keys the run's random detach sequence (ttyStart.ts `detachKeys`)
  * @param size the terminal size to send in the frame, asked when the frame is sent (the launcher
  *   sets it before the program starts)
  * @throws SandboxError `invalid-profile` for a malformed name or keys (argv.ts)

@@ -6,7 +6,7 @@ import { docker } from './cli';
 import type { DockerOptions, ListedContainer } from './contracts';
 import { apiFailure, cliFlavor, control, segment } from './control';
 import { classifyEngineFailure } from './failures';
-import { disposeEngineWorkDir } from './podman/workDir';
+import { disposeEngineWorkDir } from './workDir';
 
 /**
  * Removes a container and its anonymous volumes (`docker rm -f -v`; API

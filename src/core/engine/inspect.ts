@@ -8,7 +8,7 @@ import { docker } from './cli';
 import type { ContainerInspect, ContainerState, DockerOptions, ImageInspect } from './contracts';
 import { apiFailure, control, segment } from './control';
 import { classifyEngineFailure } from './failures';
-import { conmonSawOom } from './podman/workDir';
+import { conmonSawOom } from './workDir';
 
 /** The one object of a `docker … inspect` array, or undefined. */
 function firstInspected(stdout: string): Record<string, unknown> | undefined {

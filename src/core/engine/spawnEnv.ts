@@ -1,11 +1,11 @@
 /**
  * How every engine CLI process is spawned: no stdin, no shell, its own process group, the CLI
  * environment of `DockerOptions` (`DOCKER_HOST` / `DOCKER_CONTEXT`, bare `--env NAME` names
- * removed) and the private engine work directory as its cwd (podman/workDir.ts).
+ * removed) and the private engine work directory as its cwd (workDir.ts).
  */
 import type { Options } from 'execa';
 import type { DockerOptions } from './contracts';
-import { engineWorkDir, startedContainer } from './podman/workDir';
+import { engineWorkDir, startedContainer } from './workDir';
 
 /** Spawn options shared by every call: no stdin, no shell, an isolated process group. */
 export const SPAWN_OPTIONS = {

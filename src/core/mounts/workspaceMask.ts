@@ -21,7 +21,7 @@ import picomatch from 'picomatch';
 import { SandboxError } from '../errors';
 import { isHostPathInside } from '../hostPath';
 import { settingId } from '../layout';
-import { DEFAULT_MASK_GLOBS } from './workspaceMount';
+import { DEFAULT_MASK_GLOBS } from '../profiles/defaults';
 
 export { DEFAULT_MASK_GLOBS };
 

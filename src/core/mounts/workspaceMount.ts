@@ -19,12 +19,6 @@ import { isHostPathInside, pathFlavor, type HostPlatform } from '../hostPath';
 import { isPathInside, UNSAFE_CONTAINER_PATH_CHARS } from '../profiles/profileSchema';
 import type { NamedProfile } from '../profiles/profileResolution';
 
-/**
- * Globs hidden from the workspace mount by default (`sandboxRunner.maskedFiles`' default; `.git`
- * is hidden whatever the setting says; matching is in workspaceMask.ts).
- */
-export const DEFAULT_MASK_GLOBS: readonly string[] = Object.freeze(['.env*', '*.pem', 'id_*', '.ssh', '.aws']);
-
 /** The container folder the workspace folder is mounted below. */
 export const WORKSPACE_ROOT = '/workspace';
 

@@ -7,6 +7,8 @@
  * Adding a language: one entry here, its error-site pattern (source/sourceRefs.ts `AFTER_PATH`,
  * when its runtime prints a form not yet there), its fence aliases (source/fenceLanguages.ts) and
  * its engine test (test/engine/languages.test.ts).
+ * Also the default of the masked-files setting, which the settings schema and the workspace mount
+ * share.
  */
 import type { ProfileInput } from './profileSchema';
 
@@ -98,3 +100,9 @@ export const BUILTIN_PROFILES: Readonly<Record<string, ProfileInput>> = Object.f
     shebangs: ['perl'],
   },
 });
+
+/**
+ * Globs hidden from the workspace mount by default (`sandboxRunner.maskedFiles`' default; `.git`
+ * is hidden whatever the setting says; matching is in mounts/workspaceMask.ts).
+ */
+export const DEFAULT_MASK_GLOBS: readonly string[] = Object.freeze(['.env*', '*.pem', 'id_*', '.ssh', '.aws']);

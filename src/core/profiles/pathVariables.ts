@@ -9,7 +9,14 @@
  */
 import { SandboxError } from '../errors';
 import { pathFlavor, type HostPlatform } from '../hostPath';
-import type { Profile } from './profileSchema';
+
+/**
+ * What the variables are read from: a profile's mounts (profileSchema.ts `Profile`), typed by
+ * structure, as profileSchema.ts itself checks mount sources with {@link splitPathVariable}.
+ */
+export interface WithMountSources {
+  readonly mounts: readonly { readonly source: string }[];
+}
 
 /** The variables a mount source may start with. */
 export const PATH_VARIABLES = ['${workspaceFolder}', '${fileDirname}'] as const;
@@ -65,7 +72,7 @@ export function substitutePathVariable(source: string, paths: RunPaths, platform
 }
 
 /** True when any mount source of `profile` names a variable (such a profile is never prepared warm). */
-export function usesPathVariables(profile: Pick<Profile, 'mounts'>): boolean {
+export function usesPathVariables(profile: WithMountSources): boolean {
   return profile.mounts.some((m) => splitPathVariable(m.source) !== undefined);
 }
 
@@ -77,7 +84,7 @@ export function usesPathVariables(profile: Pick<Profile, 'mounts'>): boolean {
  *   in one sentence naming the key: "The bind mount sandboxRunner.profiles.py.mounts.0 names
  *   ${workspaceFolder}, but this run has no workspace folder, so nothing ran."
  */
-export function resolvePathVariables<P extends Pick<Profile, 'mounts'>>(
+export function resolvePathVariables<P extends WithMountSources>(
   profileName: string, profile: P, paths: RunPaths, platform: HostPlatform = process.platform,
 ): P {
   if (!usesPathVariables(profile)) return profile;

@@ -9,7 +9,7 @@ import { BUILTIN_PROFILES } from './defaults';
 import type { RunPaths } from './pathVariables';
 import { PROFILES_SETTING, profileSettingPath } from '../layout';
 import { PROFILE_NAME, ProfileSchema, type Profile } from './profileSchema';
-import { shebangCandidates } from '../source/shebang';
+import { shebangCandidates } from './shebang';
 
 /** Where a profile's values came from; the highest layer that set any key wins the label. */
 export type ProfileSource = 'built-in' | 'user' | 'workspace';
@@ -186,7 +186,7 @@ export interface ProfileQuery {
   readonly name?: string;
   readonly languageId?: string;
   readonly fileName?: string;
-  /** The interpreter the code's first line names (source/shebang.ts `shebangInterpreter`), e.g. `bash`. */
+  /** The interpreter the code's first line names (shebang.ts `shebangInterpreter`), e.g. `bash`. */
   readonly shebang?: string;
   /** The run's document paths, for consent on `${workspaceFolder}`/`${fileDirname}` mounts and `workspace` (loosening.ts `routeLoosening`). */
   readonly paths?: RunPaths;

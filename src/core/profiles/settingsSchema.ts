@@ -20,7 +20,7 @@ import * as z from 'zod/mini';
 import { SETTING_KEYS, settingId, type SettingKey } from '../layout';
 import { limitsSchema } from './limits';
 import { profileSchema as profileZod } from './profileSchema';
-import { DEFAULT_MASK_GLOBS } from '../mounts/workspaceMount';
+import { DEFAULT_MASK_GLOBS } from './defaults';
 
 type JsonSchema = Record<string, unknown>;
 

@@ -2,7 +2,8 @@
  * Exit diagnosis, a step of its own: from how the attached CLI ended, what the launcher said
  * (launcher.ts) and the engine's state, how the run ended. Never reads program output.
  */
-import { engineKind, initCouldNotExec } from '../engine/engineKind';
+import { engineKind } from '../engine/engineKind';
+import { initCouldNotExec } from '../engine/podman/engineSpec';
 import { classifyEngineFailure, tail } from '../engine/failures';
 import { dockerMissing, spawnErrno } from '../engine/cli';
 import { inspectState } from '../engine/inspect';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { checkCreated } from '../admission/admit';
 import { buildCreateArgv } from '../container/argv';
 import { createContainer } from '../container/create';
-import { engineSpec } from '../engine/engineKind';
+import { engineSpec } from '../engine/podman/engineSpec';
 import { SandboxError } from '../errors';
 import { SNIPPET_DIR } from '../layout';
 import { openDirectLease } from '../container/lease';

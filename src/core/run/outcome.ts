@@ -6,8 +6,7 @@ import { performance } from 'node:perf_hooks';
 import type { SandboxErrorInfo } from '../errors';
 import { newContainerName } from '../layout';
 import type { Profile } from '../profiles/profileSchema';
-import type { RunOutcome, RunResult } from './result';
-import type { RuleNote } from './rules';
+import type { RuleNote, RunOutcome, RunResult } from './result';
 
 /**
  * The summary of a result: one sentence on how it ended, then the sandbox rule behind it when

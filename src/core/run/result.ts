@@ -2,7 +2,6 @@
  * The typed result of a run. UIs switch on `outcome`; nothing parses `message`.
  */
 import type { SandboxErrorInfo } from '../errors';
-import type { RuleNote } from './rules';
 
 /**
  * How a run ended.
@@ -69,4 +68,14 @@ export interface RunResult {
   readonly error?: SandboxErrorInfo;
   /** Set when the container could not be removed (e.g. the engine went away); the orphan sweep retries. */
   readonly cleanupError?: string;
+}
+
+/** A sandbox rule named for a run (rules.ts `sandboxRule` decides it). */
+export interface RuleNote {
+  /** The profile key that changes the rule, e.g. `limits.fileSizeMiB`; absent for a signal alone. */
+  readonly key?: string;
+  /** True when the engine, the kernel or the runner showed it; false for a hint from the exit status. */
+  readonly certain: boolean;
+  /** One or two sentences for the summary line and the footer. */
+  readonly text: string;
 }

@@ -7,17 +7,7 @@
  * program output.
  */
 import type { Profile } from '../profiles/profileSchema';
-import type { RunOutcome } from './result';
-
-/** A sandbox rule named for a run. */
-export interface RuleNote {
-  /** The profile key that changes the rule, e.g. `limits.fileSizeMiB`; absent for a signal alone. */
-  readonly key?: string;
-  /** True when the engine, the kernel or the runner showed it; false for a hint from the exit status. */
-  readonly certain: boolean;
-  /** One or two sentences for the summary line and the footer. */
-  readonly text: string;
-}
+import type { RuleNote, RunOutcome } from './result';
 
 /** What the runner observed beyond the exit status (never program output). */
 export interface RunEvidence {

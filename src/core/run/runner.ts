@@ -19,7 +19,7 @@ import { profileSettingPath } from '../layout';
 import { openRunLease } from '../container/lease';
 import { ProfileSchema } from '../profiles/profileSchema';
 import { toProfileIssues } from '../profiles/profileResolution';
-import { checkProgramArgs } from './programArgs';
+import { checkProgramArgs } from '../admission/programArgs';
 import type { RunResult } from './result';
 import { resolvePathVariables, usesPathVariables } from '../profiles/pathVariables';
 import { planWorkspaceRun } from '../mounts/workspaceMount';

@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import { admitContainer } from '../admission/admit';
 import { type ContainerSpec, type ResolvedMount } from '../container/argv';
-import { engineSpec } from '../engine/engineKind';
+import { engineSpec } from '../engine/podman/engineSpec';
 import { diagnoseExit, diagnoseNoLauncher, launcherStopped, type Diagnosis } from './diagnose';
 import type { DockerOptions } from '../engine/contracts';
 import { resolveEndpoint } from '../engine/endpoint';

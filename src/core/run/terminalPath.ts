@@ -4,7 +4,8 @@
  * the code frame until the program starts and to the engine afterwards (ttyResize.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { buildTtyCreateArgv, DETACH_KEYS_LENGTH, detachKeys } from '../container/argv';
+import { buildTtyCreateArgv } from '../container/argv';
+import { DETACH_KEYS_LENGTH, detachKeys } from '../container/ttyStart';
 import { createContainer } from '../container/create';
 import { SandboxError } from '../errors';
 import { openTtyLease } from '../container/lease';

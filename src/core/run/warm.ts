@@ -11,7 +11,7 @@
  */
 import { admitContainer } from '../admission/admit';
 import { buildRunArgv } from '../container/argv';
-import { engineSpec, initCouldNotExec } from '../engine/engineKind';
+import { engineSpec, initCouldNotExec } from '../engine/podman/engineSpec';
 import { inspectState } from '../engine/inspect';
 import type { DockerOptions } from '../engine/contracts';
 import { ownerLabels, WARM_LABEL } from '../ownership/labels';

@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { docker } from '../cli';
-import { engineWorkDir } from './workDir';
+import { engineWorkDir } from '../workDir';
 import type { DockerOptions } from '../contracts';
 import { SandboxError } from '../../errors';
 

@@ -14,9 +14,9 @@ import { inspectContainer, inspectImage } from '../engine/inspect';
 import { listContainers, removeContainer } from '../engine/containerOps';
 import type { DockerOptions } from '../engine/contracts';
 import { isSandboxError } from '../errors';
-import { LABELS, PRODUCT_LABEL } from './labels';
-import { processLease, removeOldLeaseFiles } from './ownerLease';
-import { containerLiveness, localLeaseView, localProbe, type LeaseView, type OwnerLiveness, type ProcessProbe } from './liveness';
+import { LABELS, PRODUCT_LABEL } from '../ownership/labels';
+import { processLease, removeOldLeaseFiles } from '../ownership/ownerLease';
+import { containerLiveness, localLeaseView, localProbe, type LeaseView, type OwnerLiveness, type ProcessProbe } from '../ownership/liveness';
 import { removeStaleAnchors, removeStaleEngineDirs, removeStaleSnippetDir } from './hostDirs';
 
 /** Options of {@link reapOrphans} and {@link removeOwnContainers}. */

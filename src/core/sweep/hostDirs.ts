@@ -1,7 +1,7 @@
 /**
  * The host folders of dead owners, removed by the orphan sweep: snippet directories of the direct
  * path (snippet.ts), pin anchor directories (mounts.ts) and engine work directories
- * (engine/podman/workDir.ts). A folder is removed only when its owner (pid and start time in its
+ * (engine/workDir.ts). A folder is removed only when its owner (pid and start time in its
  * name, judged by liveness.ts as a container's labels are) is provably gone and it holds nothing
  * but what the product puts there; anything else is left alone.
  */
@@ -9,9 +9,9 @@ import { lstatSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { SNIPPET_HOST_DIR_PREFIX } from '../layout';
-import { ENGINE_DIR_NAME } from '../engine/podman/workDir';
+import { ENGINE_DIR_NAME } from '../engine/workDir';
 import { ANCHOR_NAME, anchorRoots } from '../mounts/mounts';
-import { localOwnerDead, localProbe, type ProcessProbe } from './liveness';
+import { localOwnerDead, localProbe, type ProcessProbe } from '../ownership/liveness';
 
 /** A snippet directory's path as snippet.ts `writeSnippet` makes it: `…/sandbox-runner-XXXXXX`. */
 const SNIPPET_HOST_DIR = new RegExp(`/${SNIPPET_HOST_DIR_PREFIX}[A-Za-z0-9]{6}$`);

@@ -2,12 +2,12 @@
  * The engine work directories: every engine CLI call runs in a private directory of this process
  * (spawnEnv.ts), because Podman's conmon writes its `oom` file into its caller's working directory.
  * That file is Podman's OOM signal ({@link conmonSawOom}); the docker CLI ignores its cwd.
- * Stale directories of dead processes are removed by the orphan sweep (ownership/hostDirs.ts).
+ * Stale directories of dead processes are removed by the orphan sweep (sweep/hostDirs.ts).
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { currentStartTime } from '../procLiveness';
+import { currentStartTime } from './procLiveness';
 
 /**
  * The process's engine work root, kept on `globalThis` so every bundled copy of this module (the
@@ -25,7 +25,7 @@ const scratchState = ((globalThis as { [SCRATCH]?: { root?: string; exitHooked?:
  * there: Podman 4.3 then still reports `OOMKilled: false`), so it must never land in the user's
  * folder, and {@link conmonSawOom} reads it as the OOM signal. The docker CLI ignores its cwd.
  * A process killed with SIGKILL leaves its directory: `reapOrphans` removes it once the owner is
- * provably gone (`removeStaleEngineDirs`, reaper.ts).
+ * provably gone (`removeStaleEngineDirs`, sweep/hostDirs.ts).
  * @param container a container name (`[A-Za-z0-9][A-Za-z0-9_.-]*`), or undefined for the root
  * @returns an absolute path that exists when this returns
  */
