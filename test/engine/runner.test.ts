@@ -3,7 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { admitContainer, buildRunArgv, engineSpec, leaseTestHooks, mountSourceProblems, openRunLease, ownerLabels, resolveMounts, scheduleRemoval, WarmPool } from '../../src/core';
+import { Transform } from 'node:stream';
+import { setTimeout as delay } from 'node:timers/promises';
+import { admitContainer, buildRunArgv, engineSpec, leaseTestHooks, mountSourceProblems, openRunLease, ownerLabels, resolveMounts, runInSandbox, scheduleRemoval, WarmPool } from '../../src/core';
 import { bridgeGateway, chunkText, containerExists, ENGINE_KIND, engineCli, engineDocker, engineIsLocal, engineSeesClientFiles, hostProcesses, IMAGES, LOCAL_DOCKER_HOST, noLeftoversAfterEach, productContainers, pythonProfile, requireEngine, routedEngine, run, shellProfile, waitFor } from './helpers';
 
 describe('runner on a real engine (engine)', function () {
@@ -132,6 +134,44 @@ describe('runner on a real engine (engine)', function () {
       assert.equal(r.stdout, `000aff41\n${Buffer.byteLength('od -An -tx1 | tr -d " \\n"; echo; wc -c < /sandbox/main.sh\n')}\n`);
     } finally {
       delete leaseTestHooks.stdinAfterFrame;
+    }
+  });
+
+  // Issue 25: the footer, the diagnostic, the CLI summary and an agent's result are built from
+  // the result; output that arrives after the CLI process ended must still be in it. The hook holds
+  // every output byte until the attached CLI process has ended, then until the result settled
+  // (or 3 s passed): a result that does not wait for the output settles first and misses it.
+  it('the result comes only after every output byte reached the sink, even when the bytes arrive after the CLI process ended', async () => {
+    let resultSettled: () => void = () => undefined;
+    const settled = new Promise<void>((r) => (resultSettled = r));
+    let heldPastExit = 0;
+    leaseTestHooks.outputStage = (ended) => new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        void ended.then(() => Promise.race([settled, delay(3000)])).then(() => {
+          heldPastExit += chunk.length;
+          done(null, chunk);
+        });
+      },
+    });
+    const code = 'import sys\nprint("before", flush=True)\nsys.stderr.write("IndexError")\nsys.stderr.flush()\nsys.stderr.write(": list index out of range\\n")\nsys.exit(1)\n';
+    try {
+      const seen = { stdout: '', stderr: '' };
+      const pending = runInSandbox({
+        profileName: 'test', profile: pythonProfile(), code, docker: engineDocker() ?? {},
+        onOutput: (stream, data) => {
+          if (stream !== 'notice') seen[stream] += chunkText(data);
+        },
+      });
+      const result = await pending.finally(resultSettled);
+      const atResult = { ...seen };
+      assert.equal(result.outcome, 'exited', result.message);
+      assert.equal(result.exitCode, 1);
+      assert.ok(heldPastExit > 0, 'the hook held no output past the CLI process\'s end');
+      assert.equal(atResult.stdout, 'before\n');
+      assert.equal(atResult.stderr, 'IndexError: list index out of range\n');
+      assert.equal(result.stderr.bytesKept, Buffer.byteLength(atResult.stderr));
+    } finally {
+      delete leaseTestHooks.outputStage;
     }
   });
 
