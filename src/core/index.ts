@@ -47,6 +47,7 @@ export * from './ownership/reaper';
 export * from './container/removals';
 export * from './run/result';
 export * from './run/rules';
+export * from './run/readOnlyHint';
 export * from './run/runner';
 export * from './source/snippet';
 export * from './source/snippetOrigin';

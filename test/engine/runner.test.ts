@@ -290,6 +290,25 @@ describe('isolation floor on a real engine (engine)', function () {
     assert.equal(r.stdout, `root-ro\n${snippet}\ntmp-noexec\nhi\n/workspace\n/home/sandbox\nhome-ok\n`);
   });
 
+  // Issue 25: "Read-only root named" (a hint from the program's last error lines, after a non-zero exit only).
+  it('names the read-only root as a hint when a failed program\'s last error is a write outside its writable places', async () => {
+    const py = await run(pythonProfile(), 'open("/var/tmp/x", "w")\n');
+    assert.equal(py.result.exitCode, 1, py.result.message);
+    assert.match(py.stderr, /Read-only file system: '\/var\/tmp\/x'/);
+    assert.deepEqual([py.result.rule?.key, py.result.rule?.certain], ['mounts', false]);
+    assert.match(py.result.message, /^Exited with code 1 in \d+ ms\. The program's last error names a write to a read-only file system \(a hint from its output\): the root filesystem is read-only; write under \/tmp or HOME \(\/home\/sandbox\) or the working directory/);
+    const sh = await run(shellProfile(), 'echo x > /x\n');
+    assert.notEqual(sh.result.exitCode, 0);
+    assert.equal(sh.result.rule?.key, 'mounts', `${sh.stderr} ${sh.result.message}`);
+    // Where writing works, or the same words with exit 0: no hint.
+    const tmp = await run(shellProfile(), 'echo x > /tmp/x && cat /tmp/x\n');
+    assert.equal(tmp.result.exitCode, 0);
+    assert.equal(tmp.result.rule, undefined);
+    const said = await run(shellProfile(), 'echo "can\'t create /x: Read-only file system" >&2\n');
+    assert.equal(said.result.exitCode, 0);
+    assert.equal(said.result.rule, undefined);
+  });
+
   it('holds a fork bomb at the pids limit and a file-size bomb at the fsize limit', async () => {
     const pids = await run(shellProfile({ limits: { pids: 16, timeoutSeconds: 10 } }), 'for i in $(seq 40); do sleep 5 & done 2>/dev/null; sleep 0.5; ls /proc | grep -c "^[0-9]"\n');
     assert.ok(Number(pids.stdout.trim()) <= 16, `processes: ${pids.stdout}`);

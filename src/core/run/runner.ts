@@ -29,6 +29,7 @@ import { directoryAccess, resolveMounts, type PinnedMounts } from '../mounts/mou
 import { BoundedStream, type OutputSink } from '../output/output';
 import type { MountAccess } from '../mounts/mountProbe';
 import { PidsWatch } from './pidsEvidence';
+import { readOnlyWrite, StreamTail } from './readOnlyHint';
 import { ProfileSchema, type Profile } from '../profiles/profileSchema';
 import { toProfileIssues, type NamedProfile } from '../profiles/profileResolution';
 import { checkProgramArgs } from './programArgs';
@@ -232,6 +233,8 @@ class Run {
   private cleanupError: string | undefined;
   /** Direct path only: the last stderr text, for a start failure's detail. */
   private stderrTail = '';
+  /** The end of the program's stderr, for the read-only hint only (readOnlyHint.ts; never a decision). */
+  private readonly errTail = new StreamTail();
   private readonly disposers: (() => Promise<void> | void)[] = [];
 
   constructor(private readonly req: RunRequest, profile: Profile, private readonly t0: number) {
@@ -493,6 +496,7 @@ class Run {
 
   /** Program bytes: bounded, passed on; a stream over its bound stops the run. */
   private onChunk(stream: 'stdout' | 'stderr', chunk: Buffer): void {
+    if (stream === 'stderr') this.errTail.push(chunk);
     if (stream === 'stderr' && this.stderrTailWanted) this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-4000);
     if (this.streams[stream].push(chunk)) {
       this.overflowStream ??= stream;
@@ -564,7 +568,9 @@ class Run {
     const durationMs = performance.now() - this.t0;
     const ran = outcome !== 'failed-to-start' && outcome !== 'engine-error';
     const profile = this.profile;
-    const rule = ran ? sandboxRule(outcome, exitCode, profile, { refusedForks: this.pids.refusedForks, oomKilledChild }) : undefined;
+    const workspaceTarget = this.workspace?.target;
+    const readOnly = outcome === 'exited' && exitCode ? readOnlyWrite(this.errTail.text(), profile, workspaceTarget) : undefined;
+    const rule = ran ? sandboxRule(outcome, exitCode, profile, { refusedForks: this.pids.refusedForks, oomKilledChild, readOnlyWrite: readOnly, workspaceTarget }) : undefined;
     const s = this.streams;
     return {
       outcome, exitCode, signal: ran ? signalFromExitCode(exitCode) : null, durationMs,
