@@ -90,7 +90,7 @@ export async function runFile(run: CliRun): Promise<number> {
     const network = profile.network === 'none' ? 'off' : 'on';
     // Normally known long before the run ends; an engine slow to say what it is delays the summary at most this long.
     await Promise.race([identityKnown, new Promise((r) => setTimeout(r, IDENTITY_GRACE_MS).unref())]);
-    terminal.line(`${result.message} [profile ${run.profileName}, image ${profile.image}, network ${network}, ${engineSummary(engine, identity)}]`);
+    terminal.line(`${result.message} [profile ${run.profileName}, image ${profile.image}, network ${network}, ${engineSummary(engine, identity, result.runtime)}]`);
   } else if (result.outcome === 'failed-to-start' || result.outcome === 'engine-error') {
     // -q drops the summary of a run, not the only word on why nothing (or not all) ran: 125/126 alone says too little.
     terminal.line(result.message);

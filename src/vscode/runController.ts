@@ -175,12 +175,12 @@ export class RunController {
     if (!known) void engineCode.engineIdentity(docker);
     const shown = outputSettings(scopeOf(target));
     if (!term) this.prepareChannel(shown);
-    const frame = deps.output.begin(target.label, chosen.name, chosen.source, profile, known && engineCode.describeEngine(known));
+    const frame = deps.output.begin(target.label, chosen.name, chosen.source, profile, known && engineCode.describeEngine(known, profile.runtime));
     if (term) frame.sink('notice', vscode.l10n.t('interactive: input and output are in the terminal "{0}"', term.name));
     const afterRun = this.trackSource(target, frame, profile, term, admitted.where?.paths);
     const settle = (result: RunResult) => {
       const late = engineCode.knownEngineIdentity(docker);
-      frame.end(result, late && engineCode.describeEngine(late));
+      frame.end(result, late && engineCode.describeEngine(late, result.runtime ?? profile.runtime));
       if (!term && shown.reveal === 'onError' && isError(result)) deps.output.show();
       afterRun(result);
       term?.pty.finish(`■ ${footer(result)}`);

@@ -18,6 +18,7 @@ import { admitContainer, checkCreated } from '../admission/admit';
 import { buildCreateArgv, buildRunArgv, buildTtyCreateArgv, DETACH_KEYS_LENGTH, detachKeys, type ContainerSpec, type ResolvedMount } from '../container/argv';
 import { createContainer } from '../container/create';
 import { engineSpec } from '../engine/engineKind';
+import { engineRuntimes } from '../engine/engine';
 import { diagnoseExit, diagnoseNoLauncher, launcherStopped, type Diagnosis } from './diagnose';
 import { prepareControl, type DockerOptions } from '../engine/docker';
 import { resolveEndpoint } from '../engine/endpoint';
@@ -272,6 +273,7 @@ class Run {
   private async attempts(): Promise<RunResult> {
     prepareControl(this.opts); // the first control call's one-time work overlaps `docker run`
     this.prepare();
+    await this.checkRuntime();
     const io = this.req.interactive;
     if (io?.tty) return this.ttyRun(io, io.tty);
     const key = JSON.stringify(this.profile);
@@ -284,6 +286,22 @@ class Run {
       profilesWithoutShell.add(key);
     }
     return this.direct();
+  }
+
+  /**
+   * A profile's `runtime` must be one the engine offers (issue 25), asked before anything starts.
+   * @throws SandboxError `invalid-profile` naming the runtime and the engine's list
+   */
+  private async checkRuntime(): Promise<void> {
+    const runtime = this.profile.runtime;
+    if (!runtime) return;
+    const offered = await engineRuntimes(this.opts);
+    if (!offered || offered.includes(runtime)) return;
+    throw new SandboxError(
+      'invalid-profile',
+      `The profile asks for the OCI runtime "${runtime}", which this engine does not offer (it offers: ${offered.join(', ')}), so nothing ran.`,
+      'Register the runtime with the engine (for gVisor: runsc in the daemon\'s "runtimes", see docs/engines.md), or remove "runtime" from the profile.',
+    );
   }
 
   /**
@@ -578,6 +596,7 @@ class Run {
       stderr: { bytesKept: s.stderr.bytesKept, truncated: s.stderr.truncated },
       message: describeOutcome(outcome, { exitCode, durationMs, profile, overflowStream: this.overflowStream, error, rule }),
       containerName: this.name,
+      ...(ran && profile.runtime ? { runtime: profile.runtime } : {}),
       ...(rule ? { rule } : {}),
       ...(error ? { error } : {}),
       ...(this.cleanupError ? { cleanupError: this.cleanupError } : {}),
