@@ -41,6 +41,7 @@ export * from './admission/precheck';
 export * from './engine/podman/podmanProof';
 export * from './profiles/profileSchema';
 export * from './profiles/profileResolution';
+export * from './profiles/preferRuntime';
 export * from './run/programArgs';
 export * from './mounts/protectedPaths';
 export * from './ownership/reaper';

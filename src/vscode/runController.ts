@@ -17,7 +17,7 @@ import { channelRunProfile, footer, type ProgramOutput } from './programOutput';
 import { startedRun, type RunHistory } from './runHistory';
 import type { RunManager } from './runManager';
 import type { Target } from './runTarget';
-import { currentSettings, dockerOptions, interactiveSetting, outputSettings, type OutputSettings, type SettingsSnapshot } from './settings';
+import { currentSettings, dockerOptions, interactiveSetting, outputSettings, preferRuntime, type OutputSettings, type SettingsSnapshot } from './settings';
 import type { SourceLinks } from './sourceLinks';
 import { workspaceRunFor, type WorkspaceRunFields } from './workspaceRun';
 
@@ -97,7 +97,10 @@ export class RunController {
     const interactive = options.interactive ?? interactiveSetting(scopeOf(target));
     const { chosen } = admitted;
     // The terminal shows colours: no NO_COLOR/TERM=dumb there (see CHANNEL_ENV).
-    const profile = interactive ? chosen.profile : channelRunProfile(chosen.profile);
+    const shown = interactive ? chosen.profile : channelRunProfile(chosen.profile);
+    // sandboxRunner.preferRuntime (issue 25, machine-scoped): asked of the engine only when set.
+    const prefer = preferRuntime();
+    const profile = prefer && !shown.runtime ? engine().withPreferredRuntime(shown, prefer, await engine().engineRuntimes(dockerOptions())) : shown;
     const term = interactive ? await openRunTerminal(target.label, chosen.name, headerLines(target.label, chosen.name, chosen.source, profile)) : undefined;
     if (interactive && !term) {
       this.deps.output.line(`[sandbox-runner] Not run: the terminal for ${target.label} was closed before it opened.`);
@@ -196,7 +199,8 @@ export class RunController {
         docker,
         protectedPaths: deps.protectedPaths,
         // A warm container was created without a TTY and with the channel's environment.
-        warm: term ? undefined : deps.warmFor(chosen, settings, scopeOf(target)),
+        // A preferred runtime changes the container: the pool's were made without it.
+        warm: term || profile.runtime !== chosen.profile.runtime ? undefined : deps.warmFor(chosen, settings, scopeOf(target)),
         onOutput: term ? term.pty.sink : frame.sink,
         interactive: term?.pty.begin(),
         onArgv: (argv) => deps.log.debug(`docker ${argv.map((a) => JSON.stringify(a)).join(' ')}`),
