@@ -48,7 +48,7 @@ export function parseRuntimes(info: unknown): string[] | undefined {
     const doc = (typeof info === 'string' ? JSON.parse(info) : info) as { Runtimes?: unknown } | null;
     const runtimes = doc?.Runtimes;
     if (!runtimes || typeof runtimes !== 'object' || Array.isArray(runtimes)) return undefined;
-    const names = Object.keys(runtimes).map(engineText).filter(Boolean).sort();
+    const names = Object.keys(runtimes).map((k) => engineText(k)).filter(Boolean).sort();
     return names.length > 0 ? names : undefined;
   } catch {
     return undefined;
