@@ -24,7 +24,7 @@ const LAZY_BUNDLES = {
   'rerun.js': 'src/vscode/rerunModule.ts',
 };
 /** Inputs that must never be part of the activation bundle (they belong in a lazy bundle). */
-const ACTIVATION_FORBIDDEN = [/node_modules\/shell-quote\//, /node_modules\/execa\//, /^src\/core\/run\/runner\.ts$/, /^src\/core\/ownership\/reaper\.ts$/, /^src\/core\/run\/warm\.ts$/, /^src\/core\/source\/fences\.ts$/];
+const ACTIVATION_FORBIDDEN = [/node_modules\/shell-quote\//, /node_modules\/execa\//, /^src\/core\/run\/runner\.ts$/, /^src\/core\/ownership\/reaper\.ts$/, /^src\/core\/run\/warm\.ts$/, /^src\/core\/source\/fences\.ts$/, /node_modules\/(?:markdown-it|entities|linkify-it|mdurl|uc\.micro|punycode\.js)\//];
 
 const common = {
   bundle: true,

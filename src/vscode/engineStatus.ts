@@ -7,7 +7,8 @@
  * engine text).
  */
 import * as vscode from 'vscode';
-import { classifyEngineFailure, docker, engineNames } from '../core/engine/docker';
+import { classifyEngineFailure, engineNames } from '../core/engine/failures';
+import { docker } from '../core/engine/cli';
 import { engineProduct, welcomeHint } from '../core/engine/engineHints';
 import { isSandboxError } from '../core/errors';
 import type { DockerOptions } from '../core';

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  classifyVersionOutput, cliEnvironment, contextDir, describeEndpoint, negotiateApiVersion, parseEngineVersion, resolveEndpoint,
+  parseVersionFlag, cliEnvironment, contextDir, describeEndpoint, negotiateApiVersion, parseEngineVersion, resolveEndpoint,
   spawnOptions, type DockerOptions,
 } from '../../src/core';
 
@@ -111,10 +111,10 @@ describe('engine endpoint resolution (unit)', () => {
 
 describe('engine identification (unit)', () => {
   it('tells Podman from Docker by the version output, a docker → podman wrapper included', () => {
-    assert.equal(classifyVersionOutput('Docker version 28.2.2, build e6534b4\n'), 'docker');
-    assert.equal(classifyVersionOutput('podman version 4.3.1\n'), 'podman');
-    assert.equal(classifyVersionOutput('Emulate Docker CLI using podman. Create /etc/containers/nodocker to quiet msg.\npodman version 4.3.1\n'), 'podman');
-    assert.equal(classifyVersionOutput('nerdctl version 1.7.0\n'), 'other');
+    // The wrapper's "Emulate Docker CLI using podman" notice goes to stderr; the detector reads stdout.
+    assert.equal(parseVersionFlag('Docker version 28.2.2, build e6534b4\n'), 'docker');
+    assert.equal(parseVersionFlag('podman version 4.3.1\n'), 'podman');
+    assert.equal(parseVersionFlag('nerdctl version 1.7.0\n'), undefined);
   });
 
   it('negotiates the API version from the engine\'s Api-Version header', () => {

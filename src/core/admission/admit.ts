@@ -7,11 +7,11 @@
  * is refused; the caller removes it without ever sending the code.
  */
 import type { ResolvedMount } from '../container/argv';
-import { CONTROL_TIMEOUT_MS, type DockerOptions } from '../engine/docker';
+import { CONTROL_TIMEOUT_MS, type DockerOptions } from '../engine/contracts';
 import { SandboxError } from '../errors';
 import { discardedLimits, limitsDiscardedError } from '../engine/engineFlags';
 import { hostPidOf } from '../engine/hostPid';
-import { inspectContainer, inspectImage } from '../engine/inspect';
+import { inspectContainer, inspectImageCached } from '../engine/inspect';
 import type { ContainerLease } from '../container/lease';
 import { mountSourceProblems } from './mountProof';
 import { engineSpec } from '../engine/engineKind';
@@ -30,7 +30,7 @@ import type { Profile } from '../profiles/profileSchema';
 export async function admitContainer(opts: DockerOptions, lease: ContainerLease, profile: Profile, mounts: readonly ResolvedMount[]): Promise<boolean> {
   if (!(await waitForLauncher(opts, lease))) return false;
   const container = await inspectContainer(opts, lease.name);
-  const image = await inspectImage(opts, container.Image ?? profile.image);
+  const image = await inspectImageCached(opts, container.Image ?? profile.image);
   const engine = await engineSpec(opts);
   const problems: Problem[] = containerProblems(container, image, { profile, mounts, engine });
   const statePid = container.State?.Pid ?? 0;
@@ -90,7 +90,7 @@ async function waitForLauncher(opts: DockerOptions, lease: ContainerLease): Prom
  */
 export async function checkCreated(opts: DockerOptions, name: string, expected: Expected): Promise<void> {
   const container = await inspectContainer(opts, name);
-  const image = await inspectImage(opts, container.Image ?? expected.profile.image);
+  const image = await inspectImageCached(opts, container.Image ?? expected.profile.image);
   const engine = await engineSpec(opts);
   const problems = containerProblems(container, image, { ...expected, engine });
   // Podman's capabilities and namespaces are proved only through a running process (podmanProof.ts);

@@ -17,7 +17,7 @@ import { DOCKER_CLIENT_PROXY_VARS, floorEnv, MASK_FILE_SOURCE, PODMAN_INIT, PODM
 import { MiB, SANDBOX_HOME, SNIPPET_DIR } from '../layout';
 import type { EngineSpec } from '../engine/engineKind';
 import { SandboxError, type SandboxErrorCode } from '../errors';
-import type { ContainerInspect, ImageInspect } from '../engine/inspect';
+import type { ContainerInspect, ImageInspect } from '../engine/contracts';
 import type { Profile } from '../profiles/profileSchema';
 
 /** What the runner asked for. */

@@ -6,7 +6,10 @@
  * paths (cold and warm) check the started container from inspect instead, before the code is
  * sent (admit.ts).
  */
-import { classifyEngineFailure, docker, imageVolumes, type DockerOptions } from '../engine/docker';
+import { classifyEngineFailure } from '../engine/failures';
+import { docker } from '../engine/cli';
+import { imageVolumes } from '../engine/inspect';
+import type { DockerOptions } from '../engine/contracts';
 import { discardedLimits, limitsDiscardedError } from '../engine/engineFlags';
 import { engineKind } from '../engine/engineKind';
 import { SandboxError } from '../errors';

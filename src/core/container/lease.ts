@@ -11,7 +11,9 @@ import { PassThrough, Writable, type Readable, type Transform } from 'node:strea
 import { finished, pipeline } from 'node:stream/promises';
 import { execa, type ResultPromise } from 'execa';
 import { buildTtyStartArgv } from './argv';
-import { dockerBinary, spawnOptions, type DockerOptions } from '../engine/docker';
+import { dockerBinary } from '../engine/cli';
+import { spawnOptions } from '../engine/spawnEnv';
+import type { DockerOptions } from '../engine/contracts';
 import type { TtySize } from '../interactive';
 import { encodeFrame, encodeTtyFrame, PreambleReader, TTY_PREAMBLE } from './launcher';
 

@@ -6,7 +6,8 @@
  * every bundled copy of this module shares it). A removal that fails is kept as a failure and
  * returned by `awaitRemovals`; the orphan sweep (reaper.ts) removes such containers later.
  */
-import { removeContainer, type DockerOptions } from '../engine/docker';
+import { removeContainer } from '../engine/containerOps';
+import type { DockerOptions } from '../engine/contracts';
 
 /** A removal that failed: the container name and the error text (message and fix). */
 export interface RemovalFailure {

@@ -3,7 +3,7 @@
  * has no resize command, and its own attach resizes only when its stdout is a terminal (here it is
  * a pipe), so the runner asks the engine itself:
  * - Docker: Engine API `POST /containers/{name}/resize?h=ROWS&w=COLUMNS` (200 when done), over the
- *   control client of docker.ts (a socket, or `docker system dial-stdio` for other endpoints).
+ *   control client of engine/control.ts (a socket, or `docker system dial-stdio` for other endpoints).
  * - Podman (no API socket here, no resize command): the container's conmon control FIFO,
  *   `<StaticDir>/ctl`, with the line `1 ROWS COLUMNS\n`, as Podman's own attach does
  *   (libpod `AttachResize`; measured with Podman 4.3: `stty size` in the container then says the
@@ -15,8 +15,8 @@
 import { constants } from 'node:fs';
 import { lstat, open } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
-import { controlApi, CONTROL_TIMEOUT_MS, type DockerOptions } from '../engine/docker';
-import { EngineApiUnavailable } from '../engine/engineApi';
+import type { DockerOptions } from '../engine/contracts';
+import { control, segment } from '../engine/control';
 import { engineKind } from '../engine/engineKind';
 import { inspectContainer } from '../engine/inspect';
 import type { TtySize } from '../interactive';
@@ -31,17 +31,11 @@ export async function resizeTty(opts: DockerOptions, name: string, size: TtySize
   const rows = ttySide(size.rows);
   const columns = ttySide(size.columns);
   try {
-    const client = await controlApi(opts);
-    if (client) {
-      const path = `/containers/${encodeURIComponent(name)}/resize?h=${rows}&w=${columns}`;
-      try {
-        return (await client.request('POST', path, opts.controlTimeoutMs ?? CONTROL_TIMEOUT_MS)).status === 200;
-      } catch (e) {
-        if (!(e instanceof EngineApiUnavailable)) return false;
-      }
-    }
-    if ((await engineKind(opts)) !== 'podman') return false;
-    return await conmonResize(opts, name, rows, columns);
+    return await control(
+      opts,
+      async (c, t) => (await c.request('POST', `/containers/${segment(name)}/resize?h=${rows}&w=${columns}`, t)).status === 200,
+      async () => (await engineKind(opts)) === 'podman' && (await conmonResize(opts, name, rows, columns)),
+    );
   } catch {
     return false;
   }

@@ -28,7 +28,7 @@ import type * as Crypto from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, posix, win32 } from 'node:path';
-import type { DockerOptions } from './docker';
+import type { DockerOptions } from './contracts';
 
 /** The engine endpoint the docker CLI uses when nothing else is configured (Linux, macOS). */
 export const DEFAULT_DOCKER_HOST = 'unix:///var/run/docker.sock';

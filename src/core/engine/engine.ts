@@ -1,11 +1,16 @@
 /**
  * What the engine is, for display: product, version and default runtime, asked once per process
- * and engine (`engineIdentity`), never on a run's critical path. The version comes from docker.ts
- * `engineVersion` (Engine API, CLI fallback), the runtime from `/info` (`docker info`).
- * Everything the engine says is untrusted and passes `engineText` before anyone shows it.
+ * and engine (`engineIdentity`), never on a run's critical path. The version comes from
+ * {@link engineVersion} (`/version`), the runtime from `/info` (`docker info`), both over
+ * control.ts (Engine API, CLI fallback). Everything the engine says is untrusted and passes
+ * `engineText` before anyone shows it.
  */
-import { controlApi, docker, engineVersion, type DockerOptions } from './docker';
+import { docker } from './cli';
+import type { DockerOptions, EngineVersion } from './contracts';
+import { apiFailure, cliFlavor, control } from './control';
+import { describeEndpoint, resolveEndpoint } from './endpoint';
 import { engineKey, engineTarget, engineText, targetText, type EngineTarget } from './engineTarget';
+import { classifyEngineFailure } from './failures';
 
 /** What the engine says it is (every field plain text, through {@link engineText}). */
 export interface EngineIdentity {
@@ -33,13 +38,19 @@ const IDENTITY_TIMEOUT_MS = 15_000;
 
 /** The engine's default runtime: API `GET /info`, else `docker info --format '{{json .}}'`; "" when unknown. */
 async function defaultRuntime(opts: DockerOptions): Promise<string> {
-  const client = await controlApi(opts).catch(() => undefined);
-  if (client) {
-    const r = await client.request('GET', '/info', IDENTITY_TIMEOUT_MS).catch(() => undefined);
-    if (r?.status === 200) return parseRuntime(r.body);
-  }
-  const r = await docker(opts, ['info', '--format', '{{json .}}'], IDENTITY_TIMEOUT_MS).catch(() => undefined);
-  return r?.exitCode === 0 ? parseRuntime(r.stdout) : '';
+  const cli = async () => {
+    const r = await docker(opts, ['info', '--format', '{{json .}}'], IDENTITY_TIMEOUT_MS).catch(() => undefined);
+    return r?.exitCode === 0 ? parseRuntime(r.stdout) : '';
+  };
+  // Any API failure (not only an unreachable API) falls back to the CLI: the runtime is display only.
+  return control(
+    opts,
+    async (c) => {
+      const r = await c.request('GET', '/info', IDENTITY_TIMEOUT_MS).catch(() => undefined);
+      return r?.status === 200 ? parseRuntime(r.body) : cli();
+    },
+    cli,
+  ).catch(cli);
 }
 
 /** The runtime names an info document lists (Docker's `Runtimes` keys), each through {@link engineText}; undefined when it lists none. Never throws. */
@@ -61,13 +72,18 @@ export function parseRuntimes(info: unknown): string[] | undefined {
  * (then the engine itself refuses an unknown runtime at create). Never rejects.
  */
 export async function engineRuntimes(opts: DockerOptions): Promise<string[] | undefined> {
-  const client = await controlApi(opts).catch(() => undefined);
-  if (client) {
-    const r = await client.request('GET', '/info', IDENTITY_TIMEOUT_MS).catch(() => undefined);
-    if (r?.status === 200) return parseRuntimes(r.body);
-  }
-  const r = await docker(opts, ['info', '--format', '{{json .}}'], IDENTITY_TIMEOUT_MS).catch(() => undefined);
-  return r?.exitCode === 0 ? parseRuntimes(r.stdout) : undefined;
+  const cli = async () => {
+    const r = await docker(opts, ['info', '--format', '{{json .}}'], IDENTITY_TIMEOUT_MS).catch(() => undefined);
+    return r?.exitCode === 0 ? parseRuntimes(r.stdout) : undefined;
+  };
+  return control(
+    opts,
+    async (c) => {
+      const r = await c.request('GET', '/info', IDENTITY_TIMEOUT_MS).catch(() => undefined);
+      return r?.status === 200 ? parseRuntimes(r.body) : cli();
+    },
+    cli,
+  ).catch(cli);
 }
 
 /**
@@ -119,4 +135,61 @@ export function engineIdentity(opts: DockerOptions): Promise<EngineIdentity | un
 /** The identity of the engine of `opts` if a lookup already finished, else undefined (starts none). */
 export function knownEngineIdentity(opts: DockerOptions): EngineIdentity | undefined {
   return identities.get(engineKey(opts))?.value;
+}
+
+/** The engine `opts` reaches, for messages: `context "NAME" (HOST)`, a host, or the configured context. */
+export function engineLabel(opts: DockerOptions): string {
+  return describeEndpoint(resolveEndpoint(opts), opts);
+}
+
+interface VersionJson {
+  Platform?: { Name?: string };
+  Components?: { Name?: string; Version?: string; Details?: { ApiVersion?: string } }[];
+  Version?: string; ApiVersion?: string; APIVersion?: string; Os?: string; Arch?: string; OsArch?: string;
+}
+
+/** An {@link EngineVersion} from a `/version` answer (Docker's, or Podman's compat or CLI JSON). */
+export function parseEngineVersion(v: VersionJson, endpoint: string, via: 'api' | 'cli', podmanCli = false): EngineVersion {
+  const podman = podmanCli || (v.Components ?? []).some((c) => /podman/i.test(c.Name ?? ''));
+  const [osArchOs = '', osArchArch = ''] = (v.OsArch ?? '').split('/');
+  return {
+    // Podman's compat API puts "linux/amd64/debian-12" in Platform.Name: its Components say Podman.
+    name: podman ? 'Podman Engine' : v.Platform?.Name?.trim() || 'Docker Engine',
+    version: v.Version ?? '',
+    apiVersion: v.ApiVersion ?? v.APIVersion ?? '',
+    os: v.Os ?? osArchOs,
+    arch: v.Arch ?? osArchArch,
+    endpoint,
+    via,
+  };
+}
+
+/**
+ * Which engine `opts` reaches (API `GET /version`; CLI `version --format json`, whose `Server`,
+ * or for a local Podman `Client`, part is read).
+ * @throws SandboxError when the engine cannot be reached
+ */
+export async function engineVersion(opts: DockerOptions): Promise<EngineVersion> {
+  const endpoint = engineLabel(opts);
+  return control(
+    opts,
+    async (c, t) => {
+      const r = await c.request('GET', '/version', t);
+      if (r.status !== 200 || typeof r.body !== 'object' || !r.body) throw apiFailure(r, 'read the engine version');
+      return parseEngineVersion(r.body as VersionJson, endpoint, 'api');
+    },
+    async () => {
+      const r = await docker(opts, ['version', '--format', 'json']);
+      let parsed: { Server?: VersionJson | null; Client?: VersionJson } | undefined;
+      try {
+        parsed = JSON.parse(r.stdout) as typeof parsed;
+      } catch {
+        parsed = undefined;
+      }
+      const podman = (await cliFlavor(opts)) === 'podman';
+      const server = parsed?.Server ?? (podman ? parsed?.Client : undefined);
+      if (!server) throw classifyEngineFailure(r.stderr, 'read the engine version');
+      return parseEngineVersion(server, endpoint, 'cli', podman);
+    },
+  );
 }

@@ -7,7 +7,8 @@
  * from the run.
  */
 import { accessSync, constants, realpathSync, statSync } from 'node:fs';
-import { docker, type DockerOptions } from './docker';
+import { docker } from './cli';
+import type { DockerOptions } from './contracts';
 import { SandboxError } from '../errors';
 import { podmanSeccompProfile } from './podman/podmanSeccomp';
 

@@ -6,7 +6,7 @@
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DockerOptions } from './docker';
+import type { DockerOptions } from './contracts';
 import { dockerConfigDir, resolveEndpoint } from './endpoint';
 
 /** The docker executable of `opts` (as docker.ts `dockerBinary`, kept here so this module imports no engine code). */

@@ -10,7 +10,7 @@
  * `libpod-<id>.scope`). A pid reused after the container ended fails the same check.
  */
 import { readFile } from 'node:fs/promises';
-import type { DockerOptions } from './docker';
+import type { DockerOptions } from './contracts';
 import { inspectContainer } from './inspect';
 
 /** A full container ID as Docker and Podman report it (`Id`): 64 lowercase hex digits. */

@@ -15,7 +15,7 @@ import type { ResolvedMount } from '../container/argv';
 import { podmanMountsRefused } from '../container/argv';
 import { profileSettingPath, RESERVED_CONTAINER_PATHS } from '../layout';
 import { engineKind } from '../engine/engineKind';
-import type { DockerOptions } from '../engine/docker';
+import type { DockerOptions } from '../engine/contracts';
 import { SandboxError } from '../errors';
 import { currentStartTime } from '../engine/procLiveness';
 import { engineMountAccess, probeEngineView, type MountAccess } from './mountProbe';

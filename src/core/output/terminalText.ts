@@ -5,6 +5,14 @@
  * notifications; DCS, SOS, PM, APC; 7-bit and C1 forms) with their payload, then the rest with
  * `strip-ansi`; a lone carriage return (used to overwrite and hide text)
  * becomes a line feed; other C0/C1 control characters except tab and line feed are dropped.
+ *
+ * Why not `strip-ansi` alone (issue 21; checked with strip-ansi 7.2.0): it is stateless, so a
+ * sequence split across two chunks passes through (`ESC ]0;ti` then `tle BEL` keeps both halves,
+ * and the terminal reassembles them), and for an 8-bit OSC it drops the introducer and terminator
+ * but leaves the payload as text (`U+009D 0;title U+009C` becomes `0;title`). Holding an unfinished
+ * sequence and removing string payloads is the security property here (untrusted program output
+ * never reaches a terminal unfiltered), so that part stays hand-made; unit tests in
+ * test/unit/terminalText.test.ts cover both cases.
  */
 import stripAnsi from 'strip-ansi';
 

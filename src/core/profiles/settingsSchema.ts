@@ -2,6 +2,19 @@
  * The `contributes.configuration` section of package.json, generated from the zod schemas so the
  * settings editor's validation and the runner's validation never drift. `npm run gen:schema`
  * writes it into package.json; a unit test fails when package.json is stale.
+ *
+ * What zod writes and what is written here (issue 21, checked with zod 4.6.7):
+ * - Every value with a zod schema (a profile, the default limits) is zod 4's own
+ *   `z.toJSONSchema` (draft 7, input side, descriptions from the global registry); the only
+ *   post-processing is dropping `$schema`, which zod always writes and VS Code does not need.
+ * - The settings around them (`scope`, `markdownDescription`, `enumDescriptions`, `default`) are
+ *   VS Code's extensions to JSON schema and are written here as plain JSON. The settings without a
+ *   profile or limits schema (`interactive`, `revealOutput`, `warmStart`, `warmIdleSeconds`,
+ *   `maskedFiles`, the engine and agent tool settings) have no zod schema to generate from: they
+ *   are read in the activation bundle (src/vscode/settings.ts, agentTool.ts, engineChoice.ts)
+ *   with plain checks, because zod's module code runs only on first validation (zodLoader.ts,
+ *   issue 12's activation budget); a zod schema for them would exist only to print this JSON.
+ *   Their bounds are repeated where they are read (e.g. `warmIdleSeconds` 10-86400 in settings.ts).
  */
 import * as z from 'zod/mini';
 import { SETTING_KEYS, settingId, type SettingKey } from '../layout';

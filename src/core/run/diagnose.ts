@@ -3,7 +3,10 @@
  * (launcher.ts) and the engine's state, how the run ended. Never reads program output.
  */
 import { engineKind, initCouldNotExec } from '../engine/engineKind';
-import { classifyEngineFailure, dockerMissing, inspectState, spawnErrno, tail, type ContainerState, type DockerOptions } from '../engine/docker';
+import { classifyEngineFailure, tail } from '../engine/failures';
+import { dockerMissing, spawnErrno } from '../engine/cli';
+import { inspectState } from '../engine/inspect';
+import type { ContainerState, DockerOptions } from '../engine/contracts';
 import { isSandboxError, SandboxError, type SandboxErrorInfo } from '../errors';
 import type { AttachExit, ContainerLease } from '../container/lease';
 import type { Profile } from '../profiles/profileSchema';

@@ -10,7 +10,7 @@
  * simply no evidence.
  */
 import { readFile } from 'node:fs/promises';
-import type { DockerOptions } from '../engine/docker';
+import type { DockerOptions } from '../engine/contracts';
 import { containerHostPid } from '../engine/hostPid';
 
 /** How often `pids.events` is read while the program runs, ms. */

@@ -6,7 +6,8 @@
  * or a zero grace remove at once. Removal (`docker rm -f -v`, removals.ts) ends every process in
  * the container; the attached CLI then ends by itself, or is killed after a grace.
  */
-import { signalContainer, type DockerOptions } from '../engine/docker';
+import { signalContainer } from '../engine/containerOps';
+import type { DockerOptions } from '../engine/contracts';
 import type { ContainerLease } from '../container/lease';
 import { scheduleRemoval } from '../container/removals';
 

@@ -12,7 +12,8 @@
 import { admitContainer } from '../admission/admit';
 import { buildRunArgv } from '../container/argv';
 import { engineSpec, initCouldNotExec } from '../engine/engineKind';
-import { inspectState, type DockerOptions } from '../engine/docker';
+import { inspectState } from '../engine/inspect';
+import type { DockerOptions } from '../engine/contracts';
 import { ownerLabels, WARM_LABEL } from '../ownership/labels';
 import { newContainerName } from '../layout';
 import { openRunLease, type ContainerLease } from '../container/lease';

@@ -11,7 +11,9 @@
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { docker, engineWorkDir, type DockerOptions } from '../docker';
+import { docker } from '../cli';
+import { engineWorkDir } from './workDir';
+import type { DockerOptions } from '../contracts';
 import { SandboxError } from '../../errors';
 
 /** One rule of an OCI/containers seccomp profile (only the fields read here are typed). */
