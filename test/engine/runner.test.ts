@@ -3,7 +3,15 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { admitContainer, buildRunArgv, engineSpec, leaseTestHooks, mountSourceProblems, openRunLease, ownerLabels, resolveMounts, scheduleRemoval, WarmPool } from '../../src/core';
+import { admitContainer } from '../../src/core/admission/admit';
+import { buildRunArgv } from '../../src/core/container/argv';
+import { engineSpec } from '../../src/core/engine/podman/engineSpec';
+import { leaseTestHooks, openRunLease } from '../../src/core/container/lease';
+import { mountSourceProblems } from '../../src/core/admission/mountProof';
+import { ownerLabels } from '../../src/core/ownership/labels';
+import { resolveMounts } from '../../src/core/mounts/mounts';
+import { scheduleRemoval } from '../../src/core/container/removals';
+import { WarmPool } from '../../src/core/run/warm';
 import { bridgeGateway, chunkText, containerExists, ENGINE_KIND, engineCli, engineDocker, engineIsLocal, engineSeesClientFiles, hostProcesses, IMAGES, LOCAL_DOCKER_HOST, noLeftoversAfterEach, productContainers, pythonProfile, requireEngine, routedEngine, run, shellProfile, waitFor } from './helpers';
 
 describe('runner on a real engine (engine)', function () {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { ProfileSchema, sandboxRule } from '../../src/core';
+import { ProfileSchema } from '../../src/core/profiles/profileSchema';
+import { sandboxRule } from '../../src/core/run/rules';
 
 const profile = ProfileSchema.parse({ image: 'i', command: ['${file}'] });
 
