@@ -127,11 +127,19 @@ const lazyBundles = {
 const [act, lazy] = await Promise.all([
   build(activationBundle),
   build(lazyBundles),
+  // The CLI: dist/cli.js, and the MCP server (the SDK is most of the CLI's code) as dist/cli-mcp.js,
+  // which main.ts requires only for --mcp, so a plain `sandbox-run FILE` never parses it.
   build({
     ...common,
     entryPoints: ['src/cli/main.ts'],
     outfile: 'dist/cli.js',
+    external: [...common.external, './cli-mcp.js'],
     banner: { js: '#!/usr/bin/env node' },
+  }),
+  build({
+    ...common,
+    entryPoints: ['src/cli/mcp.ts'],
+    outfile: 'dist/cli-mcp.js',
   }),
   build({
     ...common,

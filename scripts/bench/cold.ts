@@ -1,4 +1,4 @@
-/** `cold_ratio`, `cold_cli_exit_ms`: `runInSandbox` (or the CLI) vs raw `run --rm` of the same argv, per case (the worse); the cases and sides serve other sections too. */
+/** `cold_ratio`, `cli_exit_ratio`, `cold_cli_exit_ms`: `runInSandbox` (or the CLI) vs raw `run --rm` of the same argv, per case (the worse); the cases and sides serve other sections too. */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -10,7 +10,7 @@ import type { RunRequest } from '../../src/core/run/request';
 import type { RunResult } from '../../src/core/run/result';
 import { pythonProfile, shellProfile } from '../../test/support/profiles';
 import { checkSameArgv, rawSpec, rawTimed, type EngineEnv, type Timing } from './docker';
-import { interleave, noFigure, ratioRow, type Ctx, type Figures, type Row, type Summary } from './harness';
+import { interleave, noFigure, ratioRow, targetText, type Ctx, type Figures, type Row, type Summary } from './harness';
 
 /** Case: a snippet, its profile, what it prints (checked). Pair: one interleaved series' summaries per side and figure. */
 export type Case = { readonly label: string; readonly profileName: string; readonly profile: Profile; readonly code: string; readonly prints: string };
@@ -51,10 +51,10 @@ export async function coreRun(c: Case, extra: Partial<RunRequest> = {}): Promise
 }
 
 export const firstByteNote = (p: Pair): string => `(first output byte, median: ours ${p.core.firstByteMs.median.toFixed(1)} ms, raw ${p.raw.firstByteMs.median.toFixed(1)} ms)`;
-/** For each case, `ours` interleaved with raw cold runs (engine of `env`) and a row; the worse ratio and the shell case's first byte. */
-export async function eachCase(ctx: Ctx, label: string, ours: (c: Case) => Promise<Timing>, row: (c: Case, p: Pair) => Row, env?: EngineEnv) {
+/** For each case (default {@link CASES}), `ours` interleaved with raw cold runs (engine of `env`) and a row; the worse ratio and the shell case's first byte. */
+export async function eachCase(ctx: Ctx, label: string, ours: (c: Case) => Promise<Timing>, row: (c: Case, p: Pair) => Row, env?: EngineEnv, cases: readonly Case[] = CASES) {
   const [ratios, first] = [[] as number[], [] as number[]];
-  for (const c of CASES) {
+  for (const c of cases) {
     const p = await interleave(`${label} ${c.label}`, { raw: () => rawCold(c, env), core: () => ours(c).then(({ ms, firstByteMs }) => ({ ms, firstByteMs })) }, ctx);
     ctx.rows.push(row(c, p));
     ratios.push(p.core.ms.median / p.raw.ms.median);
@@ -69,12 +69,12 @@ export async function cold(ctx: Ctx): Promise<Figures> {
   return { cold_ratio: r.ratio, cold_first_byte_ms: r.firstByteMs };
 }
 
-/** `cold_cli_exit_ms` (information): `node dist/cli.js` (beside the bundle) of the shell case, spawn → exit (node start-up, run, removal), vs raw `run --rm`. */
+/** `cli_exit_ratio` and `cold_cli_exit_ms`: `node dist/cli.js` (beside the bundle) of the shell case, spawn → exit (node start-up, run, removal), vs raw `run --rm`. */
 export async function cli(ctx: Ctx): Promise<Figures> {
   const [cliJs, c] = [resolve(ctx.bundle, '..', 'cli.js'), CASES[0]!];
   const metric = `cold CLI exit ${c.label} (ms)`;
   if (!existsSync(cliJs)) {
-    ctx.rows.push(noFigure(metric, '(info)', 'INFO', `(${cliJs} missing)`));
+    ctx.rows.push(noFigure(metric, targetText('cli_exit_ratio'), 'ERROR', `(${cliJs} missing: run npm run bench, which builds it)`));
     return {};
   }
   const ws = mkdtempSync(join(tmpdir(), 'sandbox-runner-bench-cli-'));
@@ -92,8 +92,8 @@ export async function cli(ctx: Ctx): Promise<Figures> {
   };
   try {
     const p = await interleave(`cli exit ${c.label}`, { raw: () => rawCold(c).then(({ ms }) => ({ ms })), cli: runCli }, ctx);
-    ctx.rows.push(ratioRow(metric, 'info', p.cli.ms, p.raw.ms, 'run --rm', '(node dist/cli.js spawn → exit: node start-up, the run, and container removal)'));
-    return { cold_cli_exit_ms: p.cli.ms.median };
+    ctx.rows.push(ratioRow(metric, 'cli_exit_ratio', p.cli.ms, p.raw.ms, 'run --rm', '(node dist/cli.js spawn → exit: node start-up, the run, and container removal)'));
+    return { cold_cli_exit_ms: p.cli.ms.median, cli_exit_ratio: p.cli.ms.median / p.raw.ms.median };
   } finally {
     rmSync(ws, { recursive: true, force: true });
   }

@@ -7,7 +7,7 @@
  */
 import { EXIT } from './exitCodes';
 import { engineFromFlags } from './engineArgs';
-import { mcpCommand } from './mcp';
+import type * as Mcp from './mcp';
 import { fail } from './messages';
 import { parseCommandLine } from './options';
 import { listProfiles, readProfileSource } from './profileSource';
@@ -18,6 +18,18 @@ import { readCode, runTarget, withTimeout } from './runTarget';
 import { usage } from './usage';
 import { shebangInterpreter } from '../core/profiles/shebang';
 
+/**
+ * The MCP server (src/cli/mcp.ts and the MCP SDK, most of the CLI's code) is its own bundle,
+ * dist/cli-mcp.js beside dist/cli.js (esbuild.config.mjs), loaded only for `--mcp`: a plain run
+ * does not parse it (issue 26: `sandbox-run FILE` as fast as `docker run`). The path is literal and
+ * external to the cli.js build.
+ * @throws Error (MODULE_NOT_FOUND) when dist/cli-mcp.js is missing, i.e. a broken install or build
+ */
+function mcp(): typeof Mcp {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('./cli-mcp.js') as typeof Mcp;
+}
+
 async function main(): Promise<number> {
   const cli = parseCommandLine(process.argv.slice(2));
   const { values, positionals, args } = cli;
@@ -26,7 +38,7 @@ async function main(): Promise<number> {
     return 0;
   }
   // Issue 14: the MCP server (src/cli/mcp.ts); its stdout is the protocol's.
-  if (values.mcp) return mcpCommand(values, positionals, args);
+  if (values.mcp) return mcp().mcpCommand(values, positionals, args);
   if (values['max-runs'] !== undefined || values['max-timeout'] !== undefined) fail('--max-runs and --max-timeout go with --mcp. Run "sandbox-run --help" for usage.');
 
   if ((values.reap || values['list-profiles']) && (positionals.length > 0 || cli.terminated || values['profile-json'] !== undefined)) {

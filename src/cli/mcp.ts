@@ -13,12 +13,15 @@
  * removes that run's container at once. When the client goes away (stdin ends, stdout breaks) or
  * the server gets SIGTERM/SIGINT/SIGHUP, every run's container is removed and the server exits
  * only after the removals (and after removing its owner lease, ownerLease.ts).
+ * Warm start (issue 26): a profile that served a call keeps one warm container (core warm.ts
+ * `WarmPool`, the editor's pool) for the next, for at most `--max-runs` profiles; an idle one is
+ * removed after {@link MCP_WARM_IDLE_MS}, and every one when the server stops.
  * stdout carries MCP JSON-RPC only; the server's own lines go to stderr.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { awaitRemovals, closeProcessLease, resolveProfiles, routeLoosening, runInSandbox, type DockerOptions, type ProfileSet, type RunResult } from '../core';
+import { awaitRemovals, closeProcessLease, resolveProfiles, routeLoosening, runInSandbox, WarmPool, type DockerOptions, type ProfileSet, type RunResult } from '../core';
 import { decideRunStart, type RunRefusal } from '../core/admission/runStart';
 // Not re-exported by the core barrel: its schema is top-level code the extension's activation bundle must not carry.
 import {
@@ -37,6 +40,9 @@ import { readWorkspaceSettings } from './workspaceSettings';
 export const DEFAULT_MAX_RUNS = 4;
 /** Range of `--max-runs`. */
 export const MAX_RUNS_RANGE = { min: 1, max: 64 } as const;
+
+/** An unused warm container of the MCP server is removed after this long, ms (5 minutes, as the editor's). */
+export const MCP_WARM_IDLE_MS = 5 * 60_000;
 
 /** What the server needs. */
 export interface McpOptions {
@@ -111,8 +117,12 @@ class SandboxMcpServer {
   private stopping: Promise<number> | undefined;
   private runCount = 0;
   readonly server: McpServer;
+  /** Warm containers of the profiles served (at most `--max-runs` profiles, {@link warmFor}). */
+  private readonly pool: WarmPool;
+  private readonly warmProfiles = new Set<string>();
 
   constructor(private readonly opts: McpOptions) {
+    this.pool = new WarmPool({ docker: opts.engine, idleMs: MCP_WARM_IDLE_MS, onLog: (m) => log(`warm start: ${m}`) });
     this.server = new McpServer(
       { name: 'sandbox-runner', title: 'Sandbox Runner', version: opts.version },
       {
@@ -144,6 +154,16 @@ class SandboxMcpServer {
       },
       () => this.listProfiles(),
     );
+  }
+
+  /**
+   * The warm pool for a run of profile `name`: the first `--max-runs` profiles served get warm
+   * containers (one each, kept for their next call), later ones run cold.
+   */
+  private warmFor(name: string): WarmPool | undefined {
+    if (!this.warmProfiles.has(name) && this.warmProfiles.size >= this.opts.maxRuns) return undefined;
+    this.warmProfiles.add(name);
+    return this.pool;
   }
 
   /** The profile layers of the workspace (read at each call, so edits apply at once). */
@@ -213,6 +233,7 @@ class SandboxMcpServer {
       forceSignal: force.signal,
       onOutput: output.sink,
       ...(input.stdin !== undefined ? { interactive: agentStdin(input.stdin) } : {}),
+      warm: this.warmFor(chosen.name),
     });
     const entry: Active = { force, done };
     this.active.add(entry);
@@ -231,7 +252,7 @@ class SandboxMcpServer {
   }
 
   /**
-   * Ends every run (containers removed at once), waits for the removals and removes this
+   * Ends every run (containers removed at once), removes the warm containers, waits for the removals and removes this
    * process's owner lease. Idempotent.
    * @returns how many removals failed (the orphan sweep retries those containers)
    */
@@ -240,6 +261,7 @@ class SandboxMcpServer {
       log(`${reason}; removing ${this.active.size} run(s), then exiting`);
       for (const a of this.active) a.force.abort();
       await Promise.allSettled([...this.active].map((a) => a.done));
+      await this.pool.dispose();
       const failures = await awaitRemovals();
       for (const f of failures) log(`cleanup failed: ${f.name}: ${f.error}`);
       closeProcessLease();

@@ -37,4 +37,4 @@ export { snippetOrigin } from './source/snippetOrigin';
 export { rewriteSourceRefs } from './source/sourceRefs';
 export type { SnippetOrigin } from './source/sourceRefs';
 export { TerminalTextFilter } from './output/terminalText';
-export type { WarmPool } from './run/warm';
+export { WarmPool } from './run/warm';

@@ -51,8 +51,8 @@ export const SHARED: Readonly<Record<string, unknown>> = {
   },
   'src/core/profiles/profileSchema.ts': profile,
   'src/core/profiles/profileResolution.ts': profiles,
-  get 'src/core/ownership/stateDir.ts'() {
-    return require('../core/ownership/stateDir');
+  get 'src/core/stateDir.ts'() {
+    return require('../core/stateDir');
   },
   'src/core/admission/runStart.ts': runStart,
   'src/core/output/terminalText.ts': terminalText,

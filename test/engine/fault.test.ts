@@ -14,7 +14,7 @@ import { LABELS } from '../../src/core/ownership/labels';
 import { leasePathFor, leasePeriodMs, STALE_PERIODS } from '../../src/core/ownership/ownerLease';
 import { procEvidenceOff } from '../../src/core/engine/procLiveness';
 import { runInSandbox } from '../../src/core/run/runner';
-import { stateDir } from '../../src/core/ownership/stateDir';
+import { stateDir } from '../../src/core/stateDir';
 import type { RunRequest } from '../../src/core/run/request';
 import type { RunResult } from '../../src/core/run/result';
 import { chunkText, CLI, cliEnv, containerExists, daemonOnly, dockerBin, engineCli, engineDocker, IMAGES, productContainers, requireEngine, requireSomeRan, shellProfile, waitFor } from './helpers';

@@ -10,12 +10,20 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { LATEST_PROTOCOL_VERSION, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { execa } from 'execa';
-import { LABELS } from '../../src/core/ownership/labels';
+import { LABELS, WARM_LABEL } from '../../src/core/ownership/labels';
 import { CLI, cliEnv, containers, IMAGES, requireEngine, waitFor } from './helpers';
+import { engineCli } from '../support/engine';
 import { makeWorkspace } from '../support/workspace';
 
 /** Containers (any state) whose owner-pid label is `pid`. */
 const ownedBy = (pid: number) => containers(`label=${LABELS.ownerPid}=${pid}`);
+
+/** Those of {@link ownedBy} by kind, in one listing: `runs` (a call's own container or a warm one a call took) and `warm` (the pool's, waiting). */
+async function ownedKinds(pid: number): Promise<{ runs: string[]; warm: string[] }> {
+  const r = await engineCli(['ps', '-a', '--filter', `label=${LABELS.ownerPid}=${pid}`, '--format', `{{.Names}} {{.Label "${WARM_LABEL}"}}`], { stdin: 'ignore', timeout: 30_000 });
+  const rows = String(r.stdout).split('\n').filter(Boolean).map((l) => l.split(' '));
+  return { runs: rows.filter((x) => x[1] !== '1').map((x) => x[0]!), warm: rows.filter((x) => x[1] === '1').map((x) => x[0]!) };
+}
 
 /** True while process `pid` exists. */
 function alive(pid: number): boolean {
@@ -166,12 +174,11 @@ describe('sandbox-run --mcp server (engine)', function () {
     });
 
     it('refuses a workspace profile that loosens the sandbox, and starts nothing', async () => {
-      // Earlier runs' containers are removed after their results (in the background): wait for those first.
-      await waitFor(async () => (await ownedBy(c.pid)).length === 0, 15_000, 'earlier runs\' removals');
+      const open = async () => (await engineCli(['ps', '-a', '--filter', `label=${LABELS.ownerPid}=${c.pid}`, '--filter', `label=${LABELS.profile}=open`, '--format', '{{.Names}}'])).stdout;
       const r = await c.client.callTool({ name: 'run_in_sandbox', arguments: { code: 'echo hi\n', profile: 'open' } });
       assert.equal(r.isError, true);
       assert.match(text(r), /^Not run: profile "open" .* loosens the sandbox \(sandboxRunner\.profiles\.open\.network: .*Agents can never run a loosening profile/s);
-      assert.deepEqual(await ownedBy(c.pid), []);
+      assert.equal(await open(), '', 'a container (run or warm) of the refused profile');
     });
 
     it('refuses unknown profiles and bad input with a tool error', async () => {
@@ -184,20 +191,43 @@ describe('sandbox-run --mcp server (engine)', function () {
 
     it('a cancelled call (notifications/cancelled) removes its container, and the server goes on', async () => {
       const controller = new AbortController();
-      const call = c.client.callTool({ name: 'run_in_sandbox', arguments: { code: 'import time\nprint("started", flush=True)\ntime.sleep(60)\n', language: 'python' } }, undefined, {
+      // A time limit no earlier call used makes a profile of its own: this run starts cold, so its container is the one without the warm label.
+      const call = c.client.callTool({ name: 'run_in_sandbox', arguments: { code: 'import time\nprint("started", flush=True)\ntime.sleep(60)\n', language: 'python', timeoutSeconds: 59 } }, undefined, {
         signal: controller.signal,
         timeout: 60_000,
       });
       call.catch(() => undefined);
-      await waitFor(async () => (await ownedBy(c.pid)).length > 0, 30_000, 'the run\'s container');
+      let running: string[] = [];
+      await waitFor(async () => (running = (await ownedKinds(c.pid)).runs).length > 0, 30_000, 'the run\'s container');
       const t0 = Date.now();
       controller.abort('test cancels');
       await assert.rejects(call);
-      await waitFor(async () => (await ownedBy(c.pid)).length === 0, 15_000, 'the cancelled run\'s container to be removed');
+      await waitFor(async () => (await Promise.all(running.map((n) => containers(`name=^/${n}$`)))).every((x) => x.length === 0), 15_000, 'the cancelled run\'s container to be removed');
       assert.ok(Date.now() - t0 < 15_000);
       const r = await c.client.callTool({ name: 'run_in_sandbox', arguments: { code: 'print("still here")', language: 'python' } });
       assert.equal((r.structuredContent as unknown as Shaped).stdout.text, 'still here\n');
     });
+  });
+
+  it('keeps a warm container for a profile it served; the next call takes it, and none is left when the client goes away', async () => {
+    const c = await connect();
+    try {
+      const call = (code: string) => c.client.callTool({ name: 'run_in_sandbox', arguments: { code, profile: 'shell' } });
+      const first = (await call('echo one')).structuredContent as unknown as Shaped;
+      assert.equal(first.stdout.text, 'one\n');
+      let warm: string[] = [];
+      await waitFor(async () => (warm = (await ownedKinds(c.pid)).warm).length > 0, 60_000, 'a warm container for the shell profile');
+      assert.equal(warm.length, 1, `one warm container per profile, got ${warm.join(', ')}`);
+      const second = (await call('echo two')).structuredContent as unknown as Shaped;
+      assert.equal(second.outcome, 'exited');
+      assert.equal(second.stdout.text, 'two\n');
+      // The call took it: a warm container serves one run and is removed after it.
+      await waitFor(async () => (await containers(`name=^/${warm[0]}$`)).length === 0, 15_000, 'the taken warm container to be removed after its run');
+    } finally {
+      await c.client.close();
+    }
+    await waitFor(() => !alive(c.pid), 20_000, 'the server to exit');
+    assert.deepEqual(await ownedBy(c.pid), [], 'the server left a (warm) container behind');
   });
 
   it('refuses a run over --max-runs without queueing it, and caps the time limit at --max-timeout', async () => {

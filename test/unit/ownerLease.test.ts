@@ -17,7 +17,7 @@ import {
 } from '../../src/core/ownership/ownerLease';
 import { containerLiveness, type LeaseView, localLeaseView, type ProcessProbe } from '../../src/core/ownership/liveness';
 import { LABELS } from '../../src/core/ownership/labels';
-import { stateDirFor } from '../../src/core/ownership/stateDir';
+import { stateDirFor } from '../../src/core/stateDir';
 
 const ID = '0123456789abcdef0123456789abcdef';
 const HOST = 'fedcba9876543210fedcba9876543210';

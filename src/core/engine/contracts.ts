@@ -126,3 +126,13 @@ export interface EngineVersion {
   /** How it was asked: the Engine API or the CLI. */
   readonly via: 'api' | 'cli';
 }
+
+/** The CLI flavour whose flags `buildCreateArgv` emits. */
+export type EngineKind = 'docker' | 'podman';
+
+/**
+ * What a docker-compatible CLI is (never decided from its file name): `docker`, `podman`, or
+ * `other` (neither says so: e.g. nerdctl; treated as the docker CLI for flags, but control calls
+ * stay on the CLI, docker.ts).
+ */
+export type CliKind = EngineKind | 'other';

@@ -7,10 +7,10 @@
  * from the run.
  */
 import { docker } from './cli';
-import type { DockerOptions } from './contracts';
+import type { CliKind, DockerOptions, EngineKind } from './contracts';
+import { binaryIdentity, cachedKind, rememberKind } from './engineKindCache';
 
-/** The CLI flavour whose flags `buildCreateArgv` emits. */
-export type EngineKind = 'docker' | 'podman';
+export type { CliKind, EngineKind } from './contracts';
 
 /**
  * The engine kind from the stdout of `<cli> --version`, or undefined when that does not say.
@@ -38,18 +38,14 @@ export function parseEngineKind(versionText: string): EngineKind {
 
 const cache = new Map<string, Promise<CliKind>>();
 
-/**
- * What a docker-compatible CLI is (never decided from its file name): `docker`, `podman`, or
- * `other` (neither says so: e.g. nerdctl; treated as the docker CLI for flags, but control calls
- * stay on the CLI, docker.ts).
- */
-export type CliKind = EngineKind | 'other';
 
 /**
  * The one engine-kind detector (docker.ts `cliFlavor` delegates here): `<cli> --version`
  * ({@link parseVersionFlag}; client only, no engine round trip), and only when that is neither
  * Docker's nor Podman's own line, `<cli> version`, whose client section says `Podman Engine` on
- * Podman. Cached per CLI path and `opts.env` for the life of the process (a failed call is not).
+ * Podman. Cached per CLI path and `opts.env` for the life of the process (a failed call is not),
+ * and across processes per binary (engineKindCache.ts: its real path, size and mtime), so a
+ * process that runs one snippet spawns no `--version` when the CLI is unchanged (issue 26).
  * @throws SandboxError `docker-missing` when the CLI cannot be spawned, `engine-error` when it hangs
  */
 export function cliKind(opts: DockerOptions): Promise<CliKind> {
@@ -57,14 +53,29 @@ export function cliKind(opts: DockerOptions): Promise<CliKind> {
   let kind = cache.get(key);
   if (!kind) {
     kind = (async (): Promise<CliKind> => {
-      const flag = parseVersionFlag((await docker(opts, ['--version'])).stdout);
-      if (flag) return flag;
-      return parseEngineKind((await docker(opts, ['version'])).stdout) === 'podman' ? 'podman' : 'other';
+      const identity = binaryIdentity(opts.dockerPath || 'docker', opts.env?.PATH ?? process.env.PATH);
+      const known = identity ? cachedKind(identity) : undefined;
+      if (known) return known;
+      const asked = await askCli(opts);
+      if (identity) rememberKind(identity, asked);
+      return asked;
     })();
     cache.set(key, kind);
     kind.catch(() => cache.delete(key));
   }
   return kind;
+}
+
+/** `<cli> --version`, then `<cli> version` when the first does not say (see {@link cliKind}). */
+async function askCli(opts: DockerOptions): Promise<CliKind> {
+  const flag = parseVersionFlag((await docker(opts, ['--version'])).stdout);
+  if (flag) return flag;
+  return parseEngineKind((await docker(opts, ['version'])).stdout) === 'podman' ? 'podman' : 'other';
+}
+
+/** FOR TESTS: forgets this process's kinds (the file of engineKindCache.ts stays). */
+export function forgetCliKinds(): void {
+  cache.clear();
 }
 
 /**

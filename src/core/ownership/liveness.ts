@@ -34,7 +34,7 @@ import { hostname } from 'node:os';
 import { LABELS } from './labels';
 import { currentBootId, currentPidNamespace, currentStartTime, procEvidenceOff, statStartTime, statState } from '../engine/procLiveness';
 import { hostIdIn, leaseLiveness, leasePathFor, OWNER_ID, processLease, readLeaseFile, type LeaseFile } from './ownerLease';
-import { stateDir } from './stateDir';
+import { stateDir } from '../stateDir';
 
 /** How this client sees owner leases (ownerLease.ts); the default reads the state directory. */
 export interface LeaseView {

@@ -29,7 +29,7 @@ import { randomBytes } from 'node:crypto';
 import { linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { utimes } from 'node:fs/promises';
 import { join, type PlatformPath } from 'node:path';
-import { stateDir } from './stateDir';
+import { stateDir } from '../stateDir';
 
 /** Shape of a lease id and of a client host id: 128 random bits as 32 lower-case hex digits. */
 export const OWNER_ID = /^[0-9a-f]{32}$/;

@@ -1,0 +1,39 @@
+/** Rows of the issues filed with issue 26: `gvisor_cold_ratio` (measured when the engine offers runsc) and the rows of features
+ * not on this branch yet (`deps_cached_ratio`, `session_cell_ms`, `session_start_ratio`: INFO, -1 in the JSON). */
+import { execa } from 'execa';
+import { ProfileSchema } from '../../src/core/profiles/profileSchema';
+import { CASES, coreRun, eachCase, firstByteNote, type Case, type Pair } from './cold';
+import { noFigure, ratioRow, targetText, type Ctx, type Figures } from './harness';
+
+/** The engine's runtimes (`docker info`), [] when it does not say. */
+async function runtimes(): Promise<string[]> {
+  const r = await execa('docker', ['info', '--format', '{{json .Runtimes}}'], { reject: false });
+  try {
+    return Object.keys(JSON.parse(String(r.stdout)) as object);
+  } catch {
+    return [];
+  }
+}
+
+/** `gvisor_cold_ratio`: the cold cases with `runtime: runsc`, against raw `docker run --runtime runsc` with the same argv. */
+export async function gvisor(ctx: Ctx): Promise<Figures> {
+  if (!(await runtimes()).includes('runsc')) {
+    ctx.rows.push(noFigure('gvisor cold (ms, to result)', targetText('gvisor_cold_ratio'), 'INFO', '(not measured: the engine offers no runsc runtime; issue 25 registers it in scripts/engine-up.sh)'));
+    return {};
+  }
+  const cases: Case[] = CASES.map((c) => ({ ...c, label: `${c.label} runsc`, profileName: `${c.profileName}-runsc`, profile: ProfileSchema.parse({ ...c.profile, runtime: 'runsc' }) }));
+  const row = (c: Case, p: Pair) => ratioRow(`gvisor cold ${c.label} (ms, to result)`, 'gvisor_cold_ratio', p.core.ms, p.raw.ms, 'run --rm --runtime runsc', firstByteNote(p));
+  const r = await eachCase(ctx, 'gvisor cold', (c) => coreRun(c), row, undefined, cases);
+  return { gvisor_cold_ratio: r.ratio };
+}
+
+/** The rows whose features other issues build (22: dependencies, 24: sessions), not on this branch */
+export async function later(ctx: Ctx): Promise<Figures> {
+  const rows: [string, string][] = [
+    ['deps_cached_ratio', 'run with cached dependencies / raw (issue 22: dependencies)'],
+    ['session_cell_ms', 'one notebook cell in a running session, ms (issue 24: sessions)'],
+    ['session_start_ratio', 'session start / raw cold run (issue 24: sessions)'],
+  ];
+  for (const [key, what] of rows) ctx.rows.push(noFigure(key, '(info)', 'INFO', `(not measured: ${what} is not on this branch; JSON -1)`));
+  return {};
+}
