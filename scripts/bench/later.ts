@@ -18,7 +18,7 @@ async function runtimes(): Promise<string[]> {
 /** `gvisor_cold_ratio`: the cold cases with `runtime: runsc`, against raw `docker run --runtime runsc` with the same argv. */
 export async function gvisor(ctx: Ctx): Promise<Figures> {
   if (!(await runtimes()).includes('runsc')) {
-    ctx.rows.push(noFigure('gvisor cold (ms, to result)', targetText('gvisor_cold_ratio'), 'INFO', '(not measured: the engine offers no runsc runtime; issue 25 registers it in scripts/engine-up.sh)'));
+    ctx.rows.push(noFigure('gvisor cold (ms, to result)', targetText('gvisor_cold_ratio'), 'INFO', '(not measured: the engine offers no runsc runtime; scripts/gvisor-up.sh registers it)'));
     return {};
   }
   const cases: Case[] = CASES.map((c) => ({ ...c, label: `${c.label} runsc`, profileName: `${c.profileName}-runsc`, profile: ProfileSchema.parse({ ...c.profile, runtime: 'runsc' }) }));

@@ -34,7 +34,9 @@ export function engineFromFlags(values: { context?: string; 'docker-path'?: stri
 /**
  * The summary's engine part: the identity when it is known (`engine context "default" · Docker
  * Engine 20.10.24 · runtime runc`), else only which engine (`engine context "colima"`). Plain text.
+ * `runtime`: the one the run used (RunResult `runtime`), named instead of the engine's default.
  */
-export function engineSummary(opts: DockerOptions, identity: EngineIdentity | undefined): string {
-  return `engine ${identity ? describeEngine(identity) : targetText(engineTarget(opts))}`;
+export function engineSummary(opts: DockerOptions, identity: EngineIdentity | undefined, runtime?: string): string {
+  const engine = identity ? describeEngine(identity, runtime) : targetText(engineTarget(opts));
+  return `engine ${engine}${!identity && runtime ? ` · runtime ${runtime}` : ''}`;
 }

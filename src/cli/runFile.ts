@@ -6,7 +6,6 @@ import { resolve } from 'node:path';
 import { awaitRemovals, engineIdentity, runInSandbox, snippetOrigin, type DockerOptions, type EngineIdentity, type Profile, type RunResult } from '../core';
 import { engineSummary } from './engineArgs';
 import { exitCodeFor, EXIT } from './exitCodes';
-import { say } from './messages';
 import type { CliValues } from './options';
 import type { RunTarget } from './runTarget';
 import { interruptSignals } from './signals';
@@ -33,16 +32,16 @@ export interface CliRun {
  * program (SIGINT), removal after `limits.interruptGraceSeconds`; the second removes the
  * container at once.
  */
-function onInterrupts(profile: Profile, controller: AbortController, force: AbortController): void {
+function onInterrupts(profile: Profile, controller: AbortController, force: AbortController, terminal: TerminalOutput): void {
   let interrupts = 0;
   const onSignal = () => {
     interrupts += 1;
     if (interrupts === 1) {
-      say(`interrupting the program (SIGINT); the container is removed in ${profile.limits.interruptGraceSeconds} s (limits.interruptGraceSeconds); press Ctrl-C again to remove it now.`);
+      terminal.line(`interrupting the program (SIGINT); the container is removed in ${profile.limits.interruptGraceSeconds} s (limits.interruptGraceSeconds); press Ctrl-C again to remove it now.`);
       controller.abort();
     }
     else if (interrupts === 2) {
-      say('removing the container now…');
+      terminal.line('removing the container now…');
       force.abort();
     }
   };
@@ -62,7 +61,7 @@ export async function runFile(run: CliRun): Promise<number> {
   // To a terminal, references to the snippet name the host file and its real line (issue 11).
   const origin = target.fromStdin ? undefined : snippetOrigin(profile, { source: resolve(target.file), sourceFileName: target.file }, target.paths);
   const terminal = new TerminalOutput(() => force.abort(), values.raw === true, process.stdout, process.stderr, origin);
-  onInterrupts(profile, controller, force);
+  onInterrupts(profile, controller, force, terminal);
 
   // Which engine ran the code, for the summary: asked beside the run, never before it.
   let identity: EngineIdentity | undefined;
@@ -91,7 +90,7 @@ export async function runFile(run: CliRun): Promise<number> {
     const network = profile.network === 'none' ? 'off' : 'on';
     // Normally known long before the run ends; an engine slow to say what it is delays the summary at most this long.
     await Promise.race([identityKnown, new Promise((r) => setTimeout(r, IDENTITY_GRACE_MS).unref())]);
-    terminal.line(`${result.message} [profile ${run.profileName}, image ${profile.image}, network ${network}, ${engineSummary(engine, identity)}]`);
+    terminal.line(`${result.message} [profile ${run.profileName}, image ${profile.image}, network ${network}, ${engineSummary(engine, identity, result.runtime)}]`);
   } else if (result.outcome === 'failed-to-start' || result.outcome === 'engine-error') {
     // -q drops the summary of a run, not the only word on why nothing (or not all) ran: 125/126 alone says too little.
     terminal.line(result.message);

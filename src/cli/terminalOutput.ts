@@ -9,6 +9,9 @@
  * the snippet's output, file names, settings keys and engine messages: to a terminal they always
  * pass the same filter, `--raw` or not (see {@link ownLine}).
  * A closed pipe (`sandbox-run x.py | head -1`) is not a crash: it ends the run like a cancel.
+ * Our own lines and notices always start on a line of their own (issue 25): when the last byte
+ * written where they go was not a line feed (the program's last line had none), a line feed comes
+ * first. Where they go: stderr, or the one screen when stdout and stderr are both a terminal.
  */
 import { TerminalTextFilter, Utf8Decoder, type OutputSink, type ProgramStream, type SnippetOrigin } from '../core';
 import { SourceRefLines } from './sourceRefLines';
@@ -43,6 +46,10 @@ export class TerminalOutput {
   /** Streams that reported a write error; the other one still carries our summary. */
   private readonly closedStreams = new Set<Writable>();
   private readonly displays: Partial<Record<ProgramStream, Display>> = {};
+  /** Per place written to (a stream, or the screen both terminals share): true while its last byte is not a line feed. */
+  private readonly openLine = new Map<object, boolean>();
+  /** The place both streams write to when both are terminals (one screen). */
+  private readonly screen = {};
 
   /**
    * @param onPipeClosed called once when stdout or stderr fails a write (EPIPE: the reader went
@@ -91,7 +98,8 @@ export class TerminalOutput {
       // content. What the program's filter holds back never reached the terminal, so the
       // terminal is in its ground state here.
       const filter = this.displays.stderr && new TerminalTextFilter();
-      this.write(this.err, filter ? filter.push(data) + filter.end() : data);
+      const text = filter ? filter.push(data) + filter.end() : data;
+      this.write(this.err, this.isOpen(this.err) && !text.startsWith('\n') ? `\n${text}` : text);
       return;
     }
     const display = this.displays[stream];
@@ -114,7 +122,17 @@ export class TerminalOutput {
 
   /** Writes one of our own lines to stderr ({@link ownLine}: filtered for a terminal, also with `--raw`). */
   line(text: string): void {
-    this.write(this.err, ownLine(text, this.err));
+    this.write(this.err, (this.isOpen(this.err) ? '\n' : '') + ownLine(text, this.err));
+  }
+
+  /** Where writes to `stream` show: the shared screen when both streams are terminals, else the stream. */
+  private placeOf(stream: Writable): object {
+    return this.out.isTTY && this.err.isTTY ? this.screen : stream;
+  }
+
+  /** True when the last byte written where `stream` shows was not a line feed. */
+  private isOpen(stream: Writable): boolean {
+    return this.openLine.get(this.placeOf(stream)) === true;
   }
 
   private streamFor(target: ProgramStream): Writable {
@@ -122,7 +140,10 @@ export class TerminalOutput {
   }
 
   private write(stream: Writable, data: string | Uint8Array): void {
-    if (data.length > 0 && !this.closedStreams.has(stream) && !stream.destroyed) stream.write(data);
+    if (data.length === 0 || this.closedStreams.has(stream) || stream.destroyed) return;
+    const last = typeof data === 'string' ? data.charCodeAt(data.length - 1) : data[data.length - 1];
+    this.openLine.set(this.placeOf(stream), last !== 0x0a);
+    stream.write(data);
   }
 }
 

@@ -8,7 +8,8 @@
  * imports) reaches engine code at run time; type imports from '../core' are free. esbuild.config.mjs
  * fails the build when execa lands in dist/extension.js again.
  */
-export { describeEngine, engineIdentity, knownEngineIdentity } from '../core/engine/engine';
+export { describeEngine, engineIdentity, engineRuntimes, knownEngineIdentity } from '../core/engine/engine';
+export { withPreferredRuntime } from '../core/profiles/preferRuntime';
 export { closeProcessLease } from '../core/ownership/ownerLease';
 export { reapOrphans, removeOwnContainers } from '../core/sweep/reaper';
 export { awaitRemovals } from '../core/container/removals';

@@ -18,7 +18,7 @@ import { channelRunProfile, footer, type ProgramOutput } from './programOutput';
 import { startedRun, type RunHistory } from './runHistory';
 import type { RunManager } from './runManager';
 import type { Target } from './runTarget';
-import { currentSettings, dockerOptions, interactiveSetting, outputSettings, type OutputSettings, type SettingsSnapshot } from './settings';
+import { currentSettings, dockerOptions, interactiveSetting, outputSettings, preferRuntime, type OutputSettings, type SettingsSnapshot } from './settings';
 import type { SourceLinks } from './sourceLinks';
 import { workspaceRunFor, type WorkspaceRunFields } from './workspaceRun';
 
@@ -98,7 +98,10 @@ export class RunController {
     const interactive = options.interactive ?? interactiveSetting(scopeOf(target));
     const { chosen } = admitted;
     // The terminal shows colours: no NO_COLOR/TERM=dumb there (see CHANNEL_ENV).
-    const profile = interactive ? chosen.profile : channelRunProfile(chosen.profile);
+    const shown = interactive ? chosen.profile : channelRunProfile(chosen.profile);
+    // sandboxRunner.preferRuntime (issue 25, machine-scoped): asked of the engine only when set.
+    const prefer = preferRuntime();
+    const profile = prefer && !shown.runtime ? engine().withPreferredRuntime(shown, prefer, await engine().engineRuntimes(dockerOptions())) : shown;
     const term = interactive ? await openRunTerminal(target.label, chosen.name, headerLines(target.label, chosen.name, chosen.source, profile)) : undefined;
     if (interactive && !term) {
       this.deps.output.line(`[sandbox-runner] Not run: the terminal for ${target.label} was closed before it opened.`);
@@ -176,12 +179,12 @@ export class RunController {
     if (!known) void engineCode.engineIdentity(docker);
     const shown = outputSettings(scopeOf(target));
     if (!term) this.prepareChannel(shown);
-    const frame = deps.output.begin(target.label, chosen.name, chosen.source, profile, known && engineCode.describeEngine(known));
+    const frame = deps.output.begin(target.label, chosen.name, chosen.source, profile, known && engineCode.describeEngine(known, profile.runtime));
     if (term) frame.sink('notice', vscode.l10n.t('interactive: input and output are in the terminal "{0}"', term.name));
     const afterRun = this.trackSource(target, frame, profile, term, admitted.where?.paths);
     const settle = (result: RunResult) => {
       const late = engineCode.knownEngineIdentity(docker);
-      frame.end(result, late && engineCode.describeEngine(late));
+      frame.end(result, late && engineCode.describeEngine(late, result.runtime ?? profile.runtime));
       if (!term && shown.reveal === 'onError' && isError(result)) deps.output.show();
       afterRun(result);
       term?.pty.finish(`■ ${footer(result)}`);
@@ -197,7 +200,8 @@ export class RunController {
         docker,
         protectedPaths: deps.protectedPaths,
         // A warm container was created without a TTY and with the channel's environment.
-        warm: term ? undefined : deps.warmFor(chosen, settings, scopeOf(target)),
+        // A preferred runtime changes the container: the pool's were made without it.
+        warm: term || profile.runtime !== chosen.profile.runtime ? undefined : deps.warmFor(chosen, settings, scopeOf(target)),
         onOutput: term ? term.pty.sink : frame.sink,
         interactive: term?.pty.begin(),
         onArgv: (argv) => deps.log.debug(`docker ${argv.map((a) => JSON.stringify(a)).join(' ')}`),

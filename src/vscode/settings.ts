@@ -124,6 +124,12 @@ export function warmStartSettings(): { mode: 'built-in' | 'all' | 'off'; idleMs:
   };
 }
 
+/** `sandboxRunner.preferRuntime` from user (machine) settings only (workspace values are never read); "" for none. */
+export function preferRuntime(): string {
+  const value = vscode.workspace.getConfiguration(SECTION).inspect<string>('preferRuntime')?.globalValue;
+  return typeof value === 'string' ? value : '';
+}
+
 /** The docker CLI path from user (machine) settings only; workspace values are never read. */
 export function dockerPath(): string {
   return engineSettings().choice.dockerPath || 'docker';

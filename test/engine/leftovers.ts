@@ -3,7 +3,7 @@
  * tests and no hooks, so the root hook plugin (leftovers.hooks.ts), loaded before mocha defines
  * its globals, can use it as the suites do (through helpers.ts `productContainers`).
  */
-import { LABELS, PRODUCT_FILTER } from '../../src/core/ownership/labels';
+import { LABELS } from '../../src/core/ownership/labels';
 import { awaitRemovals } from '../../src/core/container/removals';
 import type { WarmPool } from '../../src/core/run/warm';
 import { containerNames } from '../support/engine';
@@ -19,18 +19,28 @@ export function sharedPool(): WarmPool | undefined {
   return (globalThis as { [POOL_KEY]?: WarmPool })[POOL_KEY];
 }
 
+/** Where the root hook plugin (leftovers.hooks.ts) keeps the pids of every process this test process spawned. */
+export const SPAWNED_KEY = Symbol.for('sandbox-runner.test.spawned-pids');
+
+/** Pids of the processes this test process spawned (a `sandbox-run` child owns its containers), as recorded by the root hook plugin. */
+export function spawnedPids(): ReadonlySet<number> {
+  return (globalThis as { [SPAWNED_KEY]?: Set<number> })[SPAWNED_KEY] ?? new Set();
+}
+
 /**
  * Product containers (any state) on the engine under test left behind by `ownerPid` (default:
- * this test process), or by anyone with `'any'`. Warm containers waiting in this process's pool
+ * this test process), or with `'mine'` by this process and every process it spawned (the engine
+ * may be shared with other clients, issue 25: their containers are never counted). Warm containers waiting in this process's pool
  * are not leftovers; everything else is. The pool's preparations and the background removals
  * (removals.ts) are awaited first: a run's result comes before its container's removal ends.
  * @throws when the engine CLI fails
  */
-export async function productContainers(ownerPid: number | 'any' = process.pid): Promise<string[]> {
+export async function productContainers(ownerPid: number | 'mine' = process.pid): Promise<string[]> {
   const pool = sharedPool();
   await pool?.settled();
   await awaitRemovals();
   const idle = new Set(pool?.idleNames() ?? []);
-  const names = await containerNames(ownerPid === 'any' ? PRODUCT_FILTER : `label=${LABELS.ownerPid}=${ownerPid}`);
-  return names.filter((n) => !idle.has(n));
+  const owners = ownerPid === 'mine' ? [process.pid, ...spawnedPids()] : [ownerPid];
+  const names = (await Promise.all(owners.map((pid) => containerNames(`label=${LABELS.ownerPid}=${pid}`)))).flat();
+  return [...new Set(names)].filter((n) => !idle.has(n));
 }

@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Transform } from 'node:stream';
+import { setTimeout as delay } from 'node:timers/promises';
 import { admitContainer } from '../../src/core/admission/admit';
 import { buildRunArgv } from '../../src/core/container/argv';
 import { engineSpec } from '../../src/core/engine/podman/engineSpec';
@@ -10,6 +12,7 @@ import { leaseTestHooks, openRunLease } from '../../src/core/container/lease';
 import { mountSourceProblems } from '../../src/core/admission/mountProof';
 import { ownerLabels } from '../../src/core/ownership/labels';
 import { resolveMounts } from '../../src/core/mounts/mounts';
+import { runInSandbox } from '../../src/core/run/runner';
 import { scheduleRemoval } from '../../src/core/container/removals';
 import { WarmPool } from '../../src/core/run/warm';
 import { bridgeGateway, chunkText, containerExists, ENGINE_KIND, engineCli, engineDocker, engineIsLocal, engineSeesClientFiles, hostProcesses, IMAGES, LOCAL_DOCKER_HOST, noLeftoversAfterEach, productContainers, pythonProfile, requireEngine, routedEngine, run, shellProfile, waitFor } from './helpers';
@@ -143,6 +146,44 @@ describe('runner on a real engine (engine)', function () {
     }
   });
 
+  // Issue 25: the footer, the diagnostic, the CLI summary and an agent's result are built from
+  // the result; output that arrives after the CLI process ended must still be in it. The hook holds
+  // every output byte until the attached CLI process has ended, then until the result settled
+  // (or 3 s passed): a result that does not wait for the output settles first and misses it.
+  it('the result comes only after every output byte reached the sink, even when the bytes arrive after the CLI process ended', async () => {
+    let resultSettled: () => void = () => undefined;
+    const settled = new Promise<void>((r) => (resultSettled = r));
+    let heldPastExit = 0;
+    leaseTestHooks.outputStage = (ended) => new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        void ended.then(() => Promise.race([settled, delay(3000)])).then(() => {
+          heldPastExit += chunk.length;
+          done(null, chunk);
+        });
+      },
+    });
+    const code = 'import sys\nprint("before", flush=True)\nsys.stderr.write("IndexError")\nsys.stderr.flush()\nsys.stderr.write(": list index out of range\\n")\nsys.exit(1)\n';
+    try {
+      const seen = { stdout: '', stderr: '' };
+      const pending = runInSandbox({
+        profileName: 'test', profile: pythonProfile(), code, docker: engineDocker() ?? {},
+        onOutput: (stream, data) => {
+          if (stream !== 'notice') seen[stream] += chunkText(data);
+        },
+      });
+      const result = await pending.finally(resultSettled);
+      const atResult = { ...seen };
+      assert.equal(result.outcome, 'exited', result.message);
+      assert.equal(result.exitCode, 1);
+      assert.ok(heldPastExit > 0, 'the hook held no output past the CLI process\'s end');
+      assert.equal(atResult.stdout, 'before\n');
+      assert.equal(atResult.stderr, 'IndexError: list index out of range\n');
+      assert.equal(result.stderr.bytesKept, Buffer.byteLength(atResult.stderr));
+    } finally {
+      delete leaseTestHooks.outputStage;
+    }
+  });
+
   // Issue 10: "Images without sh keep a bind-mount fallback on a local engine only. On an engine
   // that cannot see local paths, that fallback is refused with a message that says why."
   it('an image without sh: the code is mounted from this machine on a local engine only; elsewhere the run is refused, saying why, and nothing runs', async function () {
@@ -256,6 +297,25 @@ describe('isolation floor on a real engine (engine)', function () {
     // host path exists to protect), which the program may change.
     const snippet = 'snippet-writable';
     assert.equal(r.stdout, `root-ro\n${snippet}\ntmp-noexec\nhi\n/workspace\n/home/sandbox\nhome-ok\n`);
+  });
+
+  // Issue 25: "Read-only root named" (a hint from the program's last error lines, after a non-zero exit only).
+  it('names the read-only root as a hint when a failed program\'s last error is a write outside its writable places', async () => {
+    const py = await run(pythonProfile(), 'open("/var/tmp/x", "w")\n');
+    assert.equal(py.result.exitCode, 1, py.result.message);
+    assert.match(py.stderr, /Read-only file system: '\/var\/tmp\/x'/);
+    assert.deepEqual([py.result.rule?.key, py.result.rule?.certain], ['mounts', false]);
+    assert.match(py.result.message, /^Exited with code 1 in \d+ ms\. The program's last error names a write to a read-only file system \(a hint from its output\): the root filesystem is read-only; write under \/tmp or HOME \(\/home\/sandbox\) or the working directory/);
+    const sh = await run(shellProfile(), 'echo x > /x\n');
+    assert.notEqual(sh.result.exitCode, 0);
+    assert.equal(sh.result.rule?.key, 'mounts', `${sh.stderr} ${sh.result.message}`);
+    // Where writing works, or the same words with exit 0: no hint.
+    const tmp = await run(shellProfile(), 'echo x > /tmp/x && cat /tmp/x\n');
+    assert.equal(tmp.result.exitCode, 0);
+    assert.equal(tmp.result.rule, undefined);
+    const said = await run(shellProfile(), 'echo "can\'t create /x: Read-only file system" >&2\n');
+    assert.equal(said.result.exitCode, 0);
+    assert.equal(said.result.rule, undefined);
   });
 
   it('holds a fork bomb at the pids limit and a file-size bomb at the fsize limit', async () => {

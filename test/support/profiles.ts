@@ -7,6 +7,13 @@ import { ProfileSchema, type Profile } from '../../src/core/profiles/profileSche
 import { TEST_IMAGES } from './images';
 
 /**
+ * The OCI runtime every suite profile asks for (`SANDBOX_RUNNER_TEST_RUNTIME`, e.g. `runsc` for
+ * `npm run test:engine:gvisor`); undefined: the engine's default. A profile's own `runtime` override wins.
+ */
+export const TEST_RUNTIME = process.env.SANDBOX_RUNNER_TEST_RUNTIME || undefined;
+const runtimeOf = () => (TEST_RUNTIME ? { runtime: TEST_RUNTIME } : {});
+
+/**
  * The python test image running the snippet as `python3 ${file}` (unbuffered output).
  * @param overrides top-level profile keys (e.g. `{ network: 'bridge' }`, `{ limits: {…} }`)
  * @throws ZodError when the merged profile is not valid
@@ -17,6 +24,7 @@ export function pythonProfile(overrides: Record<string, unknown> = {}): Profile 
     command: ['python3', '${file}'],
     extensions: ['.py'],
     env: { PYTHONUNBUFFERED: '1' },
+    ...runtimeOf(),
     ...overrides,
   });
 }
@@ -27,7 +35,7 @@ export function pythonProfile(overrides: Record<string, unknown> = {}): Profile 
  * @throws ZodError when the merged profile is not valid
  */
 export function shellProfile(overrides: Record<string, unknown> = {}): Profile {
-  return ProfileSchema.parse({ image: TEST_IMAGES.busybox, command: ['sh', '${file}'], extensions: ['.sh'], ...overrides });
+  return ProfileSchema.parse({ image: TEST_IMAGES.busybox, command: ['sh', '${file}'], extensions: ['.sh'], ...runtimeOf(), ...overrides });
 }
 
 /**

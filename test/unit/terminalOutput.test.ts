@@ -145,6 +145,38 @@ describe('CLI terminal output (unit)', () => {
     }
   });
 
+  // Issue 25: "Result: 42sandbox-run: Exited with code 0 …".
+  it('starts our own lines and notices on a line of their own when the program\'s last line had no line feed', () => {
+    // One screen: both streams are a terminal.
+    const out = fakeStream(true);
+    const err = fakeStream(true);
+    const t = new TerminalOutput(() => undefined, false, out as never, err as never);
+    t.program('stdout', b('Result: 42'));
+    t.end();
+    t.line('Exited with code 0 in 5 ms.');
+    assert.equal(out.text, 'Result: 42');
+    assert.equal(err.text, '\nsandbox-run: Exited with code 0 in 5 ms.\n');
+    // A line that ended: nothing added.
+    const err2 = fakeStream(true);
+    const t2 = new TerminalOutput(() => undefined, false, fakeStream(true) as never, err2 as never);
+    t2.program('stdout', b('done\n'));
+    t2.line('Exited with code 0 in 5 ms.');
+    t2.program('notice', '[sandbox-runner] notice\n');
+    assert.equal(err2.text, 'sandbox-run: Exited with code 0 in 5 ms.\n[sandbox-runner] notice\n');
+    // Pipes: stdout's open line is not stderr's; stderr's own open line is, and its bytes stay as they were.
+    const pOut = fakeStream(false);
+    const pErr = fakeStream(false);
+    const p = new TerminalOutput(() => undefined, false, pOut as never, pErr as never);
+    p.program('stdout', b('no newline'));
+    p.line('first');
+    p.program('stderr', b('partial'));
+    p.program('notice', '[sandbox-runner] a notice\n');
+    p.program('stderr', b('again'));
+    p.line('second');
+    assert.equal(pOut.text, 'no newline');
+    assert.equal(pErr.text, 'sandbox-run: first\npartial\n[sandbox-runner] a notice\nagain\nsandbox-run: second\n');
+  });
+
   it('writes our own lines to a pipe as they are', () => {
     const err = fakeStream(false);
     new TerminalOutput(() => undefined, false, fakeStream(false) as never, err as never).line('engine said: \x1b[31mred\x1b[0m');

@@ -285,6 +285,8 @@ export interface AgentRunResult {
   readonly profile: string;
   readonly image: string;
   readonly network: 'none' | 'bridge';
+  /** The OCI runtime the run used when the profile named one (RunResult `runtime`, e.g. "runsc"); absent: the engine's default. */
+  readonly runtime?: string;
   readonly timeoutSeconds: number;
   readonly stdout: AgentStreamText;
   readonly stderr: AgentStreamText;
@@ -304,6 +306,7 @@ export function agentResult(result: RunResult, output: AgentOutput, profileName:
     profile: profileName,
     image: profile.image,
     network: profile.network,
+    ...(result.runtime ? { runtime: result.runtime } : {}),
     timeoutSeconds: profile.limits.timeoutSeconds,
     stdout: output.text('stdout'),
     stderr: output.text('stderr'),
@@ -330,7 +333,7 @@ export function agentResultText(r: AgentRunResult, fenceId: string = newFenceId(
       : r.outcome === 'compile-failed' ? `compilation failed (the compiler exited with code ${r.exitCode}; the program did not run)`
       : r.outcome.replace(/-/g, ' ');
   const lines = [
-    `Sandbox run ${status} after ${r.durationMs} ms (outcome: ${r.outcome}; profile "${r.profile}", image ${r.image}, network ${r.network === 'none' ? 'off' : 'on (bridge)'}, time limit ${r.timeoutSeconds} s).`,
+    `Sandbox run ${status} after ${r.durationMs} ms (outcome: ${r.outcome}; profile "${r.profile}", image ${r.image}, network ${r.network === 'none' ? 'off' : 'on (bridge)'}${r.runtime ? `, runtime ${r.runtime}` : ''}, time limit ${r.timeoutSeconds} s).`,
     `Summary: ${r.summary}`,
   ];
   if (r.rule) lines.push(`Sandbox rule that ended the run: ${r.rule.key ?? 'signal'}${r.rule.certain ? '' : ' (a hint from the exit status, not proof)'}: ${r.rule.text}`);

@@ -7,7 +7,8 @@
  * interactive run's input. Program bytes are held until the run consumes them, so nothing is
  * lost between preparation and the run.
  */
-import type { Readable } from 'node:stream';
+import { PassThrough, Writable, type Readable, type Transform } from 'node:stream';
+import { finished, pipeline } from 'node:stream/promises';
 import { execa, type ResultPromise } from 'execa';
 import { buildTtyStartArgv } from './ttyStart';
 import { dockerBinary } from '../engine/cli';
@@ -40,7 +41,10 @@ export interface ContainerLease {
   readonly launcher?: PreambleReader;
   /** True once the launcher waits for the frame; false when the CLI ended first. */
   readonly waiting: Promise<boolean>;
-  /** Settles when the attached CLI process ended. */
+  /**
+   * Settles when the attached CLI process ended AND both of its output streams ended with every
+   * byte handed on (to the sink, or held for it): a result built after it never misses output.
+   */
   readonly exit: Promise<AttachExit>;
   /** True once `exit` settled. */
   readonly ended: boolean;
@@ -66,7 +70,36 @@ export interface ContainerLease {
  * engine suite proves with it that the rest of stdin reaches the program (interactive runs later).
  * Never set by the product.
  */
-export const leaseTestHooks: { stdinAfterFrame?: Uint8Array } = {};
+export const leaseTestHooks: {
+  stdinAfterFrame?: Uint8Array;
+  /**
+   * A stage put in each stream's way from the lease to its sink, after the launcher's markers
+   * (a Transform, one per stream): the engine suite makes it hold the program's bytes until after
+   * the CLI process ended, which makes "output arrives after the exit" deterministic. `ended`
+   * settles when the process did.
+   */
+  outputStage?: (ended: Promise<unknown>) => Transform;
+} = {};
+
+/**
+ * Program bytes of one stream, in order, from the lease's reader to its sink: a pass-through that
+ * ends when the CLI's pipe ended (or failed), read to its end. `done` resolves once its last chunk
+ * was handed on (never rejects).
+ */
+function relay(pipe: Readable | null | undefined, hand: (chunk: Buffer) => void, ended: Promise<unknown>): { push: (chunk: Buffer) => void; done: Promise<void> } {
+  const queue = new PassThrough();
+  if (pipe) void finished(pipe).catch(() => undefined).then(() => queue.end());
+  else queue.end();
+  const reader = new Writable({
+    write(chunk: Buffer, _encoding, next) {
+      hand(chunk);
+      next();
+    },
+  });
+  const stage = leaseTestHooks.outputStage?.(ended);
+  const done = (stage ? pipeline(queue, stage, reader) : pipeline(queue, reader)).catch(() => undefined);
+  return { push: (chunk) => void queue.write(chunk), done };
+}
 
 /** A lease over an attached `docker run -i` (or `start -a`) process. */
 export class AttachedLease implements ContainerLease {
@@ -78,6 +111,8 @@ export class AttachedLease implements ContainerLease {
   private sink: ProgramSink | undefined;
   private held: [('stdout' | 'stderr'), Buffer][] = [];
   private readonly whenReady: (() => void)[] = [];
+  /** Program bytes on their way to the sink, per stream. */
+  private readonly relays: Record<'stdout' | 'stderr', ReturnType<typeof relay>>;
 
   /**
    * Wraps the attached engine CLI process `proc`; stdin is a pipe only when the launcher is used.
@@ -96,15 +131,20 @@ export class AttachedLease implements ContainerLease {
       const program = this.launcher!.push(chunk);
       if (this.launcher!.waited) settleWaiting(true);
       if (this.launcher!.verdict === 'ready') for (const f of this.whenReady.splice(0)) f();
-      if (program.length > 0) this.emit(stream, program);
+      if (program.length > 0) this.relays[stream].push(program);
     };
-    proc.stdout?.on('data', (chunk: Buffer) => (tty && this.launcher ? preamble('stdout', chunk) : this.emit('stdout', chunk)));
+    const ended = Promise.resolve(proc as PromiseLike<AttachExit>).then((r) => r, (e: AttachExit) => e);
+    // The result of a run is built once `exit` settles: it waits for every byte of both streams to
+    // be handed on, not only for the process (issue 25: a diagnostic read from incomplete output).
+    this.relays = { stdout: relay(proc.stdout, (c) => this.emit('stdout', c), ended), stderr: relay(proc.stderr, (c) => this.emit('stderr', c), ended) };
+    proc.stdout?.on('data', (chunk: Buffer) => (tty && this.launcher ? preamble('stdout', chunk) : this.relays.stdout.push(chunk)));
     proc.stderr?.on('data', (chunk: Buffer) => {
-      if (!this.launcher) return this.emit('stderr', chunk);
+      if (!this.launcher) return this.relays.stderr.push(chunk);
       if (tty) return this.launcher.note(chunk);
       preamble('stderr', chunk);
     });
-    this.exit = Promise.resolve(proc as PromiseLike<AttachExit>).then((r) => r, (e: AttachExit) => e).then((r) => {
+    const read = Promise.all([this.relays.stdout.done, this.relays.stderr.done]);
+    this.exit = Promise.all([ended, read]).then(([r]) => {
       this.ended = true;
       this.launcher?.end();
       settleWaiting(false);

@@ -53,15 +53,51 @@ async function defaultRuntime(opts: DockerOptions): Promise<string> {
   ).catch(cli);
 }
 
+/** The runtime names an info document lists (Docker's `Runtimes` keys), each through {@link engineText}; undefined when it lists none. Never throws. */
+export function parseRuntimes(info: unknown): string[] | undefined {
+  try {
+    const doc = (typeof info === 'string' ? JSON.parse(info) : info) as { Runtimes?: unknown } | null;
+    const runtimes = doc?.Runtimes;
+    if (!runtimes || typeof runtimes !== 'object' || Array.isArray(runtimes)) return undefined;
+    const names = Object.keys(runtimes).map((k) => engineText(k)).filter(Boolean).sort();
+    return names.length > 0 ? names : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The OCI runtimes the engine of `opts` offers (`GET /info` `Runtimes`, else `docker info`), asked
+ * fresh each time (a daemon reload may register one). Undefined when the engine does not say
+ * (then the engine itself refuses an unknown runtime at create). Never rejects.
+ */
+export async function engineRuntimes(opts: DockerOptions): Promise<string[] | undefined> {
+  const cli = async () => {
+    const r = await docker(opts, ['info', '--format', '{{json .}}'], IDENTITY_TIMEOUT_MS).catch(() => undefined);
+    return r?.exitCode === 0 ? parseRuntimes(r.stdout) : undefined;
+  };
+  return control(
+    opts,
+    async (c) => {
+      const r = await c.request('GET', '/info', IDENTITY_TIMEOUT_MS).catch(() => undefined);
+      return r?.status === 200 ? parseRuntimes(r.body) : cli();
+    },
+    cli,
+  ).catch(cli);
+}
+
 /**
  * One line saying which engine: `context "default" · Docker Engine 20.10.24 · runtime runc`.
  * Parts the engine did not report are left out. Plain text (every part went through {@link engineText}).
+ * @param runtime the runtime a run actually used (a profile's `runtime`, RunResult `runtime`),
+ *   named instead of the engine's default (issue 25: a runsc run was reported as runc)
  */
-export function describeEngine(id: EngineIdentity): string {
+export function describeEngine(id: EngineIdentity, runtime?: string): string {
   const what = [id.name, id.version].filter(Boolean).join(' ');
   // Podman has no docker contexts or hosts (a run that names one is refused, engineKind.ts): its own engine on this machine.
   const where = /^Podman\b/.test(id.name) ? 'Podman on this machine' : targetText(id.target);
-  return [where, what, id.runtime ? `runtime ${id.runtime}` : ''].filter(Boolean).join(' · ');
+  const used = runtime || id.runtime;
+  return [where, what, used ? `runtime ${used}` : ''].filter(Boolean).join(' · ');
 }
 
 interface CachedIdentity {

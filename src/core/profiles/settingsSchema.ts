@@ -148,6 +148,14 @@ function hostSettings() {
 /** The engine choice (machine-scoped). */
 function engineSettings() {
   return {
+    preferRuntime: {
+      type: 'string',
+      enum: ['', 'runsc'],
+      default: '',
+      markdownDescription:
+        'An OCI runtime every profile without its own `runtime` uses when the engine offers it: `runsc` (gVisor: the program talks to a user-space kernel, not the host\'s; slower to start). Empty: the engine\'s default runtime. The run\'s header and footer name the runtime it used. Machine-scoped: never read from workspace settings.',
+      scope: 'machine',
+    },
     dockerPath: {
       type: 'string',
       default: 'docker',

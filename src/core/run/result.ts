@@ -64,6 +64,11 @@ export interface RunResult {
   readonly message: string;
   /** The container name used (it no longer exists when the result is returned). */
   readonly containerName: string;
+  /**
+   * The OCI runtime the run's container used when the profile named one (e.g. "runsc"; the
+   * pre-code checks proved the container has it, precheck.ts); absent: the engine's default.
+   */
+  readonly runtime?: string;
   /** Set for `failed-to-start` and `engine-error`. */
   readonly error?: SandboxErrorInfo;
   /** Set when the container could not be removed (e.g. the engine went away); the orphan sweep retries. */

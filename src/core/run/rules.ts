@@ -4,9 +4,12 @@
  * output bound the runner enforced itself, the OOM flag, refused forks in the pids cgroup) is
  * stated as a fact; an exit status alone is something the program controls (`exit 153` looks
  * exactly like death by SIGXFSZ), so a rule read from it is worded as a hint. Nothing here reads
- * program output.
+ * program output; the one piece of evidence taken from it (readOnlyHint.ts: a failed write to a
+ * read-only file system in the program's last error lines) only ever gives a hint.
  */
+import { SANDBOX_HOME } from '../layout';
 import type { Profile } from '../profiles/profileSchema';
+import type { ReadOnlyWrite } from './readOnlyHint';
 import type { RuleNote, RunOutcome } from './result';
 
 /** What the runner observed beyond the exit status (never program output). */
@@ -15,6 +18,33 @@ export interface RunEvidence {
   readonly refusedForks?: number;
   /** The engine's OOM flag was set, although the program itself exited with another status. */
   readonly oomKilledChild?: boolean;
+  /**
+   * The read-only place the program's last error lines name (readOnlyHint.ts): program text, so
+   * it only words a hint, after a non-zero exit; `workspaceTarget` tells the workspace mount apart.
+   */
+  readonly readOnlyWrite?: ReadOnlyWrite;
+  /** The container path of a `workspace: "ro"` run's folder, if any. */
+  readonly workspaceTarget?: string;
+}
+
+/**
+ * The hint for a failed write to a read-only place (issue 25): which rule, where writing works,
+ * and the profile key that changes it. Never quotes the program's text.
+ */
+function readOnlyNote(w: ReadOnlyWrite, profile: Profile, workspaceTarget?: string): RuleNote {
+  const lead = 'The program\'s last error names a write to a read-only file system (a hint from its output):';
+  const places = `write under /tmp or HOME (${SANDBOX_HOME})`;
+  if (w.kind === 'root') {
+    return {
+      key: 'mounts',
+      certain: false,
+      text: `${lead} the root filesystem is read-only; ${places} or the working directory (${profile.workdir}), or mount a folder (the profile's mounts, "mode": "rw").`,
+    };
+  }
+  if (w.target === workspaceTarget) {
+    return { key: 'workspace', certain: false, text: `${lead} the workspace folder is mounted read-only at ${w.target} (the profile's "workspace": "ro"); ${places}, or mount a folder (the profile's mounts, "mode": "rw").` };
+  }
+  return { key: 'mounts', certain: false, text: `${lead} the mount at ${w.target} is read-only; set its "mode" to "rw" in the profile's mounts, or ${places}.` };
 }
 
 /**
@@ -84,6 +114,7 @@ export function sandboxRule(outcome: RunOutcome, exitCode: number | null, profil
     case 'oom-killed':
       return { key: 'limits.memoryMiB', certain: true, text: `The memory limit limits.memoryMiB (${l.memoryMiB} MiB, no swap) ended the run: the engine reported an OOM kill.` };
     case 'exited': {
+      if (evidence.readOnlyWrite && exitCode !== 0 && exitCode !== null) return readOnlyNote(evidence.readOnlyWrite, profile, evidence.workspaceTarget);
       const signal = signalFromExitCode(exitCode);
       if (!signal) return undefined;
       const cause = signalCause(signal, profile);

@@ -14,6 +14,7 @@
 import { performance } from 'node:perf_hooks';
 import { buildRunArgv } from '../container/argv';
 import { prepareControl } from '../engine/control';
+import { engineRuntimes } from '../engine/engine';
 import { isSandboxError, SandboxError } from '../errors';
 import { profileSettingPath } from '../layout';
 import { openRunLease } from '../container/lease';
@@ -91,6 +92,7 @@ class Run extends RunSession {
   private async attempts(): Promise<RunResult> {
     prepareControl(this.opts); // the first control call's one-time work overlaps `docker run`
     this.prepare();
+    await this.checkRuntime();
     const io = this.req.interactive;
     if (io?.tty) return runTerminal(this, io, io.tty);
     const key = JSON.stringify(this.profile);
@@ -103,6 +105,22 @@ class Run extends RunSession {
       profilesWithoutShell.add(key);
     }
     return runDirect(this);
+  }
+
+  /**
+   * A profile's `runtime` must be one the engine offers (issue 25), asked before anything starts.
+   * @throws SandboxError `invalid-profile` naming the runtime and the engine's list
+   */
+  private async checkRuntime(): Promise<void> {
+    const runtime = this.profile.runtime;
+    if (!runtime) return;
+    const offered = await engineRuntimes(this.opts);
+    if (!offered || offered.includes(runtime)) return;
+    throw new SandboxError(
+      'invalid-profile',
+      `The profile asks for the OCI runtime "${runtime}", which this engine does not offer (it offers: ${offered.join(', ')}), so nothing ran.`,
+      'Register the runtime with the engine (for gVisor: runsc in the daemon\'s "runtimes", see docs/engines.md), or remove "runtime" from the profile.',
+    );
   }
 
   /**

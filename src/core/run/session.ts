@@ -20,6 +20,7 @@ import type { LauncherVerdict } from '../container/launcher';
 import { resolveMounts, type PinnedMounts } from '../mounts/mounts';
 import { BoundedStream, type OutputSink } from '../output/output';
 import { PidsWatch } from './pidsEvidence';
+import { readOnlyWrite, StreamTail } from './readOnlyHint';
 import { type Profile } from '../profiles/profileSchema';
 import { type NamedProfile } from '../profiles/profileResolution';
 import { scheduleRemoval } from '../container/removals';
@@ -68,6 +69,8 @@ export class RunSession {
   cleanupError: string | undefined;
   /** Direct path only: the last stderr text, for a start failure's detail. */
   stderrTail = '';
+  /** The end of the program's stderr, for the read-only hint only (readOnlyHint.ts; never a decision). */
+  private readonly errTail = new StreamTail();
   readonly disposers: (() => Promise<void> | void)[] = [];
 
   constructor(readonly req: RunRequest, profile: Profile, readonly t0: number) {
@@ -218,6 +221,7 @@ export class RunSession {
 
   /** Program bytes: bounded, passed on; a stream over its bound stops the run. */
   onChunk(stream: 'stdout' | 'stderr', chunk: Buffer): void {
+    if (stream === 'stderr') this.errTail.push(chunk);
     if (stream === 'stderr' && this.stderrTailWanted) this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-4000);
     if (this.streams[stream].push(chunk)) {
       this.overflowStream ??= stream;
@@ -243,7 +247,9 @@ export class RunSession {
     const phase = runPhase(this.profile, this.verdictOf());
     const ran = outcome !== 'failed-to-start' && outcome !== 'engine-error';
     const profile = this.profile;
-    const rule = ran ? sandboxRule(outcome, exitCode, profile, { refusedForks: this.pids.refusedForks, oomKilledChild }) : undefined;
+    const workspaceTarget = this.workspace?.target;
+    const readOnly = outcome === 'exited' && exitCode ? readOnlyWrite(this.errTail.text(), profile, workspaceTarget) : undefined;
+    const rule = ran ? sandboxRule(outcome, exitCode, profile, { refusedForks: this.pids.refusedForks, oomKilledChild, readOnlyWrite: readOnly, workspaceTarget }) : undefined;
     const s = this.streams;
     return {
       outcome, exitCode, signal: ran ? signalFromExitCode(exitCode) : null, durationMs,
@@ -252,6 +258,7 @@ export class RunSession {
       message: describeOutcome(outcome, { exitCode, durationMs, profile, overflowStream: this.overflowStream, error, rule, phase }),
       containerName: this.name,
       ...(phase ? { phase } : {}),
+      ...(ran && profile.runtime ? { runtime: profile.runtime } : {}),
       ...(rule ? { rule } : {}),
       ...(error ? { error } : {}),
       ...(this.cleanupError ? { cleanupError: this.cleanupError } : {}),
