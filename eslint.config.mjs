@@ -1,6 +1,7 @@
 // Lint: typescript-eslint's recommended rules, plus the rule that keeps `vscode` out of the core
 // and the plain-Node tests (src/core must run without VS Code), and the rule that keeps the
-// extension's value imports off the core barrel: `export *` makes esbuild keep every core module's
+// extension's value imports off the core barrel: the barrel re-exports the CLI's values (the runner,
+// the sweep, the warm pool), and a value import through it makes esbuild keep those modules'
 // top-level code (classes extending node:http's Agent, node:child_process…) in the activation
 // bundle, which then loads those built-ins on every activation.
 import tseslint from 'typescript-eslint';

@@ -1,7 +1,7 @@
 /** `cancel_ratio`: once "started" is on stdout, a forced cancel (`forceSignal`: no interrupt grace) → the promise resolving,
  * vs raw `docker rm -f -v`. A container left afterwards is a MISS. */
 import { performance } from 'node:perf_hooks';
-import { runInSandbox } from '../../src/core';
+import { runInSandbox } from '../../src/core/run/runner';
 import { settlesWithin } from '../../test/support/deadlines';
 import { shellProfile } from '../../test/support/profiles';
 import { containerExists, rawSpec, rawTimed } from './docker';

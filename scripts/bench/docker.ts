@@ -1,7 +1,14 @@
 /** The raw baseline: the runner's cold-path argv (`buildRunArgv`, code over stdin), run by the docker CLI with the core's `SPAWN_OPTIONS`. */
 import { performance } from 'node:perf_hooks';
 import { execa } from 'execa';
-import { buildRunArgv, encodeFrame, LABELS, ownerLabels, resolveMounts, runInSandbox, snippetFileName, SPAWN_OPTIONS, type Profile } from '../../src/core';
+import { buildRunArgv } from '../../src/core/container/argv';
+import { encodeFrame } from '../../src/core/container/launcher';
+import { LABELS, ownerLabels } from '../../src/core/ownership/labels';
+import { resolveMounts } from '../../src/core/mounts/mounts';
+import { runInSandbox } from '../../src/core/run/runner';
+import { snippetFileName } from '../../src/core/source/snippet';
+import { SPAWN_OPTIONS } from '../../src/core/engine/spawnEnv';
+import type { Profile } from '../../src/core/profiles/profileSchema';
 import { CONTAINER_NAME_PREFIX, newContainerName } from '../../src/core/layout';
 import { containerNames, requireEngine, type EngineUnderTest } from '../../test/support/engine';
 import { TEST_IMAGES } from '../../test/support/images';

@@ -2,7 +2,8 @@
  * notice → promise resolved; peak RSS (2 ms samples, kernel maxRSS) − baseline after gc, / bound. */
 import { fork } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import { runInSandbox, type Profile } from '../../src/core';
+import { runInSandbox } from '../../src/core/run/runner';
+import type { Profile } from '../../src/core/profiles/profileSchema';
 import { sleep } from '../../test/support/deadlines';
 import { shellProfile } from '../../test/support/profiles';
 import { containerExists } from './docker';

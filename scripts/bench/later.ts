@@ -1,7 +1,7 @@
 /** Rows of the issues filed with issue 26: `gvisor_cold_ratio` (measured when the engine offers runsc) and the rows of features
  * not on this branch yet (`deps_cached_ratio`, `session_cell_ms`, `session_start_ratio`: INFO, -1 in the JSON). */
 import { execa } from 'execa';
-import { ProfileSchema } from '../../src/core';
+import { ProfileSchema } from '../../src/core/profiles/profileSchema';
 import { CASES, coreRun, eachCase, firstByteNote, type Case, type Pair } from './cold';
 import { noFigure, ratioRow, targetText, type Ctx, type Figures } from './harness';
 

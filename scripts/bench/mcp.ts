@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { LABELS, WARM_LABEL } from '../../src/core';
+import { LABELS, WARM_LABEL } from '../../src/core/ownership/labels';
 import { containerNames } from '../../test/support/engine';
 import { sleep } from '../../test/support/deadlines';
 import { CASES, rawCold } from './cold';

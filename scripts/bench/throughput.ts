@@ -1,6 +1,6 @@
 /** `throughput_ratio`: 5 MiB of output, MB/s over the streaming window (first chunk → last), ours / raw; end to end as INFO. */
 import { performance } from 'node:perf_hooks';
-import { runInSandbox } from '../../src/core';
+import { runInSandbox } from '../../src/core/run/runner';
 import { shellProfile } from '../../test/support/profiles';
 import { expectExited } from './cold';
 import { rawSpec, rawTimed } from './docker';

@@ -1,6 +1,4 @@
-/** `warm_ratio`: runs with the core's WarmPool vs raw cold `run --rm`, per case (the worse); untimed: the pool made ready
- * before each run, its replacement awaited after (+ BENCH_WARM_PAUSE_MS). */
-import { WarmPool } from '../../src/core';
+import { WarmPool } from '../../src/core/run/warm';
 import { sleep } from '../../test/support/deadlines';
 import { coreRun, eachCase, firstByteNote, type Case, type Pair } from './cold';
 import { log, ratioRow, targetText, type Ctx, type Figures } from './harness';

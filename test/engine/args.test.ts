@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
-import { MAX_PROGRAM_ARGS, type WarmPool } from '../../src/core';
+import { MAX_PROGRAM_ARGS } from '../../src/core/admission/programArgs';
+import type { WarmPool } from '../../src/core/run/warm';
 import { ENGINE_KIND, engineCli, engineIsLocal, IMAGES, noLeftoversAfterEach, pythonProfile, requireEngine, run, shellProfile, TEST_PATH } from './helpers';
 import { HOSTILE_ARGS } from '../unit/hostileArgs';
 

@@ -14,7 +14,12 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { awaitRemovals, contextDir, engineOptions, LABELS, runInSandbox, type DockerOptions } from '../../src/core';
+import { awaitRemovals } from '../../src/core/container/removals';
+import { contextDir } from '../../src/core/engine/endpoint';
+import { engineOptions } from '../../src/core/engine/engineTarget';
+import { LABELS } from '../../src/core/ownership/labels';
+import { runInSandbox } from '../../src/core/run/runner';
+import type { DockerOptions } from '../../src/core/engine/contracts';
 import { engineDocker, pythonProfile, requireEngine, run, shellProfile } from './helpers';
 
 const ENGINE2_SOCKET = '/run/sandbox-runner-engine2/docker.sock';

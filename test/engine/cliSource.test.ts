@@ -24,7 +24,7 @@ describe('sandbox-run CLI source references (engine)', function () {
   after(() => rm(ws, { recursive: true, force: true }));
 
   it('a traceback printed to a terminal names the host file and line 3; piped, it is unchanged', async () => {
-    // A real pseudo-terminal: python's pty.spawn with an argv (no shell string), as cli.test.ts does.
+    // A real pseudo-terminal: python's pty.spawn with an argv (no shell string), as sandboxRun.test.ts does.
     const spawn = 'import pty, sys; sys.exit(pty.spawn(sys.argv[1:]) >> 8)';
     const tty = await execa('python3', ['-c', spawn, 'node', CLI, '--workspace', ws, boom], {
       reject: false, cwd: ws, stdin: 'ignore', env: cliEnv(),

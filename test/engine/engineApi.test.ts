@@ -12,10 +12,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { execa } from 'execa';
-import {
-  awaitRemovals, controlApi, engineVersion, imageVolumes, inspectContainer, inspectImage, inspectState, isSandboxError, listContainers,
-  removeContainer, resolveEndpoint, scheduleRemoval, signalContainer, type DockerOptions,
-} from '../../src/core';
+import { awaitRemovals, scheduleRemoval } from '../../src/core/container/removals';
+import { controlApi } from '../../src/core/engine/control';
+import { engineVersion } from '../../src/core/engine/engine';
+import { imageVolumes, inspectContainer, inspectImage, inspectState } from '../../src/core/engine/inspect';
+import { isSandboxError } from '../../src/core/errors';
+import { listContainers, removeContainer, signalContainer } from '../../src/core/engine/containerOps';
+import { resolveEndpoint } from '../../src/core/engine/endpoint';
+import type { DockerOptions } from '../../src/core/engine/contracts';
 import { containerExists, IMAGES, requireEngine, waitFor } from './helpers';
 
 const TRANSPORTS: Record<string, DockerOptions> = {
@@ -151,7 +155,7 @@ describe('engine API control calls (engine)', function () {
     // Proved in a separate Node process: counting this process's handles also counts whatever
     // earlier tests left running in the background (seen in CI), so it cannot prove the property.
     const name = await make();
-    const script = `import { inspectContainer } from ${JSON.stringify(join(process.cwd(), 'src/core'))};
+    const script = `import { inspectContainer } from ${JSON.stringify(join(process.cwd(), 'src/core/engine/inspect'))};
       (async () => { for (let i = 0; i < 5; i++) await inspectContainer({ controlTransport: 'dial-stdio' }, process.argv[2]); console.log('calls done'); })()
         .catch((e) => { console.error(e); process.exitCode = 3; });`;
     const bundle = await build({ stdin: { contents: script, resolveDir: process.cwd(), loader: 'ts' }, bundle: true, platform: 'node', format: 'cjs', write: false, logLevel: 'silent' });

@@ -10,7 +10,13 @@ import { chmod, mkdir, mkdtemp, open, readdir, rm, writeFile } from 'node:fs/pro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { awaitRemovals, engineIdentity, engineOptions, LABELS, probeEngineView, runInSandbox, type DockerOptions } from '../../src/core';
+import { awaitRemovals } from '../../src/core/container/removals';
+import { engineIdentity } from '../../src/core/engine/engine';
+import { engineOptions } from '../../src/core/engine/engineTarget';
+import { LABELS } from '../../src/core/ownership/labels';
+import { probeEngineView } from '../../src/core/mounts/mountProbe';
+import { runInSandbox } from '../../src/core/run/runner';
+import type { DockerOptions } from '../../src/core/engine/contracts';
 import { CLI, IMAGES, requireEngine, shellProfile } from './helpers';
 import { makeWorkspace } from '../support/workspace';
 

@@ -15,7 +15,11 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { mountTestHooks, resolveMounts, resolveProfiles, runInSandbox, WarmPool, type Profile } from '../../src/core';
+import { mountTestHooks, resolveMounts } from '../../src/core/mounts/mounts';
+import { resolveProfiles } from '../../src/core/profiles/profileResolution';
+import { runInSandbox } from '../../src/core/run/runner';
+import { WarmPool } from '../../src/core/run/warm';
+import type { Profile } from '../../src/core/profiles/profileSchema';
 import { bridgeGateway, chunkText, CLI, ENGINE, ENGINE_KIND, engineCli, engineDocker, engineSeesClientFiles, hostProcesses, IMAGES, LOCAL_DOCKER_HOST, productContainers, pythonProfile, requireEngine, requireSomeRan, routedEngine, run, shellProfile, TEST_PATH } from './helpers';
 
 /** A variant of the python test image with a setuid-root copy of python (built here, never pulled). */

@@ -10,7 +10,13 @@ import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { LABELS, leasePathFor, leasePeriodMs, procEvidenceOff, runInSandbox, STALE_PERIODS, stateDir, type RunRequest, type RunResult } from '../../src/core';
+import { LABELS } from '../../src/core/ownership/labels';
+import { leasePathFor, leasePeriodMs, STALE_PERIODS } from '../../src/core/ownership/ownerLease';
+import { procEvidenceOff } from '../../src/core/engine/procLiveness';
+import { runInSandbox } from '../../src/core/run/runner';
+import { stateDir } from '../../src/core/stateDir';
+import type { RunRequest } from '../../src/core/run/request';
+import type { RunResult } from '../../src/core/run/result';
 import { chunkText, CLI, cliEnv, containerExists, daemonOnly, dockerBin, engineCli, engineDocker, IMAGES, productContainers, requireEngine, requireSomeRan, shellProfile, waitFor } from './helpers';
 
 let faults = 0;

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { WarmPool } from '../../src/core';
+import { WarmPool } from '../../src/core/run/warm';
 import { chunkText, engineCli, IMAGES, noLeftoversAfterEach, pythonProfile, requireEngine, run, shellProfile, TEST_PATH, waitFor } from './helpers';
 
 /** A copy of the busybox test image without `/bin/sh` (built here, never pulled). */

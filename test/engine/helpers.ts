@@ -6,10 +6,14 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa, execaSync, type Options } from 'execa';
-import {
-  awaitRemovals, parseEngineKind, runInSandbox, WarmPool,
-  type DockerOptions, type EngineKind, type Profile, type RunRequest, type RunResult,
-} from '../../src/core';
+import { awaitRemovals } from '../../src/core/container/removals';
+import { type EngineKind, parseEngineKind } from '../../src/core/engine/engineKind';
+import { runInSandbox } from '../../src/core/run/runner';
+import { WarmPool } from '../../src/core/run/warm';
+import type { DockerOptions } from '../../src/core/engine/contracts';
+import type { Profile } from '../../src/core/profiles/profileSchema';
+import type { RunRequest } from '../../src/core/run/request';
+import type { RunResult } from '../../src/core/run/result';
 import { waitFor } from '../support/deadlines';
 import { POOL_KEY, productContainers } from './leftovers';
 import {

@@ -8,7 +8,9 @@ import assert from 'node:assert/strict';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import type { Profile, RunResult, TtySize } from '../../src/core';
+import type { Profile } from '../../src/core/profiles/profileSchema';
+import type { RunResult } from '../../src/core/run/result';
+import type { TtySize } from '../../src/core/interactive';
 import { containerExists, engineCli, IMAGES, noLeftoversAfterEach, pythonProfile, requireEngine, run, runCli, shellProfile, waitFor } from './helpers';
 import { makeWorkspace } from '../support/workspace';
 

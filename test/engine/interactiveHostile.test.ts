@@ -9,7 +9,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { execa } from 'execa';
-import type { TtySize } from '../../src/core';
+import type { TtySize } from '../../src/core/interactive';
 import { CLI, cliEnv, IMAGES, noLeftoversAfterEach, productContainers, requireEngine, run, shellProfile } from './helpers';
 import { makeWorkspace } from '../support/workspace';
 

@@ -8,7 +8,9 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { LABELS, listContainers, type DockerOptions } from '../../src/core';
+import { LABELS } from '../../src/core/ownership/labels';
+import { listContainers } from '../../src/core/engine/containerOps';
+import type { DockerOptions } from '../../src/core/engine/contracts';
 import { engineCli, engineDocker, requireEngine } from './helpers';
 
 const SUITE = 'sandbox-runner-test.attack2-labels';

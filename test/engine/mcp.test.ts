@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { LATEST_PROTOCOL_VERSION, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { execa } from 'execa';
-import { LABELS, WARM_LABEL } from '../../src/core';
+import { LABELS, WARM_LABEL } from '../../src/core/ownership/labels';
 import { CLI, cliEnv, containers, IMAGES, requireEngine, waitFor } from './helpers';
 import { engineCli } from '../support/engine';
 import { makeWorkspace } from '../support/workspace';

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { chmod, mkdtemp, open, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { engineOptions, mountAccess, probeEngineView } from '../../src/core';
+import { engineOptions } from '../../src/core/engine/engineTarget';
+import { mountAccess, probeEngineView } from '../../src/core/mounts/mountProbe';
 import { IMAGES, requireEngine } from './helpers';
 
 describe('the mount probe without /proc (macOS, Windows clients) (engine)', function () {

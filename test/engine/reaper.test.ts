@@ -14,10 +14,14 @@ import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import {
-  anchorRoots, currentBootId, currentPidNamespace, currentStartTime, isSandboxError, LABELS, leasePathFor, newOwnerId, PRODUCT_LABEL,
-  processLease, procEvidenceOff, reapOrphans, removeOwnContainers, resolveEndpoint, runInSandbox, statStartTime,
-} from '../../src/core';
+import { anchorRoots } from '../../src/core/mounts/mounts';
+import { currentBootId, currentPidNamespace, currentStartTime, procEvidenceOff, statStartTime } from '../../src/core/engine/procLiveness';
+import { isSandboxError } from '../../src/core/errors';
+import { LABELS, PRODUCT_LABEL } from '../../src/core/ownership/labels';
+import { leasePathFor, newOwnerId, processLease } from '../../src/core/ownership/ownerLease';
+import { reapOrphans, removeOwnContainers } from '../../src/core/sweep/reaper';
+import { resolveEndpoint } from '../../src/core/engine/endpoint';
+import { runInSandbox } from '../../src/core/run/runner';
 import { chunkText, CLI, cliEnv, containerExists, engineCli, IMAGES, requireEngine, shellProfile, waitFor } from './helpers';
 import { makeWorkspace } from '../support/workspace';
 

@@ -5,7 +5,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
-import { admitContainer, buildRunArgv, engineSpec, leaseTestHooks, mountSourceProblems, openRunLease, ownerLabels, resolveMounts, runInSandbox, scheduleRemoval, WarmPool } from '../../src/core';
+import { admitContainer } from '../../src/core/admission/admit';
+import { buildRunArgv } from '../../src/core/container/argv';
+import { engineSpec } from '../../src/core/engine/podman/engineSpec';
+import { leaseTestHooks, openRunLease } from '../../src/core/container/lease';
+import { mountSourceProblems } from '../../src/core/admission/mountProof';
+import { ownerLabels } from '../../src/core/ownership/labels';
+import { resolveMounts } from '../../src/core/mounts/mounts';
+import { runInSandbox } from '../../src/core/run/runner';
+import { scheduleRemoval } from '../../src/core/container/removals';
+import { WarmPool } from '../../src/core/run/warm';
 import { bridgeGateway, chunkText, containerExists, ENGINE_KIND, engineCli, engineDocker, engineIsLocal, engineSeesClientFiles, hostProcesses, IMAGES, LOCAL_DOCKER_HOST, noLeftoversAfterEach, productContainers, pythonProfile, requireEngine, routedEngine, run, shellProfile, waitFor } from './helpers';
 
 describe('runner on a real engine (engine)', function () {

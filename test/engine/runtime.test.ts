@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
-import { engineRuntimes } from '../../src/core';
+import { engineRuntimes } from '../../src/core/engine/engine';
 import { TEST_RUNTIME } from '../support/profiles';
 import { containerExists, engineDocker, noLeftoversAfterEach, pythonProfile, requireEngine, run, runCli } from './helpers';
 import { makeWorkspace } from '../support/workspace';

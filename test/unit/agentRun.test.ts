@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BUILTIN_PROFILES, ProfileSchema, resolveProfiles, type RunResult } from '../../src/core';
+import { BUILTIN_PROFILES } from '../../src/core/profiles/defaults';
+import { ProfileSchema } from '../../src/core/profiles/profileSchema';
+import { resolveProfiles } from '../../src/core/profiles/profileResolution';
+import type { RunResult } from '../../src/core/run/result';
 import {
   AGENT_STREAM_BYTES, agentGrantLines, agentNoProfileText, AgentOutput, agentProfile, agentQuery, agentResult, agentResultText, agentStdin, parseAgentInput,
 } from '../../src/core/agent/agentRun';

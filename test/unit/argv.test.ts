@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
-import {
-  buildCreateArgv, buildRunArgv, DOCKER_CLIENT_PROXY_VARS, engineWorkDir, isSandboxError, LAUNCHER, ProfileSchema, programArgv, SPAWN_OPTIONS, spawnOptions, type ContainerSpec,
-} from '../../src/core';
+import { buildCreateArgv, buildRunArgv, type ContainerSpec, DOCKER_CLIENT_PROXY_VARS } from '../../src/core/container/argv';
+import { engineWorkDir } from '../../src/core/engine/workDir';
+import { isSandboxError } from '../../src/core/errors';
+import { LAUNCHER } from '../../src/core/container/launcher';
+import { ProfileSchema } from '../../src/core/profiles/profileSchema';
+import { programArgv } from '../../src/core/container/programArgv';
+import { SPAWN_OPTIONS, spawnOptions } from '../../src/core/engine/spawnEnv';
 import { profileOf } from '../support/profiles';
 
 const labels = { 'sandbox-runner': '1', 'sandbox-runner.run-id': 'r1' };

@@ -8,9 +8,11 @@ import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  contextDir, EngineApiClient, engineKey, MAX_REPLY_BYTES, PREAMBLE, PreambleReader, type DockerOptions,
-} from '../../src/core';
+import { contextDir } from '../../src/core/engine/endpoint';
+import { EngineApiClient, MAX_REPLY_BYTES } from '../../src/core/engine/engineApi';
+import { engineKey } from '../../src/core/engine/engineTarget';
+import { PREAMBLE, PreambleReader } from '../../src/core/container/launcher';
+import type { DockerOptions } from '../../src/core/engine/contracts';
 
 /** A DOCKER_CONFIG folder with one context NAME → HOST, current when `current`. */
 function configWith(name: string, host: string, current: boolean): string {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { PROFILES_SETTING, RESERVED_CONTAINER_PATHS, resolveProfiles, SANDBOX_HOME, SNIPPET_DIR } from '../../src/core';
+import { PROFILES_SETTING, RESERVED_CONTAINER_PATHS, SANDBOX_HOME, SNIPPET_DIR } from '../../src/core/layout';
+import { resolveProfiles } from '../../src/core/profiles/profileResolution';
 import { BUILTIN_PROFILES } from '../../src/core/profiles/defaults';
 
 /**

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { type RunResult } from '../../src/core';
+import type { RunResult } from '../../src/core/run/result';
 import { RunLineIndex } from '../../src/vscode/linkTargets';
 import { ProgramOutput, shortLabel, STDERR_PREFIX } from '../../src/vscode/programOutput';
 import { profileOf } from '../support/profiles';

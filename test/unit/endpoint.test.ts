@@ -3,10 +3,12 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  parseVersionFlag, cliEnvironment, contextDir, describeEndpoint, negotiateApiVersion, parseEngineVersion, resolveEndpoint,
-  spawnOptions, type DockerOptions,
-} from '../../src/core';
+import { parseVersionFlag } from '../../src/core/engine/engineKind';
+import { cliEnvironment, spawnOptions } from '../../src/core/engine/spawnEnv';
+import { contextDir, describeEndpoint, resolveEndpoint } from '../../src/core/engine/endpoint';
+import { negotiateApiVersion } from '../../src/core/engine/engineApi';
+import { parseEngineVersion } from '../../src/core/engine/engine';
+import type { DockerOptions } from '../../src/core/engine/contracts';
 
 /** A DOCKER_CONFIG folder with contexts name → host and an optional currentContext. */
 function configDir(contexts: Record<string, string>, current?: string): string {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { discardedLimits, limitsDiscardedError } from '../../src/core';
+import { discardedLimits, limitsDiscardedError } from '../../src/core/engine/engineFlags';
 
 /** Warnings as the docker CLI prints them on stderr after `docker create` (texts from moby's daemon_unix.go). */
 const W = {

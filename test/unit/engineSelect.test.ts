@@ -6,10 +6,13 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ENGINE_FLAGS, engineFromFlags, engineSummary } from '../../src/cli/engineArgs';
 import { ownLine } from '../../src/cli/terminalOutput';
-import {
-  classifyEngineFailure, commandFor, describeEngine, engineOptions, engineTarget, engineText, firstTarFile, isSandboxError, mountAccess,
-  parseEngineVersion, parseRuntime, probeEngineView, resolveMounts, type DockerOptions, type EngineIdentity, type EngineView,
-} from '../../src/core';
+import { classifyEngineFailure } from '../../src/core/engine/failures';
+import { commandFor, engineOptions, engineTarget, engineText } from '../../src/core/engine/engineTarget';
+import { describeEngine, type EngineIdentity, parseEngineVersion, parseRuntime } from '../../src/core/engine/engine';
+import { type EngineView, firstTarFile, mountAccess, probeEngineView } from '../../src/core/mounts/mountProbe';
+import { isSandboxError } from '../../src/core/errors';
+import { resolveMounts } from '../../src/core/mounts/mounts';
+import type { DockerOptions } from '../../src/core/engine/contracts';
 import { engineSettingsFrom } from '../../src/vscode/engineChoice';
 import { ProgramOutput } from '../../src/vscode/programOutput';
 import { profileOf } from '../support/profiles';

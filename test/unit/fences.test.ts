@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { BUILTIN_PROFILES, blockProfile, pickProfile, FENCE_ALIASES, fenceLanguage, fenceName, resolveProfiles } from '../../src/core';
+import { BUILTIN_PROFILES } from '../../src/core/profiles/defaults';
+import { blockProfile, FENCE_ALIASES, fenceLanguage, fenceName } from '../../src/core/source/fenceLanguages';
+import { pickProfile, resolveProfiles } from '../../src/core/profiles/profileResolution';
 import { findFencedBlocks } from '../../src/core/source/fences';
 
 /** The blocks of `md` as [fenceLine, info, content lines joined by LF, closeLine or -1]. */

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { cgroupNamesContainer, hostPidOf } from '../../src/core';
+import { cgroupNamesContainer, hostPidOf } from '../../src/core/engine/hostPid';
 
 const ID = 'a'.repeat(8) + '0123456789abcdef'.repeat(3) + 'b'.repeat(8);
 

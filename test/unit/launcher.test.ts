@@ -3,7 +3,7 @@ import { execa } from 'execa';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { encodeFrame, LAUNCHER, PREAMBLE, PreambleReader } from '../../src/core';
+import { encodeFrame, LAUNCHER, PREAMBLE, PreambleReader } from '../../src/core/container/launcher';
 
 /** Feeds `chunks` to a reader; returns what passed through as program stderr, and the verdict. */
 function feed(chunks: string[]): { program: string; verdict: string; held: string } {

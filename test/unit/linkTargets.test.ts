@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type SnippetOrigin } from '../../src/core';
+import type { SnippetOrigin } from '../../src/core/source/sourceRefs';
 import { insideMount, lineLinks, RunLineIndex, stderrLines, terminalLinkSpans, type RunSource } from '../../src/vscode/linkTargets';
-import { findErrorSite } from '../../src/core';
+import { findErrorSite } from '../../src/core/source/errorSite';
 import { ProgramOutput } from '../../src/vscode/programOutput';
 import { profileOf } from '../support/profiles';
 

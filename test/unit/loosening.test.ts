@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compareToBaseline, looseningFingerprint, ProfileSchema, routeLoosening, workspaceLoosenings, type ProfileLayer } from '../../src/core';
+import { compareToBaseline, looseningFingerprint, routeLoosening, workspaceLoosenings } from '../../src/core/admission/loosening';
+import { ProfileSchema } from '../../src/core/profiles/profileSchema';
+import type { ProfileLayer } from '../../src/core/profiles/profileResolution';
 import { profileOf } from '../support/profiles';
 
 const base = profileOf();

@@ -3,7 +3,9 @@ import { mkdtemp, mkdir, rename, rm, stat, symlink, writeFile } from 'node:fs/pr
 import { spawn } from 'node:child_process';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isSandboxError, mountTestHooks, ProfileSchema, protectedReason, resolveMounts } from '../../src/core';
+import { isSandboxError } from '../../src/core/errors';
+import { mountTestHooks, protectedReason, resolveMounts } from '../../src/core/mounts/mounts';
+import { ProfileSchema } from '../../src/core/profiles/profileSchema';
 
 describe('mount validation (unit)', () => {
   let dir: string;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { BoundedStream, decodingSink, Utf8Decoder, type OutputSink, type OutputStream } from '../../src/core';
+import { BoundedStream, decodingSink, type OutputSink, type OutputStream, Utf8Decoder } from '../../src/core/output/output';
 
 /** A sink recording what it receives: program bytes per chunk, notices as text. */
 function collect() {

@@ -4,9 +4,20 @@ import { mkdir, mkdtemp, rm, symlink, utimes, writeFile } from 'node:fs/promises
 import { tmpdir } from 'node:os';
 import { join, posix, win32 } from 'node:path';
 import {
-  closeProcessLease, containerLiveness, DEFAULT_LEASE_PERIOD_MS, hostIdIn, LABELS, leaseLiveness, leasePathFor, leasePeriodMs, localLeaseView,
-  OwnerLease, readLeaseFile, removeOldLeaseFiles, stateDirFor, type LeaseFile, type LeaseView, type ProcessProbe,
-} from '../../src/core';
+  closeProcessLease,
+  DEFAULT_LEASE_PERIOD_MS,
+  hostIdIn,
+  type LeaseFile,
+  leaseLiveness,
+  leasePathFor,
+  leasePeriodMs,
+  OwnerLease,
+  readLeaseFile,
+  removeOldLeaseFiles,
+} from '../../src/core/ownership/ownerLease';
+import { containerLiveness, type LeaseView, localLeaseView, type ProcessProbe } from '../../src/core/ownership/liveness';
+import { LABELS } from '../../src/core/ownership/labels';
+import { stateDirFor } from '../../src/core/stateDir';
 
 const ID = '0123456789abcdef0123456789abcdef';
 const HOST = 'fedcba9876543210fedcba9876543210';

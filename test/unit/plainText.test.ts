@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import type { RunResult, SandboxErrorCode } from '../../src/core';
+import type { RunResult } from '../../src/core/run/result';
+import type { SandboxErrorCode } from '../../src/core/errors';
 import { failureNotice } from '../../src/vscode/failureText';
 import { MAX_NAME_CHARS, plainText } from '../../src/vscode/plainText';
 

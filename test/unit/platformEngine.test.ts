@@ -2,10 +2,12 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  classifyEngineFailure, contextDir, defaultDockerHost, dockerConfigDir, dockerMissing, endpointSocketPath, engineProduct,
-  namedPipePath, resolveEndpoint, signalFromExitCode, startEngineFix, welcomeHint, type DockerOptions, type EngineProduct,
-} from '../../src/core';
+import { classifyEngineFailure } from '../../src/core/engine/failures';
+import { contextDir, defaultDockerHost, dockerConfigDir, endpointSocketPath, namedPipePath, resolveEndpoint } from '../../src/core/engine/endpoint';
+import { dockerMissing } from '../../src/core/engine/cli';
+import { engineProduct, type EngineProduct, startEngineFix, welcomeHint } from '../../src/core/engine/engineHints';
+import { signalFromExitCode } from '../../src/core/run/rules';
+import type { DockerOptions } from '../../src/core/engine/contracts';
 import { localizedPackageJson } from './localizedPackage';
 import { interruptSignals } from '../../src/cli/signals';
 

@@ -2,10 +2,13 @@ import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  buildRunArgv, hostPathProblem, isAbsoluteHostPath, isHostPathInside, isSandboxError, normalizeHostPath, ProfileSchema,
-  protectedReasonFor, protectedSystemPaths, realMountSource, resolveMounts, sameHostPath, type ContainerSpec, type HostPlatform,
-} from '../../src/core';
+import { buildRunArgv, type ContainerSpec } from '../../src/core/container/argv';
+import { hostPathProblem, type HostPlatform, isAbsoluteHostPath, isHostPathInside, normalizeHostPath, sameHostPath } from '../../src/core/hostPath';
+import { isSandboxError } from '../../src/core/errors';
+import { ProfileSchema } from '../../src/core/profiles/profileSchema';
+import { protectedReasonFor, protectedSystemPaths } from '../../src/core/mounts/protectedPaths';
+import { realMountSource } from '../../src/core/admission/loosening';
+import { resolveMounts } from '../../src/core/mounts/mounts';
 
 /** Protected-path context for `platform` with no symlinks (the real file system is Linux here). */
 function ctx(platform: HostPlatform, home: string, env: Record<string, string> = {}) {

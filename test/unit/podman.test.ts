@@ -2,10 +2,14 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  buildCreateArgv, buildRunArgv, CLONE_NEW_FLAGS, conmonSawOom, engineSpec, engineWorkDir, gateNamespaceCalls, isSandboxError, parseEngineKind, parseVersionFlag,
-  PODMAN_INIT, PODMAN_NPROC, ProfileSchema, spawnOptions, type ContainerSpec, type SeccompProfile,
-} from '../../src/core';
+import { buildCreateArgv, buildRunArgv, type ContainerSpec, PODMAN_INIT, PODMAN_NPROC } from '../../src/core/container/argv';
+import { CLONE_NEW_FLAGS, gateNamespaceCalls, type SeccompProfile } from '../../src/core/engine/podman/podmanSeccomp';
+import { conmonSawOom, engineWorkDir } from '../../src/core/engine/workDir';
+import { engineSpec } from '../../src/core/engine/podman/engineSpec';
+import { isSandboxError } from '../../src/core/errors';
+import { parseEngineKind, parseVersionFlag } from '../../src/core/engine/engineKind';
+import { ProfileSchema } from '../../src/core/profiles/profileSchema';
+import { spawnOptions } from '../../src/core/engine/spawnEnv';
 
 const SECCOMP = '/tmp/sandbox-runner-engine-x/seccomp-0.json';
 const INIT = '/usr/bin/catatonit';

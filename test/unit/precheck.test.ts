@@ -1,9 +1,13 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- the tests edit inspect JSON freely, as an engine could return it */
 import assert from 'node:assert/strict';
-import {
-  containerProblems, containerRefusedError, devString, MiB, parseMountinfo, parseStatus, PODMAN_NPROC, podmanFloorProblems, ProfileSchema,
-  type ContainerInspect, type EngineSpec, type ImageInspect, type ResolvedMount,
-} from '../../src/core';
+import { containerProblems, containerRefusedError } from '../../src/core/admission/precheck';
+import { devString, parseMountinfo } from '../../src/core/admission/mountProof';
+import { MiB } from '../../src/core/layout';
+import { parseStatus, podmanFloorProblems } from '../../src/core/engine/podman/podmanProof';
+import { PODMAN_NPROC, type ResolvedMount } from '../../src/core/container/argv';
+import { ProfileSchema } from '../../src/core/profiles/profileSchema';
+import type { ContainerInspect, ImageInspect } from '../../src/core/engine/contracts';
+import type { EngineSpec } from '../../src/core/engine/podman/engineSpec';
 
 const profile = ProfileSchema.parse({ image: 'img', command: ['python3', '${file}'], env: { PYTHONUNBUFFERED: '1' } });
 const mounts: ResolvedMount[] = [{ source: '/srv/p', target: '/data', readOnly: true, pinned: '/proc/1/fd/3/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' }];

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { withPreferredRuntime } from '../../src/core';
+import { withPreferredRuntime } from '../../src/core/profiles/preferRuntime';
 import { profileOf } from '../support/profiles';
 
 // Issue 25: sandboxRunner.preferRuntime (machine-scoped).

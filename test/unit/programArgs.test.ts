@@ -8,9 +8,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import {
-  buildCreateArgv, checkProgramArgs, encodeFrame, encodeTtyFrame, isSandboxError, LAUNCHER, MAX_PROGRAM_ARGS, MAX_PROGRAM_ARGS_BYTES, PREAMBLE, ProfileSchema,
-} from '../../src/core';
+import { buildCreateArgv } from '../../src/core/container/argv';
+import { checkProgramArgs, MAX_PROGRAM_ARGS, MAX_PROGRAM_ARGS_BYTES } from '../../src/core/admission/programArgs';
+import { encodeFrame, encodeTtyFrame, LAUNCHER, PREAMBLE } from '../../src/core/container/launcher';
+import { isSandboxError } from '../../src/core/errors';
+import { ProfileSchema } from '../../src/core/profiles/profileSchema';
 import { HOSTILE_ARGS } from './hostileArgs';
 
 describe('program arguments (unit)', function () {

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { ProfileSchema, warmKey, type RunResult } from '../../src/core';
+import { ProfileSchema } from '../../src/core/profiles/profileSchema';
+import { warmKey } from '../../src/core/run/warm';
+import type { RunResult } from '../../src/core/run/result';
 import { OutputWriter } from '../../src/vscode/outputWriter';
 import { channelRunProfile, footer, MAX_LINE_CHARS, ProgramOutput, STDERR_PREFIX } from '../../src/vscode/programOutput';
 import { profileOf } from '../support/profiles';

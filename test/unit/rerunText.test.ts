@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { execa } from 'execa';
-import { ProfileSchema } from '../../src/core';
+import { ProfileSchema } from '../../src/core/profiles/profileSchema';
 import { splitArgs } from '../../src/vscode/argsInput';
 import { cliCommandLine, heredocDelimiter, HEREDOC_STEM } from '../../src/vscode/cliCommandLine';
 import { HOSTILE_ARGS } from './hostileArgs';

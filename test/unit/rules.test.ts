@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { ProfileSchema, readOnlyWrite, sandboxRule, StreamTail } from '../../src/core';
+import { ProfileSchema } from '../../src/core/profiles/profileSchema';
+import { readOnlyWrite, StreamTail } from '../../src/core/run/readOnlyHint';
+import { sandboxRule } from '../../src/core/run/rules';
 
 const profile = ProfileSchema.parse({ image: 'i', command: ['${file}'] });
 

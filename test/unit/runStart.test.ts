@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { ProfileSchema, resolveProfiles, type LooseningReport, type ProfileLayer, type ProfileQuery } from '../../src/core';
+import { ProfileSchema } from '../../src/core/profiles/profileSchema';
+import { type ProfileLayer, type ProfileQuery, resolveProfiles } from '../../src/core/profiles/profileResolution';
+import type { LooseningReport } from '../../src/core/admission/loosening';
 import { decideRunStart, type RunCaller, type RunStartFacts } from '../../src/core/admission/runStart';
 
 /** The facts for `layers` (workspace layers as given), with consent answered by `consented`. */

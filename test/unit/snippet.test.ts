@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { crlfToLf, ProfileSchema, snippetCode, writeSnippet } from '../../src/core';
+import { crlfToLf, snippetCode, writeSnippet } from '../../src/core/source/snippet';
+import { ProfileSchema } from '../../src/core/profiles/profileSchema';
 
 const b = (s: string, encoding: BufferEncoding = 'utf8') => Buffer.from(s, encoding);
 

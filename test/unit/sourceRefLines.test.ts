@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { snippetOrigin, ProfileSchema } from '../../src/core';
+import { snippetOrigin } from '../../src/core/source/snippetOrigin';
+import { ProfileSchema } from '../../src/core/profiles/profileSchema';
 import { HOLD_MS, SourceRefLines } from '../../src/cli/sourceRefLines';
 
 const profile = ProfileSchema.parse({ image: 'python:3.12-slim', command: ['python3', '${file}'], extensions: ['.py'] });

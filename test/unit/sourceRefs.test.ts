@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { dedent, findErrorSite, findSourceRefs, mapPosition, rewriteSourceRefs, type SnippetOrigin } from '../../src/core';
+import { dedent } from '../../src/core/source/dedent';
+import { findErrorSite } from '../../src/core/source/errorSite';
+import { findSourceRefs, mapPosition, rewriteSourceRefs, type SnippetOrigin } from '../../src/core/source/sourceRefs';
 
 const file: SnippetOrigin = { source: '/home/ada/proj/x.py', line: 0, column: 0, dedent: 0, snippetPath: '/sandbox/main.py' };
 const js: SnippetOrigin = { ...file, source: '/home/ada/proj/x.js', snippetPath: '/sandbox/main.js' };

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { TerminalTextFilter } from '../../src/core';
+import { TerminalTextFilter } from '../../src/core/output/terminalText';
 
 function run(chunks: string[]): string {
   const f = new TerminalTextFilter();

@@ -4,10 +4,11 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import {
-  buildRunArgv, buildTtyCreateArgv, buildTtyStartArgv, DETACH_KEYS_LENGTH, detachKeys, encodeTtyFrame, isSandboxError, PreambleReader,
-  ProfileSchema, TTY_LAUNCHER, TTY_PREAMBLE, ttySide, type ContainerSpec,
-} from '../../src/core';
+import { buildRunArgv, buildTtyCreateArgv, type ContainerSpec } from '../../src/core/container/argv';
+import { buildTtyStartArgv, DETACH_KEYS_LENGTH, detachKeys } from '../../src/core/container/ttyStart';
+import { encodeTtyFrame, PreambleReader, TTY_LAUNCHER, TTY_PREAMBLE, ttySide } from '../../src/core/container/launcher';
+import { isSandboxError } from '../../src/core/errors';
+import { ProfileSchema } from '../../src/core/profiles/profileSchema';
 
 function spec(extra: Partial<ContainerSpec> = {}): ContainerSpec {
   return {

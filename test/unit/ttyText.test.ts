@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { MAX_CSI_CHARS, TtyTextFilter, ttyResultLead } from '../../src/core';
+import { MAX_CSI_CHARS, ttyResultLead, TtyTextFilter } from '../../src/core/output/ttyText';
 
 function run(chunks: string[]): string {
   const f = new TtyTextFilter();

@@ -2,10 +2,12 @@ import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  buildRunArgv, containerFolderName, mirroredPath, planWorkspaceRun, ProfileSchema, resolvePathVariables, resolveProfiles, routeLoosening,
-  substitutePathVariable, usesPathVariables, workspaceTarget, type Profile,
-} from '../../src/core';
+import { buildRunArgv } from '../../src/core/container/argv';
+import { containerFolderName, mirroredPath, planWorkspaceRun, workspaceTarget } from '../../src/core/mounts/workspaceMount';
+import { type Profile, ProfileSchema } from '../../src/core/profiles/profileSchema';
+import { resolvePathVariables, substitutePathVariable, usesPathVariables } from '../../src/core/profiles/pathVariables';
+import { resolveProfiles } from '../../src/core/profiles/profileResolution';
+import { routeLoosening } from '../../src/core/admission/loosening';
 import { containerProblems } from '../../src/core/admission/precheck';
 import { findMasked, maskMatcher } from '../../src/core/mounts/workspaceMask';
 

@@ -3,7 +3,11 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LABELS, notProductNamed, ownerLiveness, removeStaleAnchors, removeStaleEngineDirs, removeStaleSnippetDir, statStartTime, statState, type ProcessProbe } from '../../src/core';
+import { LABELS } from '../../src/core/ownership/labels';
+import { notProductNamed } from '../../src/core/sweep/reaper';
+import { ownerLiveness, type ProcessProbe } from '../../src/core/ownership/liveness';
+import { removeStaleAnchors, removeStaleEngineDirs, removeStaleSnippetDir } from '../../src/core/sweep/hostDirs';
+import { statStartTime, statState } from '../../src/core/engine/procLiveness';
 
 /** A /proc/<pid>/stat line; `comm` may contain spaces and parentheses. */
 const statLine = (pid: number, comm: string, state: string, start: number) =>

@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
-import { classifyEngineFailure, describeOutcome, signalFromExitCode, spawnErrno, type RunResult } from '../../src/core';
+import { classifyEngineFailure } from '../../src/core/engine/failures';
+import { describeOutcome } from '../../src/core/run/outcome';
+import { signalFromExitCode } from '../../src/core/run/rules';
+import { spawnErrno } from '../../src/core/engine/cli';
+import type { RunResult } from '../../src/core/run/result';
 import { EXIT, exitCodeFor } from '../../src/cli/exitCodes';
 import { profileOf } from '../support/profiles';
 

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
-import { blockingIssues, BUILTIN_PROFILES, DEFAULT_LIMITS, pickProfile, ProfileSchema, resolveProfiles } from '../../src/core';
+import { blockingIssues, pickProfile, resolveProfiles } from '../../src/core/profiles/profileResolution';
+import { BUILTIN_PROFILES } from '../../src/core/profiles/defaults';
+import { DEFAULT_LIMITS } from '../../src/core/profiles/limits';
+import { ProfileSchema } from '../../src/core/profiles/profileSchema';
 
 describe('profiles (unit)', () => {
   it('resolves the built-in profiles, python with default limits', () => {
