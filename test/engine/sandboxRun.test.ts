@@ -212,6 +212,8 @@ describe('sandbox-run CLI (engine)', function () {
     assert.equal((await cli(['--profile', 'nope', '-'], '')).exitCode, 2);
     assert.equal((await cli([join(ws, 'missing.py')])).exitCode, 2);
     assert.equal((await cli(['--bogus', 'x'])).exitCode, 2);
+    // An existing file, so the profile choice is what refuses it (a missing one is "cannot read").
+    await writeFile(join(ws, 'x.unknownext'), 'echo hi\n');
     const noProfile = await cli([join(ws, 'x.unknownext')]);
     assert.match(String(noProfile.stderr), /no valid profile runs "x\.unknownext"; the invalid profile\(s\) "broken" \(above\) may be meant for it/);
   });
@@ -243,6 +245,7 @@ describe('sandbox-run CLI (engine)', function () {
     assert.match(run.text, /exec python3 failed/, 'the program\'s stderr is shown, filtered');
 
     const name = 'x\x1b]0;PWNED-TITLE\x07\x1b[2J.unknownext';
+    await writeFile(join(ws, name), 'echo hi\n');
     const refused = await onTerminal([join(ws, name)]);
     assert.equal(refused.exitCode, 2);
     assert.match(refused.text, /sandbox-run: no valid profile runs "x\.unknownext"/, refused.text);
