@@ -3,10 +3,10 @@
  * tests and no hooks, so the root hook plugin (leftovers.hooks.ts), loaded before mocha defines
  * its globals, can use it as the suites do (through helpers.ts `productContainers`).
  */
-import { LABELS } from '../../src/core/ownership/labels';
+import { LABELS, PRODUCT_FILTER } from '../../src/core/ownership/labels';
 import { awaitRemovals } from '../../src/core/container/removals';
 import type { WarmPool } from '../../src/core/run/warm';
-import { containerNames } from '../support/engine';
+import { containerNames, engineCli } from '../support/engine';
 
 /**
  * Where the warm path's one pool per mocha process is kept (helpers.ts creates it): each suite
@@ -40,7 +40,10 @@ export async function productContainers(ownerPid: number | 'mine' = process.pid)
   await pool?.settled();
   await awaitRemovals();
   const idle = new Set(pool?.idleNames() ?? []);
-  const owners = ownerPid === 'mine' ? [process.pid, ...spawnedPids()] : [ownerPid];
-  const names = (await Promise.all(owners.map((pid) => containerNames(`label=${LABELS.ownerPid}=${pid}`)))).flat();
-  return [...new Set(names)].filter((n) => !idle.has(n));
+  if (ownerPid !== 'mine') return (await containerNames(`label=${LABELS.ownerPid}=${ownerPid}`)).filter((n) => !idle.has(n));
+  // One listing of every product container with its owner, filtered here: the suites spawn
+  // thousands of processes (every engine CLI call is one), far too many for a `docker ps` each.
+  const owners = new Set([process.pid, ...spawnedPids()].map(String));
+  const r = await engineCli(['ps', '-a', '--filter', PRODUCT_FILTER, '--format', `{{.Names}}\t{{.Label "${LABELS.ownerPid}"}}`], { stdin: 'ignore', timeout: 30_000 });
+  return String(r.stdout).split('\n').filter(Boolean).map((line) => line.split('\t')).filter(([n, pid]) => n && owners.has(pid ?? '') && !idle.has(n)).map(([n]) => n!);
 }
