@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if ! docker info >/dev/null 2>&1; then bash scripts/engine-up.sh; fi
-bash scripts/build-test-images.sh
+# Only the images the demo's python run needs: the language images take many minutes to build.
+bash scripts/build-test-images.sh --no-languages
 npm run --silent build
 
 echo "demo: sandbox-run --workspace examples examples/hello.py"
