@@ -40,7 +40,7 @@ describe('Markdown code blocks (host)', function () {
     await vscode.window.showTextDocument(doc, { preview: false });
     let lenses = new Map<number, vscode.CodeLens>();
     await waitFor(async () => (lenses = await ourLenses(doc.uri)).size > 0, 10_000, 'the Markdown lenses');
-    // ```python on line 5 and the quoted ```sh on line 19 (1-based); ```text, ```ruby and the
+    // ```python on line 5 and the quoted ```sh on line 19 (1-based); ```text, ```haskell and the
     // ```python inside <details> on line 29 (an HTML block: the preview shows no code block) get none.
     assert.deepEqual([...lenses.keys()], [4, 18]);
     assert.equal(lenses.get(4)!.command!.title, '$(play) Run in Sandbox');

@@ -1,7 +1,7 @@
 /**
  * Markdown code-block lenses through the browser (issue 12), a step of uiCheck.ts: opens
  * notes.md of the fixture workspace, waits for the "Run in Sandbox" CodeLenses above its runnable
- * blocks (```python and the block-quoted ```sh; none above ```text and ```ruby), clicks the
+ * blocks (```python and the block-quoted ```sh; none above ```text and ```haskell), clicks the
  * python block's lens and reads the run's frame and output from the Output panel; saves
  * .artifacts/ui-check-markdown.png with the lenses and the output in view.
  */
