@@ -68,8 +68,8 @@ describe('Restricted Mode: the hostile workspace (trust host)', function () {
     assert.equal(python.network, 'none');
     assert.deepEqual(
       profiles.map((p) => `${p.name}:${p.source}:${p.valid}`).sort(),
-      ['node:built-in:true', 'python:built-in:true', 'shell:built-in:true'],
-      'exactly the three built-in profiles, all valid',
+      ['bash', 'c', 'cpp', 'go', 'node', 'perl', 'php', 'python', 'ruby', 'shell'].map((n) => `${n}:built-in:true`),
+      'exactly the built-in profiles (issue 23 added seven), all valid',
     );
   });
 
