@@ -133,7 +133,7 @@ describe('interactive runs (engine)', function () {
   // on) for busybox: the secret is read and never echoed.
   for (const [title, profile, code] of [
     ['tty: getpass reads a secret that is never echoed (engine)', pythonProfile, 'import getpass\ns = getpass.getpass("Secret: ")\nprint("length", len(s), s == "hunter2")\n'],
-    ['tty: a shell prompt with stty -echo reads a secret that is never echoed (engine)', shellProfile, 'printf "Secret: "; stty -echo; IFS= read -r s; stty echo; echo; [ "$s" = hunter2 ] && echo "length ${#s} True"\n'],
+    ['tty: a shell prompt with stty -echo reads a secret that is never echoed (engine)', shellProfile, 'stty -echo; printf "Secret: "; IFS= read -r s; stty echo; echo; [ "$s" = hunter2 ] && echo "length ${#s} True"\n'],
   ] as const) {
     it(title, async () => {
       const s = new Session(profile(), code, TTY);
