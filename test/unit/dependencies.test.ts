@@ -3,6 +3,8 @@ import { dependencyListProblem, MAX_DEPENDENCIES, normaliseSpecs, npmSpecProblem
 import { readScriptMetadata } from '../../src/core/deps/pep723';
 import { requiresPythonProblem, satisfiesRequiresPython } from '../../src/core/deps/requiresPython';
 import { dependencySetKey, dependencyVolumeName } from '../../src/core/deps/cacheKey';
+import { ProfileSchema } from '../../src/core/profiles/profileSchema';
+import { compareToBaseline, looseningFingerprint } from '../../src/core/admission/loosening';
 
 describe('dependency specs (unit)', () => {
   it('accepts PEP 508 names with extras, specifiers and markers', () => {
@@ -143,5 +145,29 @@ describe('dependency set key (unit)', () => {
 
   it('names a labelled-product volume from the key', () => {
     assert.match(dependencyVolumeName(dependencySetKey(id)), /^sandbox-runner-deps-[0-9a-f]{32}$/);
+  });
+});
+
+describe('profile key dependencies (unit)', () => {
+  it('defaults to none, accepts python and node specs, refuses URLs, options and long lists', () => {
+    assert.deepEqual(ProfileSchema.parse({ image: 'i', command: ['${file}'] }).dependencies, []);
+    assert.deepEqual(ProfileSchema.parse({ image: 'i', command: ['${file}'], dependencies: ['requests>=2.31', 'lodash@^4'] }).dependencies, ['requests>=2.31', 'lodash@^4']);
+    for (const bad of [['x @ https://e.test/x.whl'], ['-r', 'req.txt'], ['git+https://e.test/r'], ['./p'], Array.from({ length: 65 }, (_, i) => `p${i}`), 'rich', [1]]) {
+      const r = ProfileSchema.safeParse({ image: 'i', command: ['${file}'], dependencies: bad });
+      assert.equal(r.success, false, JSON.stringify(bad));
+      assert.match(r.error!.issues[0]!.message, /must be a list of at most 64 requirement strings by name/);
+    }
+  });
+
+  it('from workspace settings, a package the user did not list is a loosening (and changes the fingerprint)', () => {
+    const user = ProfileSchema.parse({ image: 'i', command: ['${file}'], dependencies: ['rich'] });
+    const same = compareToBaseline('py', ProfileSchema.parse({ image: 'i', command: ['${file}'], dependencies: ['rich'] }), user);
+    assert.deepEqual(same.loosenings, []);
+    const fewer = compareToBaseline('py', ProfileSchema.parse({ image: 'i', command: ['${file}'] }), user);
+    assert.deepEqual(fewer.loosenings, [], 'dropping a package tightens');
+    const more = compareToBaseline('py', ProfileSchema.parse({ image: 'i', command: ['${file}'], dependencies: ['rich', 'requests<3'] }), user);
+    assert.deepEqual(more.loosenings, [{ key: 'sandboxRunner.profiles.py.dependencies', description: 'dependencies: installs "requests<3" (network only while installing)' }]);
+    const other = compareToBaseline('py', ProfileSchema.parse({ image: 'i', command: ['${file}'], dependencies: ['rich', 'numpy'] }), user);
+    assert.notEqual(looseningFingerprint(more), looseningFingerprint(other));
   });
 });
