@@ -5,6 +5,8 @@ import { requiresPythonProblem, satisfiesRequiresPython } from '../../src/core/d
 import { dependencySetKey, dependencyVolumeName } from '../../src/core/deps/cacheKey';
 import { ProfileSchema } from '../../src/core/profiles/profileSchema';
 import { compareToBaseline, looseningFingerprint } from '../../src/core/admission/loosening';
+import { buildInstallArgv, buildRunArgv } from '../../src/core/container/argv';
+import { isSandboxError } from '../../src/core/errors';
 
 describe('dependency specs (unit)', () => {
   it('accepts PEP 508 names with extras, specifiers and markers', () => {
@@ -169,5 +171,34 @@ describe('profile key dependencies (unit)', () => {
     assert.deepEqual(more.loosenings, [{ key: 'sandboxRunner.profiles.py.dependencies', description: 'dependencies: installs "requests<3" (network only while installing)' }]);
     const other = compareToBaseline('py', ProfileSchema.parse({ image: 'i', command: ['${file}'], dependencies: ['rich', 'numpy'] }), user);
     assert.notEqual(looseningFingerprint(more), looseningFingerprint(other));
+  });
+});
+
+describe('install container argv (unit)', () => {
+  const profile = ProfileSchema.parse({ image: 'img:1', command: ['python3', '${file}'], env: { A: '1' } });
+  const spec = { name: 'sandbox-runner-x', profile, snippetFileName: 'main', mounts: [], labels: {}, network: 'mirror-net', volumes: [{ name: 'sandbox-runner-deps-ab', target: '/var/tmp', readOnly: false }] };
+  const specs = ['rich', 'x; python_version >= "3"'];
+
+  it('keeps the whole floor, swaps only the network, mounts the set volume writable, and passes specs as argv items', () => {
+    const argv = buildInstallArgv({ ...spec, profile: { ...profile, env: { ...profile.env, PIP_INDEX_URL: 'http://m/simple/' } } }, ['sh', '-c', 'SCRIPT', 'sh', '1024', ...specs]);
+    const run = buildRunArgv({ name: 'sandbox-runner-x', profile, snippetFileName: 'main', mounts: [], labels: {} });
+    for (const floor of ['--read-only', '--cap-drop', 'no-new-privileges', '--init', '--pids-limit', '--memory', '--user']) assert.ok(argv.includes(floor), floor);
+    assert.equal(argv[argv.indexOf('--user') + 1], run[run.indexOf('--user') + 1]);
+    assert.equal(argv[argv.indexOf('--network') + 1], 'mirror-net');
+    assert.ok(argv.includes('type=volume,src=sandbox-runner-deps-ab,dst=/var/tmp'));
+    assert.ok(argv.includes('PIP_INDEX_URL=http://m/simple/') && argv.includes('A=1'));
+    assert.deepEqual(argv.slice(argv.indexOf('--entrypoint')), ['--entrypoint', 'sh', '--', 'img:1', '-c', 'SCRIPT', 'sh', '1024', ...specs]);
+    assert.ok(!run.some((a) => a.startsWith('PIP_')), 'the run argv has no registry variable');
+  });
+
+  it('refuses a network name or volume that would break docker syntax', () => {
+    for (const bad of [{ network: 'a,b' }, { network: '-x' }, { volumes: [{ name: 'v,readonly=false', target: '/var/tmp', readOnly: false }] }, { volumes: [{ name: 'v', target: '/a:b', readOnly: true }] }]) {
+      assert.throws(() => buildInstallArgv({ ...spec, ...bad }, ['sh']), (e: unknown) => isSandboxError(e) && e.code === 'invalid-profile', JSON.stringify(bad));
+    }
+  });
+
+  it('a read-only set mount never copies the image into the volume', () => {
+    const argv = buildRunArgv({ name: 'sandbox-runner-x', profile, snippetFileName: 'main', mounts: [], labels: {}, volumes: [{ name: 'v1', target: '/opt/sandbox-deps', readOnly: true }] });
+    assert.ok(argv.includes('type=volume,src=v1,dst=/opt/sandbox-deps,volume-nocopy,readonly'));
   });
 });
