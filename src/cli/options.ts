@@ -24,6 +24,8 @@ const OPTIONS = {
   mcp: { type: 'boolean' },
   'max-runs': { type: 'string' },
   'max-timeout': { type: 'string' },
+  dependencies: { type: 'boolean' },
+  'install-network': { type: 'string' },
   ...ENGINE_FLAGS,
 } as const;
 

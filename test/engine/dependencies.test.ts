@@ -5,13 +5,16 @@
  * from it the way a user would point the install at a mirror (install network + PIP_INDEX_URL).
  */
 import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ensureDependencySet, RUN_MOUNT, type InstallRequest } from '../../src/core/deps/install';
-import { dependencyVolumeName } from '../../src/core/deps/cacheKey';
+import { dependencySetKey, dependencyVolumeName } from '../../src/core/deps/cacheKey';
 import { isSandboxError } from '../../src/core/errors';
 import { PRODUCT_FILTER } from '../../src/core/ownership/labels';
 import { LANGUAGE_IMAGES } from '../support/images';
 import { requireEngine as requireTestEngine, TEST_ENGINE } from '../support/engine';
-import { engineCli, engineDocker, IMAGES, noLeftoversAfterEach, productContainers, pythonProfile } from './helpers';
+import { engineCli, engineDocker, IMAGES, noLeftoversAfterEach, productContainers, pythonProfile, runCli } from './helpers';
 
 /**
  * Builds the packages and the index under /tmp/www, then serves it. Wheels are zip files written
@@ -64,6 +67,8 @@ const suffix = `${process.pid}-${Date.now().toString(36)}`;
 const NET = `sandbox-runner-test-deps-${suffix}`;
 const REGISTRY_NAME = `sandbox-runner-test-registry-${suffix}`;
 const INDEX = 'http://registry:8000/simple/';
+/** The CLI suite's index: the same server, another URL, so its set has a key of its own. */
+const INDEX_CLI = 'http://registry:8000/simple';
 
 /** The run's profile: the pip image, the floor's defaults. */
 const profile = () => pythonProfile({ image: LANGUAGE_IMAGES.pythonPip, limits: { memoryMiB: 512 } });
@@ -181,3 +186,55 @@ describe('dependency installs (engine)', function () {
   });
 });
 
+
+describe('sandbox-run --dependencies (engine)', function () {
+  this.timeout(300_000);
+  const NET2 = `sandbox-runner-test-deps-cli-${suffix}`;
+  const REG2 = `sandbox-runner-test-registry-cli-${suffix}`;
+  let ws = '';
+  const script = '# /// script\n# dependencies = ["tinyapp"]\n# ///\nimport tinyapp, os\nprint(tinyapp.hello(), os.environ.get("PIP_INDEX_URL"))\n';
+  const profileJson = JSON.stringify({ image: LANGUAGE_IMAGES.pythonPip, command: ['python3', '${file}'], languages: ['python'] });
+
+  before(async () => {
+    await requireTestEngine(TEST_ENGINE, [LANGUAGE_IMAGES.pythonPip]);
+    ws = await mkdtemp(join(tmpdir(), 'sr-deps-ws-'));
+    await engineCli(['network', 'create', '--internal', NET2], { stdin: 'ignore' });
+    await engineCli(['run', '-d', '--rm', '--name', REG2, '--network', NET2, '--network-alias', 'registry', '--pull', 'never', IMAGES.python, 'python3', '-c', REGISTRY], { stdin: 'ignore' });
+    for (let i = 0; i < 100 && !String((await engineCli(['logs', REG2], { stdin: 'ignore', reject: false })).stdout).includes('ready'); i++) await new Promise((r) => setTimeout(r, 200));
+  });
+
+  after(async () => {
+    await engineCli(['rm', '-f', REG2], { stdin: 'ignore', reject: false });
+    // Only the set this suite made: its key hashes the pip image and an index URL only this suite uses.
+    const imageId = String((await engineCli(['image', 'inspect', '--format', '{{.Id}}', LANGUAGE_IMAGES.pythonPip], { stdin: 'ignore' })).stdout).trim();
+    for (const v of await setVolumes(dependencySetKey({ imageId, manager: 'pip', specs: ['tinyapp'], indexUrl: INDEX_CLI }))) {
+      await engineCli(['volume', 'rm', '-f', v], { stdin: 'ignore', reject: false });
+    }
+    await engineCli(['network', 'rm', NET2], { stdin: 'ignore', reject: false });
+    if (ws) await rm(ws, { recursive: true, force: true });
+  });
+  noLeftoversAfterEach();
+
+  it('without --dependencies a PEP 723 script is refused before anything starts, naming the flag and the packages', async () => {
+    const r = await runCli(ws, ['--profile-json', profileJson, '-'], { input: script });
+    assert.equal(r.exitCode, 125);
+    assert.match(String(r.stderr), /This run declares dependencies \("tinyapp"\), which sandbox-run installs only with --dependencies, so nothing ran\./);
+    assert.equal(String(r.stdout), '');
+  });
+
+  it('with --dependencies it installs from the index on the install network, and the program runs without network or registry variables', async () => {
+    const env = { ...process.env, PIP_INDEX_URL: INDEX_CLI, PIP_TRUSTED_HOST: 'registry' };
+    const r = await runCli(ws, ['--dependencies', '--install-network', NET2, '--profile-json', profileJson, '-'], { input: script, env });
+    assert.equal(r.exitCode, 0, String(r.stderr));
+    assert.equal(String(r.stdout), 'HELLO! None');
+    assert.match(String(r.stderr), /Successfully installed tinyapp-2\.0 tinyfmt-1\.0/);
+    assert.match(String(r.stderr), /dependencies installed on network .*: "tinyapp"; the program runs with them read-only/);
+    assert.match(String(r.stderr), /network off/);
+    // Again, with the registry gone: from the cache.
+    await engineCli(['rm', '-f', REG2], { stdin: 'ignore' });
+    const again = await runCli(ws, ['--dependencies', '--install-network', NET2, '--profile-json', profileJson, '-'], { input: script, env });
+    assert.equal(again.exitCode, 0, String(again.stderr));
+    assert.equal(String(again.stdout), 'HELLO! None');
+    assert.match(String(again.stderr), /dependencies from the cache: "tinyapp"/);
+  });
+});

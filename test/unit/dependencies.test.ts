@@ -176,7 +176,7 @@ describe('profile key dependencies (unit)', () => {
 
 describe('install container argv (unit)', () => {
   const profile = ProfileSchema.parse({ image: 'img:1', command: ['python3', '${file}'], env: { A: '1' } });
-  const spec = { name: 'sandbox-runner-x', profile, snippetFileName: 'main', mounts: [], labels: {}, network: 'mirror-net', volumes: [{ name: 'sandbox-runner-deps-ab', target: '/var/tmp', readOnly: false }] };
+  const spec = { name: 'sandbox-runner-x', profile, snippetFileName: 'main', labels: {}, network: 'mirror-net', mounts: [{ source: 'sandbox-runner-deps-ab', volume: 'sandbox-runner-deps-ab', target: '/var/tmp', readOnly: false }] };
   const specs = ['rich', 'x; python_version >= "3"'];
 
   it('keeps the whole floor, swaps only the network, mounts the set volume writable, and passes specs as argv items', () => {
@@ -192,13 +192,13 @@ describe('install container argv (unit)', () => {
   });
 
   it('refuses a network name or volume that would break docker syntax', () => {
-    for (const bad of [{ network: 'a,b' }, { network: '-x' }, { volumes: [{ name: 'v,readonly=false', target: '/var/tmp', readOnly: false }] }, { volumes: [{ name: 'v', target: '/a:b', readOnly: true }] }]) {
+    for (const bad of [{ network: 'a,b' }, { network: '-x' }, { mounts: [{ source: 'v', volume: 'v,readonly=false', target: '/var/tmp', readOnly: false }] }, { mounts: [{ source: 'v', volume: 'v', target: '/a:b', readOnly: true }] }]) {
       assert.throws(() => buildInstallArgv({ ...spec, ...bad }, ['sh']), (e: unknown) => isSandboxError(e) && e.code === 'invalid-profile', JSON.stringify(bad));
     }
   });
 
   it('a read-only set mount never copies the image into the volume', () => {
-    const argv = buildRunArgv({ name: 'sandbox-runner-x', profile, snippetFileName: 'main', mounts: [], labels: {}, volumes: [{ name: 'v1', target: '/opt/sandbox-deps', readOnly: true }] });
+    const argv = buildRunArgv({ name: 'sandbox-runner-x', profile, snippetFileName: 'main', mounts: [{ source: 'v1', volume: 'v1', target: '/opt/sandbox-deps', readOnly: true }], labels: {} });
     assert.ok(argv.includes('type=volume,src=v1,dst=/opt/sandbox-deps,volume-nocopy,readonly'));
   });
 });

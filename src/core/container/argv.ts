@@ -38,6 +38,8 @@ export interface ResolvedMount {
    * a read-only bind of `/dev/null` (`source` is `/dev/null`). Never pinned: nothing of the host is shown.
    */
   readonly mask?: 'dir' | 'file';
+  /** A named engine volume (issue 22: an installed dependency set, deps/), `source` is its name. */
+  readonly volume?: string;
 }
 
 export { MASK_FILE_SOURCE } from './mountValues';
@@ -85,11 +87,6 @@ export interface ContainerSpec {
   readonly workdir?: string;
   /** The in-container path `${file}` stands for when it is not the snippet's (a file run from the workspace mount). */
   readonly programFile?: string;
-  /**
-   * Named engine volumes to mount (issue 22: installed dependency sets, deps/): read-only into a
-   * run, writable only into the install container that fills one. Names and targets are checked.
-   */
-  readonly volumes?: readonly { readonly name: string; readonly target: string; readonly readOnly: boolean }[];
   /**
    * The install container's network (deps/install.ts; `--install-network`,
    * `sandboxRunner.dependencies.network`): a Docker network name instead of the profile's
@@ -265,12 +262,9 @@ function assertSpec(spec: ContainerSpec, bind: boolean): void {
   if (spec.initPath !== undefined) assertValue(HOST_PATH_OK(spec.initPath), 'the init path');
   for (const m of spec.mounts) {
     assertValue(CONTAINER_PATH_OK(m.target) && !(m.mask && m.target.includes('=')), `the mount target ${JSON.stringify(m.target)}`);
-    if (m.mask === undefined) assertValue(HOST_PATH_OK(m.source), `the mount source ${JSON.stringify(m.source)}`);
+    if (m.volume !== undefined) assertValue(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(m.volume), 'the volume name');
+    else if (m.mask === undefined) assertValue(HOST_PATH_OK(m.source), `the mount source ${JSON.stringify(m.source)}`);
     if (m.pinned !== undefined) assertValue(/^\/proc\/\d+\/fd\/\d+\/[0-9a-f]{32}$/.test(m.pinned), 'the pinned mount source');
-  }
-  for (const v of spec.volumes ?? []) {
-    assertValue(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(v.name), 'the volume name');
-    assertValue(CONTAINER_PATH_OK(v.target), `the volume target ${JSON.stringify(v.target)}`);
   }
   if (spec.network !== undefined) assertValue(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/.test(spec.network), 'the install network name');
   for (const n of [p.limits.memoryMiB, p.limits.pids, p.limits.fileSizeMiB, p.limits.tmpfsMiB]) assertValue(COUNT_OK(n), 'a limit');
@@ -338,9 +332,8 @@ function contentFlags(spec: ContainerSpec): CreateFlag[] {
   const p = spec.profile;
   const flags: CreateFlag[] = [];
   for (const m of spec.mounts) {
-    flags.push(['--mount', m.mask ? maskMount(m) : m.pinned !== undefined ? pinnedMount(m.pinned, m.target, m.readOnly) : bindMount(m.source, m.target, m.readOnly)]);
+    flags.push(['--mount', m.mask ? maskMount(m) : m.volume !== undefined ? volumeMount(m.volume, m.target, m.readOnly) : m.pinned !== undefined ? pinnedMount(m.pinned, m.target, m.readOnly) : bindMount(m.source, m.target, m.readOnly)]);
   }
-  for (const v of spec.volumes ?? []) flags.push(['--mount', volumeMount(v.name, v.target, v.readOnly)]);
   flags.push(['--workdir', spec.workdir ?? p.workdir]);
   const env = floorEnv(p);
   for (const [name, value] of Object.entries(env)) flags.push(['--env', `${name}=${value}`]);

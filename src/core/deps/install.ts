@@ -37,6 +37,11 @@ export const INSTALL_MOUNT = '/var/tmp';
 /** Where a set is mounted read-only in a run; Python's path entry is `${RUN_MOUNT}/set`. */
 export const RUN_MOUNT = '/opt/sandbox-deps';
 
+/** What a run mounts for a published `pip` set (run/request.ts `RunRequest.dependencySet`): the volume read-only, its `set` on `PYTHONPATH`. */
+export function pythonRunMount(set: InstalledSet): { dataVolume: string; target: string; env: Record<string, string> } {
+  return { dataVolume: set.dataVolume, target: RUN_MOUNT, env: { PYTHONPATH: `${RUN_MOUNT}/set` } };
+}
+
 /** What to install and how. */
 export interface InstallRequest {
   readonly docker: DockerOptions;
@@ -141,7 +146,7 @@ async function installSet(req: InstallRequest, key: string): Promise<InstalledSe
   if (created.exitCode !== 0) throw new SandboxError('engine-error', `The engine did not create the dependency volume: ${created.stderr.trim().slice(0, 300)}`, 'Check the engine (docker info), then run again.');
   const profile = { ...req.profile, env: { ...req.profile.env, ...req.registryEnv } };
   const argv = buildInstallArgv(
-    { name, profile, snippetFileName: 'main', mounts: [], labels, network: req.network, volumes: [{ name: dataVolume, target: INSTALL_MOUNT, readOnly: false }] },
+    { name, profile, snippetFileName: 'main', mounts: [{ source: dataVolume, volume: dataVolume, target: INSTALL_MOUNT, readOnly: false }], labels, network: req.network },
     ['sh', '-c', INSTALL_SCRIPT, 'sh', String(req.maxSetMiB * 1024), ...req.specs],
   );
   let ok = false;
