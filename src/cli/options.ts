@@ -26,6 +26,7 @@ const OPTIONS = {
   'max-timeout': { type: 'string' },
   dependencies: { type: 'boolean' },
   'install-network': { type: 'string' },
+  'prune-deps': { type: 'boolean' },
   ...ENGINE_FLAGS,
 } as const;
 

@@ -47,6 +47,8 @@ Options:
       --install-network NAME
                          the docker network of the install container (default bridge; an
                          --internal network with your mirror gives registry-only egress)
+      --prune-deps       remove the installed dependency sets (volumes) of the engine in use
+                         that no container uses, print what was removed and kept, then exit
       --list-profiles    list the profiles and their problems, then exit
       --reap             remove sandbox containers whose owning process is provably gone
                          (same host, boot and pid namespace, and that process has exited)

@@ -237,4 +237,18 @@ describe('sandbox-run --dependencies (engine)', function () {
     assert.equal(String(again.stdout), 'HELLO! None');
     assert.match(String(again.stderr), /dependencies from the cache: "tinyapp"/);
   });
+
+  it('--prune-deps removes the cached set (name and data volume): the next run must install again, which fails with the registry gone', async () => {
+    const imageId = String((await engineCli(['image', 'inspect', '--format', '{{.Id}}', LANGUAGE_IMAGES.pythonPip], { stdin: 'ignore' })).stdout).trim();
+    const key = dependencySetKey({ imageId, manager: 'pip', specs: ['tinyapp'], indexUrl: INDEX_CLI });
+    const mine = await setVolumes(key);
+    assert.equal(mine.length, 2, 'the previous case left its set cached');
+    const r = await runCli(ws, ['--prune-deps']);
+    assert.equal(r.exitCode, 0, String(r.stderr));
+    for (const v of mine) assert.match(String(r.stdout), new RegExp(`^removed\t${v}$`, 'm'));
+    assert.deepEqual(await setVolumes(key), []);
+    const again = await runCli(ws, ['--dependencies', '--install-network', NET2, '--profile-json', profileJson, '-'], { input: script, env: { ...process.env, PIP_INDEX_URL: INDEX_CLI } });
+    assert.equal(again.exitCode, 125, 'the registry is gone, so the install fails: the set was not cached any more');
+    assert.match(String(again.stderr), /pip could not install the dependencies from the script's "# \/\/\/ script" block/);
+  });
 });
