@@ -45,7 +45,7 @@ for arg in "$@"; do
     --force) FORCE=1 ;;
     --no-languages) LANGUAGES=0 ;;
     -h | --help)
-      echo "usage: $0 [--force] [--no-languages]   (rebuild images even if present; skip the langs and go images, which only the language suites use)"
+      echo "usage: $0 [--force] [--no-languages]   (rebuild images even if present; skip the langs, go and python-pip images, which only the language and dependency suites use)"
       exit 0
       ;;
     *) die "unknown argument: $arg (usage: $0 [--force] [--no-languages])" ;;
@@ -234,8 +234,8 @@ ensure_image "$PYTHON_IMAGE" build_python
 if [ "$LANGUAGES" -eq 1 ]; then
   ensure_image "$LANGS_IMAGE" build_langs
   ensure_image "$GO_IMAGE" build_go
+  ensure_image "$PIP_IMAGE" build_python_pip # issue 22
 fi
-ensure_image "$PIP_IMAGE" build_python_pip # issue 22
 
 verify "$BUSYBOX_IMAGE" sh -c 'echo ok'
 verify "$VOLUME_IMAGE" sh -c 'echo ok'
@@ -243,5 +243,5 @@ verify "$PYTHON_IMAGE" python3 -c 'import getpass, termios; print(1)'
 if [ "$LANGUAGES" -eq 1 ]; then
   verify "$LANGS_IMAGE" sh -c 'gcc --version | head -n1; g++ --version | head -n1; ruby -v; php -v | head -n1; perl -e "print \"perl \$]\\n\""; bash -c "echo bash \$BASH_VERSION"'
   verify "$GO_IMAGE" go version
+  verify "$PIP_IMAGE" python3 -m pip --version # issue 22
 fi
-verify "$PIP_IMAGE" python3 -m pip --version # issue 22
