@@ -205,10 +205,12 @@ describe('interactive runs (engine)', function () {
   });
 
   it('tty: the timeout and the output bound end a terminal run as any other (engine)', async () => {
-    // A grace far above any signal delivery on a busy machine, so exit 143 shows SIGTERM came first.
-    const slow = new Session(pythonProfile({ limits: { timeoutSeconds: 1.5, interruptGraceSeconds: 30 } }), 'print("loop", flush=True)\nwhile True:\n    pass\n', TTY);
+    // 6 s: the limit covers the container's start too, which passed 1.5 s on a busy machine before
+    // the loop ran. A grace far above any signal delivery, so exit 143 shows SIGTERM came first.
+    const slow = new Session(pythonProfile({ limits: { timeoutSeconds: 6, interruptGraceSeconds: 30 } }), 'print("loop", flush=True)\nwhile True:\n    pass\n', TTY);
     const t = await slow.done;
     assert.equal(t.outcome, 'timed-out', t.message);
+    assert.match(slow.text, /loop/, 'the loop ran before the limit');
     assert.equal(t.exitCode, 143);
     const loud = new Session(pythonProfile({ limits: { outputBytes: 1024 } }), 'while True:\n    print("x" * 100)\n', TTY);
     const o = await loud.done;

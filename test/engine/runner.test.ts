@@ -57,12 +57,14 @@ describe('runner on a real engine (engine)', function () {
   });
 
   it('ends a `while True` loop at the timeout and removes its container', async () => {
-    // A grace far above any signal delivery on a busy machine: exit 143 proves SIGTERM ended the
-    // loop; a removal at the grace's end would leave no exit status and take 31.5 s.
-    const r = await run(pythonProfile({ limits: { timeoutSeconds: 1.5, interruptGraceSeconds: 30 } }), 'while True:\n    pass\n');
+    // The limit covers creating and starting the container too, which took more than 1.5 s on a
+    // busy 2-CPU machine (the loop never ran); 6 s leaves the loop running when it expires. A grace
+    // far above any signal delivery: exit 143 proves SIGTERM ended the loop; a removal at the
+    // grace's end would leave no exit status and take 36 s.
+    const r = await run(pythonProfile({ limits: { timeoutSeconds: 6, interruptGraceSeconds: 30 } }), 'while True:\n    pass\n');
     assert.equal(r.result.outcome, 'timed-out');
     assert.equal(r.result.exitCode, 143, 'SIGTERM first ended the loop within the grace period');
-    assert.ok(r.result.durationMs >= 1500 && r.result.durationMs < 31_500, `duration ${r.result.durationMs}`);
+    assert.ok(r.result.durationMs >= 6000 && r.result.durationMs < 36_000, `duration ${r.result.durationMs}`);
     assert.equal(await containerExists(r.result.containerName), false);
   });
 
