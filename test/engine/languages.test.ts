@@ -31,10 +31,16 @@ interface Language {
   readonly hello: string;
   /** Exits with status 3. */
   readonly exit3: string;
-  /** Does not compile; the first error is on `line`. */
-  readonly compileError?: { readonly code: string; readonly line: number; readonly message: RegExp };
+  /**
+   * Does not compile; the first error is on `line`. `inProcess`: the runtime compiles in the
+   * program's own process (java's source launcher), so the run ends as its exit 1, not as the
+   * compile step's `compile-failed`.
+   */
+  readonly compileError?: { readonly code: string; readonly line: number; readonly message: RegExp; readonly inProcess?: boolean };
   /** Fails at run time; the error names `line`. */
   readonly runtimeError?: { readonly code: string; readonly line: number; readonly message: RegExp };
+  /** Fails at run time, and the runtime names no line (Rscript): the error shows, nothing is linked. */
+  readonly lineless?: { readonly code: string; readonly message: RegExp };
 }
 
 const LANGUAGES: readonly Language[] = [
@@ -64,6 +70,28 @@ const LANGUAGES: readonly Language[] = [
     runtimeError: { code: 'package main\n\nfunc main() {\n\tpanic("boom")\n}\n', line: 4, message: /^panic: boom/ },
   },
   {
+    profile: 'rust', image: LANGUAGE_IMAGES.langs, ext: '.rs',
+    hello: 'use std::env;\n\nfn main() {\n    let args: Vec<String> = env::args().collect();\n    println!("hello {}", args[1]);\n}\n',
+    exit3: 'fn main() {\n    std::process::exit(3);\n}\n',
+    compileError: { code: 'fn main() {\n    let x = 1;\n    println!("{}", x + y);\n}\n', line: 3, message: /^error\[E0425\]: cannot find value `y`/ },
+    // The unused variable's warning (a ` --> main.rs:2` line) comes first and is not the site.
+    runtimeError: { code: 'fn main() {\n    let unused = 1;\n    panic!("boom");\n}\n', line: 3, message: /panicked at/ },
+  },
+  {
+    profile: 'java', image: LANGUAGE_IMAGES.langs, ext: '.java',
+    // The source launcher runs the first top-level class whatever its name (the file is main.java).
+    hello: 'public class Hello {\n    public static void main(String[] args) {\n        System.out.println("hello " + args[0]);\n    }\n}\n',
+    exit3: 'class Main {\n    public static void main(String[] args) {\n        System.exit(3);\n    }\n}\n',
+    compileError: { code: 'class Main {\n    public static void main(String[] args) {\n        int x = y;\n    }\n}\n', line: 3, message: /error: cannot find symbol/, inProcess: true },
+  },
+  {
+    profile: 'typescript', image: LANGUAGE_IMAGES.langs, ext: '.ts',
+    // Types are stripped, never checked: the annotations and the `!` go, the code runs.
+    hello: 'interface Who { name: string }\nconst who: Who = { name: process.argv[2]! };\nconsole.log(`hello ${who.name}`);\n',
+    exit3: 'const code: number = 3;\nprocess.exit(code);\n',
+    runtimeError: { code: 'function f(n: number): never {\n  void n;\n  throw new Error("boom");\n}\nf(1);\n', line: 3, message: /^Error: boom/ },
+  },
+  {
     profile: 'ruby', image: LANGUAGE_IMAGES.langs, ext: '.rb',
     hello: 'puts "hello #{ARGV[0]}"\n',
     exit3: 'exit 3\n',
@@ -80,6 +108,13 @@ const LANGUAGES: readonly Language[] = [
     hello: 'use strict;\nprint "hello $ARGV[0]\\n";\n',
     exit3: 'exit 3;\n',
     runtimeError: { code: 'use strict;\ndie "boom";\n', line: 2, message: /boom at / },
+  },
+  {
+    profile: 'r', image: LANGUAGE_IMAGES.langs, ext: '.r',
+    hello: 'args <- commandArgs(trailingOnly = TRUE)\ncat("hello ", args[1], "\\n", sep = "")\n',
+    exit3: 'quit(status = 3)\n',
+    // Rscript runs without keep.source: `Error in f() : boom`, no line to link.
+    lineless: { code: 'f <- function() {\n  stop("boom")\n}\nf()\n', message: /^Error in f\(\) : boom$/m },
   },
 ];
 
@@ -120,12 +155,17 @@ describe('built-in language profiles as shipped (engine)', function () {
 
       const compile = lang.compileError;
       if (compile) {
-        it('ends a compile error as "compilation failed", linked to its line in a file and a selection', async () => {
+        it(compile.inProcess ? 'links a compile error to its line in a file and a selection (the program\'s exit 1)' : 'ends a compile error as "compilation failed", linked to its line in a file and a selection', async () => {
           const r = await run(shipped(lang.profile, lang.image), compile.code);
-          assert.equal(r.result.outcome, 'compile-failed', r.stderr);
-          assert.notEqual(r.result.exitCode, 0);
-          assert.equal(r.result.phase, 'compile');
-          assert.match(r.result.message, /^Compilation failed \(the compiler exited with code \d+\)/);
+          if (compile.inProcess) {
+            assert.equal(r.result.outcome, 'exited', r.stderr);
+            assert.equal(r.result.exitCode, 1);
+          } else {
+            assert.equal(r.result.outcome, 'compile-failed', r.stderr);
+            assert.notEqual(r.result.exitCode, 0);
+            assert.equal(r.result.phase, 'compile');
+            assert.match(r.result.message, /^Compilation failed \(the compiler exited with code \d+\)/);
+          }
           assert.equal(r.stdout, '', 'the compiler\'s output all goes to stderr');
           const site = findErrorSite(lines(r), origin(lang.ext));
           assert.ok(site, `no error site in: ${r.stderr}`);
@@ -146,6 +186,17 @@ describe('built-in language profiles as shipped (engine)', function () {
           assert.ok(site, `no error site in: ${r.stderr}`);
           assert.equal(site.ref.line, 7 + runtime.line - 1);
           assert.match(site.message, runtime.message);
+        });
+      }
+
+      const lineless = lang.lineless;
+      if (lineless) {
+        it('reports a runtime error that names no line, and links nothing', async () => {
+          const r = await run(shipped(lang.profile, lang.image), lineless.code);
+          assert.equal(r.result.outcome, 'exited', r.stderr);
+          assert.notEqual(r.result.exitCode, 0);
+          assert.match(r.stderr, lineless.message);
+          assert.equal(findErrorSite(lines(r), origin(lang.ext, 7)), undefined);
         });
       }
     });
