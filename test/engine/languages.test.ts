@@ -249,11 +249,13 @@ describe('built-in language profiles as shipped (engine)', function () {
     const controller = new AbortController();
     let name = '';
     const pending = run(profile, 'int main(void) { return 0; }\n', { signal: controller.signal, onArgv: (argv) => (name ||= argv[argv.indexOf('--name') + 1]!) });
-    // The compile step runs once its process shows in the container (the compiler's output is
-    // passed on when it ends, so there is nothing to read before).
+    // The compile step runs once a process whose whole command line is `sleep 600` shows in the
+    // container (the compiler's output is passed on when it ends, so there is nothing to read
+    // before). Not any line containing it: the launcher's own argv holds the compile words from
+    // the container's start, before the code is sent, and a stop then has no phase yet.
     await waitFor(async () => {
-      const top = await engineCli(['top', name], { reject: false });
-      return top.exitCode === 0 && String(top.stdout).includes('sleep 600');
+      const top = await engineCli(['top', name, '-o', 'pid,args'], { reject: false });
+      return top.exitCode === 0 && String(top.stdout).split('\n').some((l) => /^\s*\d+\s+sleep 600\s*$/.test(l));
     }, 60_000, 'the compile step to start');
     controller.abort();
     const r = await pending;
