@@ -13,6 +13,8 @@
 #                                  the npm registry's node-linux-<arch> package, as host-tools.sh
 #                                  gets Node 24: bookworm's nodejs is 18, without type stripping)
 #   sandbox-runner-test/go:1       debootstrap minbase bookworm + golang-go (the go profile)
+#   sandbox-runner-test/python-pip:1  debootstrap minbase bookworm + python3-pip: the image whose
+#                                  install container runs pip (issue 22, test/engine/dependencies)
 #
 # Images that already exist are kept unless --force is given. Every image is then
 # smoke-tested under the same restrictions the extension uses.
@@ -36,6 +38,7 @@ LANGS_IMAGE=sandbox-runner-test/langs:2
 # The typescript profile's Node in the langs image; bump LANGS_IMAGE's tag when changing it.
 TS_NODE_VERSION=24.21.0
 GO_IMAGE=sandbox-runner-test/go:1
+PIP_IMAGE=sandbox-runner-test/python-pip:1
 SUITE=bookworm
 
 say() { echo "build-test-images: $*"; }
@@ -48,7 +51,7 @@ for arg in "$@"; do
     --force) FORCE=1 ;;
     --no-languages) LANGUAGES=0 ;;
     -h | --help)
-      echo "usage: $0 [--force] [--no-languages]   (rebuild images even if present; skip the langs and go images, which only the language suites use)"
+      echo "usage: $0 [--force] [--no-languages]   (rebuild images even if present; skip the langs, go and python-pip images, which only the language and dependency suites use)"
       exit 0
       ;;
     *) die "unknown argument: $arg (usage: $0 [--force] [--no-languages])" ;;
@@ -220,6 +223,14 @@ build_go() {
   import_rootfs "$DEBOOTSTRAP_ROOT" "$GO_IMAGE" 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
 }
 
+# --- issue 22 (dependencies): the python image with pip ------------------------------------
+build_python_pip() {
+  debootstrap_image "$PIP_IMAGE" python-pip python3-minimal,libpython3.11-stdlib,python3-pip
+  [ -f "$DEBOOTSTRAP_ROOT/usr/lib/python3/dist-packages/pip/__init__.py" ] || die "pip missing from the $PIP_IMAGE rootfs"
+  import_rootfs "$DEBOOTSTRAP_ROOT" "$PIP_IMAGE" 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+}
+# --- end issue 22 ---------------------------------------------------------------------------
+
 ensure_image() { # IMAGE BUILD_FUNCTION
   local image=$1 build=$2 t0 old_id
   if [ "$FORCE" -eq 0 ] && image_exists "$image"; then
@@ -253,6 +264,7 @@ ensure_image "$PYTHON_IMAGE" build_python
 if [ "$LANGUAGES" -eq 1 ]; then
   ensure_image "$LANGS_IMAGE" build_langs
   ensure_image "$GO_IMAGE" build_go
+  ensure_image "$PIP_IMAGE" build_python_pip # issue 22
 fi
 
 verify "$BUSYBOX_IMAGE" sh -c 'echo ok'
@@ -261,4 +273,5 @@ verify "$PYTHON_IMAGE" python3 -c 'import getpass, termios; print(1)'
 if [ "$LANGUAGES" -eq 1 ]; then
   verify "$LANGS_IMAGE" sh -c 'gcc --version | head -n1; g++ --version | head -n1; ruby -v; php -v | head -n1; perl -e "print \"perl \$]\\n\""; bash -c "echo bash \$BASH_VERSION"; rustc --version; java -version 2>&1 | head -n1; Rscript --version; node --version'
   verify "$GO_IMAGE" go version
+  verify "$PIP_IMAGE" python3 -m pip --version # issue 22
 fi
