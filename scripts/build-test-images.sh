@@ -5,9 +5,13 @@
 #   sandbox-runner-test/python:2   debootstrap minbase bookworm + python3-minimal and its standard
 #                                  library (libpython3.11-stdlib: getpass, termios, json, …)
 #   sandbox-runner-test/volume:1   the busybox rootfs with `VOLUME /data`
-#   sandbox-runner-test/langs:1    debootstrap minbase bookworm + the toolchains of the built-in
-#                                  c, cpp, bash, ruby, perl and php profiles (issue 23): gcc, g++,
-#                                  libc6-dev (gcc only recommends it), ruby, php-cli, perl
+#   sandbox-runner-test/langs:2    debootstrap minbase bookworm + the toolchains of the built-in
+#                                  c, cpp, bash, ruby, perl, php, rust, java and r profiles
+#                                  (issue 23): gcc, g++, libc6-dev (gcc only recommends it), ruby,
+#                                  php-cli, perl, rustc, openjdk-17-jdk-headless, r-base-core; and
+#                                  the typescript profile's Node ($TS_NODE_VERSION's bin/node from
+#                                  the npm registry's node-linux-<arch> package, as host-tools.sh
+#                                  gets Node 24: bookworm's nodejs is 18, without type stripping)
 #   sandbox-runner-test/go:1       debootstrap minbase bookworm + golang-go (the go profile)
 #   sandbox-runner-test/python-pip:1  debootstrap minbase bookworm + python3-pip: the image whose
 #                                  install container runs pip (issue 22, test/engine/dependencies)
@@ -30,7 +34,9 @@ set -euo pipefail
 BUSYBOX_IMAGE=sandbox-runner-test/busybox:1
 PYTHON_IMAGE=sandbox-runner-test/python:2
 VOLUME_IMAGE=sandbox-runner-test/volume:1
-LANGS_IMAGE=sandbox-runner-test/langs:1
+LANGS_IMAGE=sandbox-runner-test/langs:2
+# The typescript profile's Node in the langs image; bump LANGS_IMAGE's tag when changing it.
+TS_NODE_VERSION=24.21.0
 GO_IMAGE=sandbox-runner-test/go:1
 PIP_IMAGE=sandbox-runner-test/python-pip:1
 SUITE=bookworm
@@ -177,11 +183,35 @@ build_python() {
   import_rootfs "$DEBOOTSTRAP_ROOT" "$PYTHON_IMAGE" 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
 }
 
+# Node $TS_NODE_VERSION's official binary into ROOT/usr/local/bin/node: `npm pack` of the npm
+# registry's node-linux-<arch> package (what the `node` package installs; the registry is
+# reachable where Debian's mirror is), only its bin/node (glibc 2.28+, libstdc++: both in minbase).
+install_node() { # ROOT
+  local root=$1 dir=$WORK/node-pack arch tgz
+  case $(uname -m) in
+    x86_64) arch=x64 ;;
+    aarch64) arch=arm64 ;;
+    *) die "no node-linux package for $(uname -m); the typescript test image needs x86_64 or aarch64" ;;
+  esac
+  command -v npm >/dev/null 2>&1 || die "npm is missing (it fetches node-linux-$arch@$TS_NODE_VERSION for the typescript profile's image)"
+  # shellcheck source=scripts/lib/npm.sh
+  source "$(dirname "${BASH_SOURCE[0]}")/lib/npm.sh"
+  mkdir -p "$dir"
+  tgz=$(cd "$dir" && npm_clean ${NPM_MACHINE_GLOBALCONFIG:+npm_config_globalconfig=$NPM_MACHINE_GLOBALCONFIG} \
+    npm pack --silent --no-update-notifier "node-linux-$arch@$TS_NODE_VERSION" </dev/null | tail -n 1) ||
+    die "npm pack node-linux-$arch@$TS_NODE_VERSION failed"
+  tar -xzf "$dir/$tgz" -C "$dir" package/bin/node || die "$tgz has no package/bin/node"
+  install -m 755 "$dir/package/bin/node" "$root/usr/local/bin/node"
+}
+
 build_langs() {
-  debootstrap_image "$LANGS_IMAGE" langs gcc,g++,libc6-dev,ruby,php-cli,perl
+  debootstrap_image "$LANGS_IMAGE" langs gcc,g++,libc6-dev,ruby,php-cli,perl,rustc,openjdk-17-jdk-headless,r-base-core
+  # The JDK's jmods are jlink's input only (java runs from lib/modules): 70 MB less.
+  rm -rf "$DEBOOTSTRAP_ROOT"/usr/lib/jvm/*/jmods
+  install_node "$DEBOOTSTRAP_ROOT"
   local b
-  # php is an alternatives link (/usr/bin/php -> /etc/alternatives/php), absolute: test it as a link.
-  for b in gcc g++ ruby php perl bash; do
+  # php and java are alternatives links (/usr/bin/php -> /etc/alternatives/php), absolute: test them as links.
+  for b in gcc g++ ruby php perl bash rustc java Rscript; do
     [ -x "$DEBOOTSTRAP_ROOT/usr/bin/$b" ] || [ -L "$DEBOOTSTRAP_ROOT/usr/bin/$b" ] || die "$b missing from the $LANGS_IMAGE rootfs"
   done
   import_rootfs "$DEBOOTSTRAP_ROOT" "$LANGS_IMAGE" 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
@@ -241,7 +271,7 @@ verify "$BUSYBOX_IMAGE" sh -c 'echo ok'
 verify "$VOLUME_IMAGE" sh -c 'echo ok'
 verify "$PYTHON_IMAGE" python3 -c 'import getpass, termios; print(1)'
 if [ "$LANGUAGES" -eq 1 ]; then
-  verify "$LANGS_IMAGE" sh -c 'gcc --version | head -n1; g++ --version | head -n1; ruby -v; php -v | head -n1; perl -e "print \"perl \$]\\n\""; bash -c "echo bash \$BASH_VERSION"'
+  verify "$LANGS_IMAGE" sh -c 'gcc --version | head -n1; g++ --version | head -n1; ruby -v; php -v | head -n1; perl -e "print \"perl \$]\\n\""; bash -c "echo bash \$BASH_VERSION"; rustc --version; java -version 2>&1 | head -n1; Rscript --version; node --version'
   verify "$GO_IMAGE" go version
   verify "$PIP_IMAGE" python3 -m pip --version # issue 22
 fi

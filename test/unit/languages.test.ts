@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BUILTIN_PROFILES } from '../../src/core/profiles/defaults';
 import { buildCreateArgv, buildRunArgv, buildTtyCreateArgv, type ContainerSpec } from '../../src/core/container/argv';
 import { COMPILE_LAUNCHER, LAUNCHER, PREAMBLE, PreambleReader, TTY_COMPILE_LAUNCHER, TTY_PREAMBLE } from '../../src/core/container/launcher';
 import { routeLoosening } from '../../src/core/admission/loosening';
@@ -11,6 +14,12 @@ import { findSourceRefs, rewriteSourceRefs, type SnippetOrigin } from '../../src
 const origin = (ext: string, line = 0): SnippetOrigin => ({ source: `/home/ada/x${ext}`, line, column: 0, dedent: 0, snippetPath: `/sandbox/main${ext}` });
 
 describe('languages: shebangs, compile step and compiler error sites (unit)', () => {
+  it('activates on a document of every built-in profile\'s language (bash has no VS Code language id: its files are shellscript)', () => {
+    const events = new Set<string>((JSON.parse(readFileSync(join(__dirname, '../../../package.json'), 'utf8')) as { activationEvents: string[] }).activationEvents);
+    const languages = Object.values(BUILTIN_PROFILES).flatMap((p) => p.languages ?? []).filter((l) => l !== 'bash');
+    assert.deepEqual(languages.filter((l) => !events.has(`onLanguage:${l}`)), []);
+  });
+
   it('reads the interpreter a shebang names, through env and its options', () => {
     const cases: readonly (readonly [string, string | undefined])[] = [
       ['#!/usr/bin/env bash\necho', 'bash'],
@@ -107,6 +116,15 @@ describe('languages: shebangs, compile step and compiler error sites (unit)', ()
     assert.deepEqual([findErrorSite(rust, origin('.rs'))?.ref.line, findErrorSite(rust, origin('.rs'))?.message], [1, 'error[E0425]: cannot find value `y` in this scope']);
     const java = ['/sandbox/main.java:3: error: cannot find symbol'];
     assert.equal(findErrorSite(java, origin('.java'))?.ref.line, 2);
+  });
+
+  it('a Rust panic is the site, not the compile step\'s warnings before it (rustc 1.63 and current forms)', () => {
+    const warned = ['warning: unused variable: `unused`', ' --> /sandbox/main.rs:2:9', '  |', '/sandbox/main.rs:1:1: warning: x', 'start'];
+    const old = [...warned, 'thread \'main\' panicked at \'boom\', /sandbox/main.rs:3:5'];
+    assert.deepEqual([findErrorSite(old, origin('.rs', 4))?.ref.line, findErrorSite(old, origin('.rs', 4))?.message], [6, 'thread \'main\' panicked at \'boom\', /sandbox/main.rs:3:5']);
+    const current = [...warned, 'thread \'main\' panicked at /sandbox/main.rs:3:5:', 'boom'];
+    assert.equal(findErrorSite(current, origin('.rs'))?.ref.line, 2);
+    assert.equal(findErrorSite(warned, origin('.rs')), undefined, 'warnings alone are no error site');
   });
 
   it('links perl, PHP, ruby and Go panic lines, and rewrites them for a terminal', () => {

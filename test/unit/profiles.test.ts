@@ -8,7 +8,7 @@ describe('profiles (unit)', () => {
   it('resolves the built-in profiles, python with default limits', () => {
     const set = resolveProfiles([]);
     assert.deepEqual(set.issues, []);
-    assert.deepEqual(set.profiles.map((p) => p.name), ['bash', 'c', 'cpp', 'go', 'node', 'perl', 'php', 'python', 'ruby', 'shell']);
+    assert.deepEqual(set.profiles.map((p) => p.name), ['bash', 'c', 'cpp', 'go', 'java', 'node', 'perl', 'php', 'python', 'r', 'ruby', 'rust', 'shell', 'typescript']);
     const python = set.profiles.find((p) => p.name === 'python')!;
     assert.equal(python.profile.image, 'python:3.12-slim');
     assert.equal(python.profile.env.PYTHONUNBUFFERED, '1');

@@ -77,6 +77,43 @@ export const BUILTIN_PROFILES: Readonly<Record<string, ProfileInput>> = Object.f
     env: { GOCACHE: '/home/sandbox/.cache/go-build', GOTMPDIR: '/sandbox', GOPROXY: 'off', GOTOOLCHAIN: 'local', GOTELEMETRY: 'off', CGO_ENABLED: '0', GOFLAGS: '-buildvcs=false' },
     limits: { ...COMPILER_LIMITS, memoryMiB: 2048, pids: 512, tmpfsMiB: 512 },
   },
+  rust: {
+    image: 'rust:1.83-slim',
+    // rustc's own default edition is 2015; snippets are written for the current one.
+    compile: ['rustc', '--edition', '2021', '-o', '${out}', '${file}'],
+    command: ['${out}'],
+    languages: ['rust'],
+    extensions: ['.rs'],
+    // rustc (LLVM) and its linker (cc) need more than gcc; a debug binary is a few MB.
+    limits: { ...COMPILER_LIMITS, memoryMiB: 2048 },
+  },
+  java: {
+    image: 'eclipse-temurin:21-jdk',
+    // The single-file source launcher: compiles in memory, runs the first top-level class
+    // whatever its name (the snippet is main.java). SerialGC: fewer threads and less memory than
+    // the default collector; no hsperfdata file in /tmp; C1 only, for the launcher's start.
+    command: ['java', '-XX:+UseSerialGC', '-XX:-UsePerfData', '-XX:TieredStopAtLevel=1', '${file}'],
+    languages: ['java'],
+    extensions: ['.java'],
+    // The JVM reserves a quarter of the memory limit as heap and starts ~15 threads before main.
+    limits: { memoryMiB: 1024, pids: 256 },
+  },
+  typescript: {
+    image: 'node:24-slim',
+    // Node ≥ 22.18 / 23.6 strips the types of a .ts/.mts/.cts file and runs it (no type check).
+    command: ['node', '${file}'],
+    languages: ['typescript'],
+    extensions: ['.ts', '.mts', '.cts'],
+    env: { NODE_ENV: 'development' },
+    modulePathEnv: 'NODE_PATH',
+  },
+  r: {
+    image: 'r-base:4.4.1',
+    command: ['Rscript', '${file}'],
+    languages: ['r'],
+    extensions: ['.r'],
+    shebangs: ['Rscript'],
+  },
   ruby: {
     image: 'ruby:3.3-slim',
     command: ['ruby', '${file}'],

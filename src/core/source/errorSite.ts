@@ -76,15 +76,23 @@ function compilerSite(lines: readonly string[], origin: SnippetOrigin): ErrorSit
  * (RuntimeError)`, perl `boom at main.pl line 3.`, PHP `… in main.php on line 3`, bash
  * `main.sh: line 3: …`): the first line with a snippet reference, as the message. A Go panic's
  * frame (`\t/sandbox/main.go:5 +0x1d`) takes the `panic: …` line above it as its message.
+ * A compile step's warnings before the program ran (rustc's ` --> main.rs:2:9` under
+ * `warning: …`, gcc's `main.c:2:7: warning: …`) are not the site: a Rust panic's
+ * `panicked at main.rs:3:5` after them is.
  */
 function firstSite(lines: readonly string[], origin: SnippetOrigin): ErrorSite | undefined {
   for (let i = 0; i < lines.length; i++) {
     const ref = snippetRef(lines[i]!, origin);
-    if (!ref) continue;
+    if (!ref || isCompilerNote(lines[i]!, ref)) continue;
     const panic = /^\s/.test(lines[i]!) ? lines.slice(0, i).find((l) => l.startsWith('panic: ')) : undefined;
     return { ref, message: message(panic ?? lines[i]!) };
   }
   return undefined;
+}
+
+/** A compiler's warning or note line: rustc's location line, or `path:line:col: warning:` (or `note:`). */
+function isCompilerNote(line: string, ref: SourceRef): boolean {
+  return RUST_LOCATION.test(line) || (ref.start === 0 && NOT_AN_ERROR.test(line.slice(ref.end).replace(/^:/, '')));
 }
 
 function snippetRef(line: string, origin: SnippetOrigin): SourceRef | undefined {

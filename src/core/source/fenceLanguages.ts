@@ -29,7 +29,8 @@ const EXTENSION_NAMES: ReadonlySet<string> = new Set(['mjs', 'cjs', 'mts', 'cts'
  * Common fence names (lower case) and the VS Code language id each stands for. A fence name not
  * listed is taken as a language id as written (lower-cased), so ```` ```ruby ```` reaches the
  * built-in ruby profile. The built-in profiles (defaults.ts) list `python`, `javascript`,
- * `shellscript`, `bash`, `c`, `cpp`, `go`, `ruby`, `php` and `perl`; the other rows only matter
+ * `shellscript`, `bash`, `c`, `cpp`, `go`, `rust`, `java`, `typescript`, `ruby`, `php`, `perl`
+ * and `r`; the other rows only matter
  * for a profile that lists their language. `bash` is its own language here (issue 23: the bash
  * profile runs `bash`; a `.sh` file without a bash shebang runs with `sh`). Not mapped on purpose:
  * `zsh` (not `sh` syntax), `console` and `shell-session` (prompts and output mixed with the commands).

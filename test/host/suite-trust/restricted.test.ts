@@ -68,7 +68,7 @@ describe('Restricted Mode: the hostile workspace (trust host)', function () {
     assert.equal(python.network, 'none');
     assert.deepEqual(
       profiles.map((p) => `${p.name}:${p.source}:${p.valid}`).sort(),
-      ['bash', 'c', 'cpp', 'go', 'node', 'perl', 'php', 'python', 'ruby', 'shell'].map((n) => `${n}:built-in:true`),
+      ['bash', 'c', 'cpp', 'go', 'java', 'node', 'perl', 'php', 'python', 'r', 'ruby', 'rust', 'shell', 'typescript'].map((n) => `${n}:built-in:true`),
       'exactly the built-in profiles (issue 23 added seven), all valid',
     );
   });
