@@ -315,12 +315,17 @@ describe('fault injection (engine)', function () {
     assert.equal((outcomes.exited ?? 0) + (outcomes.cancelled ?? 0), 30, JSON.stringify(outcomes));
   });
 
-  fault('20 concurrent runs with random cancels', 60_000, async () => {
+  fault('20 concurrent runs with random cancels', 240_000, async () => {
+    // The wall-clock limit covers creating and starting the container too (see the tiny-timeouts
+    // fault below), and 20 creates at once on a small, busy machine (Podman: a conmon each) took
+    // more than 20 s once. This fault is about cancels racing runs, not about start-up time, so
+    // the runs that must exit get a limit no engine start reaches.
+    const unhurried = shellProfile({ limits: { timeoutSeconds: 200 } });
     const runs = Array.from({ length: 20 }, (_, i) => {
       const controller = new AbortController();
       const cancel = i % 2 === 0;
       const timer = cancel ? setTimeout(() => controller.abort(), Math.floor(Math.random() * 2000)) : undefined;
-      return runCold(`echo start ${i}; sleep 3; echo done ${i}\n`, { signal: controller.signal }).then((r) => {
+      return runCold(`echo start ${i}; sleep 3; echo done ${i}\n`, { signal: controller.signal, profile: unhurried }).then((r) => {
         clearTimeout(timer);
         return { i, cancel, r };
       });

@@ -205,7 +205,8 @@ describe('interactive runs (engine)', function () {
   });
 
   it('tty: the timeout and the output bound end a terminal run as any other (engine)', async () => {
-    const slow = new Session(pythonProfile({ limits: { timeoutSeconds: 1.5 } }), 'print("loop", flush=True)\nwhile True:\n    pass\n', TTY);
+    // A grace far above any signal delivery on a busy machine, so exit 143 shows SIGTERM came first.
+    const slow = new Session(pythonProfile({ limits: { timeoutSeconds: 1.5, interruptGraceSeconds: 30 } }), 'print("loop", flush=True)\nwhile True:\n    pass\n', TTY);
     const t = await slow.done;
     assert.equal(t.outcome, 'timed-out', t.message);
     assert.equal(t.exitCode, 143);
