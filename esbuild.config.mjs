@@ -27,14 +27,14 @@ const LAZY_BUNDLES = {
  * What must never be part of the activation bundle (it belongs in a lazy bundle), keyed by folder,
  * package and entry, never by file, so a file moved inside a folder stays covered:
  * - core folders whose every module runs only after activation: the runner (run/), the orphan
- *   sweep (sweep/) and the agent's core (agent/);
+ *   sweep (sweep/), the agent's core (agent/) and dependency installs (deps/, issue 22);
  * - packages of engine and Markdown code: execa (every engine CLI call, engine/cli.ts), shell-quote,
- *   markdown-it and its dependencies;
+ *   markdown-it and its dependencies, smol-toml (PEP 723 blocks);
  * - the lazy bundles' own entries (LAZY_BUNDLES).
  */
 const ACTIVATION_FORBIDDEN = [
-  /^src\/core\/(?:run|sweep|agent)\//,
-  /node_modules\/(?:execa|shell-quote|markdown-it|entities|linkify-it|mdurl|uc\.micro|punycode\.js)\//,
+  /^src\/core\/(?:run|sweep|agent|deps)\//,
+  /node_modules\/(?:execa|shell-quote|markdown-it|entities|linkify-it|mdurl|uc\.micro|punycode\.js|smol-toml)\//,
   ...Object.values(LAZY_BUNDLES).map((entry) => new RegExp(`^${entry.replace(/[.]/g, '\\.')}$`)),
 ];
 

@@ -9,6 +9,8 @@
 #                                  c, cpp, bash, ruby, perl and php profiles (issue 23): gcc, g++,
 #                                  libc6-dev (gcc only recommends it), ruby, php-cli, perl
 #   sandbox-runner-test/go:1       debootstrap minbase bookworm + golang-go (the go profile)
+#   sandbox-runner-test/python-pip:1  debootstrap minbase bookworm + python3-pip: the image whose
+#                                  install container runs pip (issue 22, test/engine/dependencies)
 #
 # Images that already exist are kept unless --force is given. Every image is then
 # smoke-tested under the same restrictions the extension uses.
@@ -30,6 +32,7 @@ PYTHON_IMAGE=sandbox-runner-test/python:2
 VOLUME_IMAGE=sandbox-runner-test/volume:1
 LANGS_IMAGE=sandbox-runner-test/langs:1
 GO_IMAGE=sandbox-runner-test/go:1
+PIP_IMAGE=sandbox-runner-test/python-pip:1
 SUITE=bookworm
 
 say() { echo "build-test-images: $*"; }
@@ -190,6 +193,14 @@ build_go() {
   import_rootfs "$DEBOOTSTRAP_ROOT" "$GO_IMAGE" 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
 }
 
+# --- issue 22 (dependencies): the python image with pip ------------------------------------
+build_python_pip() {
+  debootstrap_image "$PIP_IMAGE" python-pip python3-minimal,libpython3.11-stdlib,python3-pip
+  [ -f "$DEBOOTSTRAP_ROOT/usr/lib/python3/dist-packages/pip/__init__.py" ] || die "pip missing from the $PIP_IMAGE rootfs"
+  import_rootfs "$DEBOOTSTRAP_ROOT" "$PIP_IMAGE" 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+}
+# --- end issue 22 ---------------------------------------------------------------------------
+
 ensure_image() { # IMAGE BUILD_FUNCTION
   local image=$1 build=$2 t0 old_id
   if [ "$FORCE" -eq 0 ] && image_exists "$image"; then
@@ -224,6 +235,7 @@ if [ "$LANGUAGES" -eq 1 ]; then
   ensure_image "$LANGS_IMAGE" build_langs
   ensure_image "$GO_IMAGE" build_go
 fi
+ensure_image "$PIP_IMAGE" build_python_pip # issue 22
 
 verify "$BUSYBOX_IMAGE" sh -c 'echo ok'
 verify "$VOLUME_IMAGE" sh -c 'echo ok'
@@ -232,3 +244,4 @@ if [ "$LANGUAGES" -eq 1 ]; then
   verify "$LANGS_IMAGE" sh -c 'gcc --version | head -n1; g++ --version | head -n1; ruby -v; php -v | head -n1; perl -e "print \"perl \$]\\n\""; bash -c "echo bash \$BASH_VERSION"'
   verify "$GO_IMAGE" go version
 fi
+verify "$PIP_IMAGE" python3 -m pip --version # issue 22

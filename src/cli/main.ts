@@ -11,7 +11,7 @@ import type * as Mcp from './mcp';
 import { fail } from './messages';
 import { parseCommandLine } from './options';
 import { listProfiles, readProfileSource } from './profileSource';
-import { reap } from './reap';
+import { pruneDeps, reap } from './reap';
 import { runFile } from './runFile';
 import { chooseCliProfile } from './runStart';
 import { readCode, runTarget, withTimeout } from './runTarget';
@@ -47,6 +47,7 @@ async function main(): Promise<number> {
   const engine = engineFromFlags(values);
   if ('error' in engine) fail(`${engine.error} Run "sandbox-run --help" for usage.`);
   if (values.reap) return reap(engine);
+  if (values['prune-deps']) return pruneDeps(engine);
 
   const source = await readProfileSource(values);
   if (values['list-profiles']) return listProfiles(source.set);

@@ -24,6 +24,9 @@ const OPTIONS = {
   mcp: { type: 'boolean' },
   'max-runs': { type: 'string' },
   'max-timeout': { type: 'string' },
+  dependencies: { type: 'boolean' },
+  'install-network': { type: 'string' },
+  'prune-deps': { type: 'boolean' },
   ...ENGINE_FLAGS,
 } as const;
 

@@ -2,6 +2,7 @@
 import { engineTarget, isSandboxError, reapOrphans, targetText, type DockerOptions } from '../core';
 import { EXIT } from './exitCodes';
 import { row, say } from './messages';
+import { pruneDependencySets } from '../core/deps/prune';
 
 /**
  * Removes the sandbox containers (and mount anchor folders) of dead runs on the engine of `opts`:
@@ -22,5 +23,25 @@ export async function reap(opts: DockerOptions): Promise<number> {
   for (const k of report.kept) row(`kept\t${k.name}\t${k.reason}`);
   const anchors = report.removedAnchors?.length ? ` and ${report.removedAnchors.length} mount anchor folder(s)` : '';
   say(`removed ${report.removed.length} orphaned container(s)${anchors}, kept ${report.kept.length} (engine ${targetText(engineTarget(opts))}).`);
+  return 0;
+}
+
+/**
+ * `sandbox-run --prune-deps` (issue 22): removes the installed dependency sets on the engine of
+ * `opts` (core deps/prune.ts), one `removed\tVOLUME` / `kept\tVOLUME\tREASON` row each, a count on stderr.
+ * @returns 0, or {@link EXIT.failedToStart} when the engine could not be asked
+ */
+export async function pruneDeps(opts: DockerOptions): Promise<number> {
+  let report;
+  try {
+    report = await pruneDependencySets(opts);
+  } catch (e) {
+    if (!isSandboxError(e)) throw e;
+    say(`${e.message} ${e.fix}`);
+    return EXIT.failedToStart;
+  }
+  for (const name of report.removed) row(`removed\t${name}`);
+  for (const k of report.kept) row(`kept\t${k.name}\t${k.reason}`);
+  say(`removed ${report.removed.length} dependency volume(s), kept ${report.kept.length} in use (engine ${targetText(engineTarget(opts))}).`);
   return 0;
 }

@@ -3,12 +3,13 @@
  * the engine call (core `runInSandbox`), the summary line and the exit status.
  */
 import { resolve } from 'node:path';
-import { awaitRemovals, engineIdentity, runInSandbox, snippetOrigin, type DockerOptions, type EngineIdentity, type Profile, type RunResult } from '../core';
+import { awaitRemovals, engineIdentity, isSandboxError, runInSandbox, snippetOrigin, type DockerOptions, type EngineIdentity, type Profile, type RunResult } from '../core';
 import { engineSummary } from './engineArgs';
 import { exitCodeFor, EXIT } from './exitCodes';
 import type { CliValues } from './options';
 import type { RunTarget } from './runTarget';
 import { interruptSignals } from './signals';
+import { cliDependencySet } from './dependencies';
 import { TerminalOutput } from './terminalOutput';
 
 /** Longest the summary waits for the engine's identity after the run ended, ms. */
@@ -69,7 +70,17 @@ export async function runFile(run: CliRun): Promise<number> {
   if (values.interactive && process.stdin.isTTY && !values.quiet) {
     terminal.line('-i: your terminal echoes and edits what you type and the program reads it from a pipe (no terminal: a password prompt shows what you type); Ctrl-D ends its input.');
   }
+  let dependencySet;
+  try {
+    dependencySet = await cliDependencySet(values, engine, run.profileName, profile, run.code, controller.signal, (t) => process.stderr.write(t));
+  } catch (e) {
+    if (!isSandboxError(e)) throw e;
+    terminal.end();
+    terminal.line(`${e.message} ${e.fix}`);
+    return EXIT.failedToStart;
+  }
   const result: RunResult = await runInSandbox({
+    ...(dependencySet ? { dependencySet } : {}),
     profileName: run.profileName,
     profile,
     docker: engine,

@@ -38,6 +38,17 @@ Options:
       --allow-loosening  run a workspace profile that loosens the sandbox (network, mounts,
                          larger limits than the built-in profile); without it such a run is
                          refused and the loosened settings and docker arguments are listed
+      --dependencies     install the packages the run declares (a python file's PEP 723
+                         "# /// script" block, the profile's "dependencies") in a separate
+                         container first, the only phase with network; the program gets them
+                         read-only and runs without network. Without it such a run is refused.
+                         PIP_INDEX_URL, PIP_EXTRA_INDEX_URL, PIP_TRUSTED_HOST and the proxy
+                         variables reach the install container only (docs/dependencies.md)
+      --install-network NAME
+                         the docker network of the install container (default bridge; an
+                         --internal network with your mirror gives registry-only egress)
+      --prune-deps       remove the installed dependency sets (volumes) of the engine in use
+                         that no container uses, print what was removed and kept, then exit
       --list-profiles    list the profiles and their problems, then exit
       --reap             remove sandbox containers whose owning process is provably gone
                          (same host, boot and pid namespace, and that process has exited)

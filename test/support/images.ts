@@ -29,4 +29,6 @@ export const LANGUAGE_IMAGES = {
   langs: 'sandbox-runner-test/langs:1',
   /** debootstrap minbase bookworm with golang-go. */
   go: 'sandbox-runner-test/go:1',
+  /** debootstrap minbase bookworm with python3-pip: the image whose install container runs pip (issue 22, dependencies suite). */
+  pythonPip: 'sandbox-runner-test/python-pip:1',
 } as const;

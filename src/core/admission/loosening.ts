@@ -174,6 +174,12 @@ export function compareToBaseline(
       loosenings.push({ key: `${key}.modulePathEnv`, description: `modulePathEnv: ${JSON.stringify(baseline.modulePathEnv ?? null)} → ${JSON.stringify(effective.modulePathEnv ?? null)} in a profile with network or mounts` });
     }
   }
+  // Installing runs with network and puts third-party code on the program's path (issue 22): a
+  // package the user did not list is a loosening, whatever else the profile grants.
+  const added = effective.dependencies.filter((d) => !baseline.dependencies.includes(d));
+  if (added.length > 0) {
+    loosenings.push({ key: `${key}.dependencies`, description: `dependencies: installs ${added.map((d) => JSON.stringify(d)).join(', ')} (network only while installing)` });
+  }
   if (baseline.runtime !== undefined && effective.runtime !== baseline.runtime) {
     loosenings.push({ key: `${key}.runtime`, description: `runtime: ${baseline.runtime} → ${effective.runtime ?? 'engine default'}` });
   }

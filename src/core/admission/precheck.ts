@@ -230,6 +230,7 @@ function mountProblems(container: ContainerInspect, expected: Expected): Problem
     // A pinned mount is read-only through its volume's own options (`o=bind,ro`, argv.ts), which
     // `RW` does not show: mountProof.ts reads it from the container's mountinfo instead.
     if (own.pinned === undefined && m.RW === own.readOnly) out.push({ code: 'container-refused', text: `the mount at ${dst} is ${m.RW ? 'writable' : 'read-only'}, not as asked` });
+    if (own.volume !== undefined && (m.Type !== 'volume' || m.Name !== own.volume)) out.push({ code: 'container-refused', text: `the mount at ${dst} is not volume ${own.volume}` });
     if (own === init && (m.Type !== 'bind' || m.Source !== init.source)) out.push({ code: 'container-refused', text: `the mount at ${dst} is not ${init.source}` });
     // A workspace mask (argv.ts `maskMount`) must be what hides the entry: an empty tmpfs, or /dev/null.
     if (own.mask === 'dir' && m.Type !== 'tmpfs') out.push({ code: 'container-refused', text: `the mask at ${dst} is a ${m.Type ?? 'mount'}, not an empty tmpfs` });

@@ -9,6 +9,7 @@ import { isAbsoluteHostPath, UNSAFE_HOST_PATH_CHARS } from '../hostPath';
 import { COMPILE_LAUNCHER, LAUNCHER, TTY_COMPILE_LAUNCHER, TTY_LAUNCHER } from './launcher';
 import { SANDBOX_HOME, SNIPPET_DIR } from '../layout';
 import { compileWords, programArgv, snippetPath } from './programArgv';
+import { bindMount, maskMount, pinnedMount, volumeMount } from './mountValues';
 import { ENV_NAME, UNSAFE_CONTAINER_PATH_CHARS, type Profile } from '../profiles/profileSchema';
 
 
@@ -37,10 +38,11 @@ export interface ResolvedMount {
    * a read-only bind of `/dev/null` (`source` is `/dev/null`). Never pinned: nothing of the host is shown.
    */
   readonly mask?: 'dir' | 'file';
+  /** A named engine volume (issue 22: an installed dependency set, deps/), `source` is its name. */
+  readonly volume?: string;
 }
 
-/** Host file bound over a masked file: reads are empty, and it is the same on every engine host. */
-export const MASK_FILE_SOURCE = '/dev/null';
+export { MASK_FILE_SOURCE } from './mountValues';
 
 /** Everything the engine argv (`docker run -i`, or `docker create` on the direct path) needs for one run. */
 export interface ContainerSpec {
@@ -85,6 +87,12 @@ export interface ContainerSpec {
   readonly workdir?: string;
   /** The in-container path `${file}` stands for when it is not the snippet's (a file run from the workspace mount). */
   readonly programFile?: string;
+  /**
+   * The install container's network (deps/install.ts; `--install-network`,
+   * `sandboxRunner.dependencies.network`): a Docker network name instead of the profile's
+   * `network`. Never set for a run container.
+   */
+  readonly network?: string;
 }
 
 const MiB = 1024 * 1024;
@@ -200,33 +208,6 @@ export function podmanMountsRefused(targets: readonly string[]): SandboxError {
   );
 }
 
-/** `--mount` value of a mask ({@link ResolvedMount.mask}): an empty read-only tmpfs (4 KiB) or `/dev/null` bound read-only. */
-function maskMount(m: ResolvedMount): string {
-  return m.mask === 'dir' ? `type=tmpfs,dst=${m.target},readonly,tmpfs-size=4096` : bindMount(MASK_FILE_SOURCE, m.target, true);
-}
-
-function bindMount(source: string, target: string, readOnly: boolean): string {
-  return `type=bind,src=${source},dst=${target}` + (readOnly ? ',readonly' : '');
-}
-
-/**
- * `--mount` value for a pinned directory (see {@link ResolvedMount.pinned}). `volume-nocopy`: the
- * image's files at the target are never copied into the host directory. Read-only comes from the
- * volume's own mount options (`o=bind,ro`, a CSV field quoted because it holds a comma): docker
- * refuses the `readonly` flag on anonymous volumes.
- */
-function pinnedMount(pinned: string, target: string, readOnly: boolean): string {
-  return [
-    'type=volume',
-    `dst=${target}`,
-    'volume-nocopy',
-    'volume-driver=local',
-    'volume-opt=type=none',
-    `"volume-opt=o=bind${readOnly ? ',ro' : ''}"`,
-    `volume-opt=device=${pinned}`,
-  ].join(',');
-}
-
 /**
  * Variables the docker CLI copies from the `proxies` of the user's client config
  * (`$DOCKER_CONFIG/config.json`) into every container it creates, unless the run's own `--env`
@@ -281,9 +262,11 @@ function assertSpec(spec: ContainerSpec, bind: boolean): void {
   if (spec.initPath !== undefined) assertValue(HOST_PATH_OK(spec.initPath), 'the init path');
   for (const m of spec.mounts) {
     assertValue(CONTAINER_PATH_OK(m.target) && !(m.mask && m.target.includes('=')), `the mount target ${JSON.stringify(m.target)}`);
-    if (m.mask === undefined) assertValue(HOST_PATH_OK(m.source), `the mount source ${JSON.stringify(m.source)}`);
+    if (m.volume !== undefined) assertValue(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(m.volume), 'the volume name');
+    else if (m.mask === undefined) assertValue(HOST_PATH_OK(m.source), `the mount source ${JSON.stringify(m.source)}`);
     if (m.pinned !== undefined) assertValue(/^\/proc\/\d+\/fd\/\d+\/[0-9a-f]{32}$/.test(m.pinned), 'the pinned mount source');
   }
+  if (spec.network !== undefined) assertValue(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/.test(spec.network), 'the install network name');
   for (const n of [p.limits.memoryMiB, p.limits.pids, p.limits.fileSizeMiB, p.limits.tmpfsMiB]) assertValue(COUNT_OK(n), 'a limit');
   assertValue(Number.isFinite(p.limits.cpus) && p.limits.cpus > 0, 'the cpus limit');
   for (const [name, value] of Object.entries(p.env)) {
@@ -316,7 +299,7 @@ function floorFlags(spec: ContainerSpec): CreateFlag[] {
   const flags: CreateFlag[] = [
     ['--name', spec.name], ['--pull', 'never'], ['--init'], ['--restart', 'no'], ['--no-healthcheck'], ['--log-driver', 'none'],
     ['--user', `${uid}:${gid}`], ['--cap-drop', 'ALL'], ['--security-opt', 'no-new-privileges'], ['--ipc', 'private'], ['--cgroupns', 'private'],
-    ['--network', p.network],
+    ['--network', spec.network ?? p.network],
     ['--memory', memory], ['--memory-swap', memory], ['--cpus', String(limits.cpus)], ['--pids-limit', String(limits.pids)],
     ['--ulimit', 'nofile=1024:1024'], ['--ulimit', 'core=0:0'], ['--ulimit', `fsize=${fileSizeBytes}:${fileSizeBytes}`],
     ['--shm-size', `${limits.shmMiB}m`],
@@ -349,7 +332,7 @@ function contentFlags(spec: ContainerSpec): CreateFlag[] {
   const p = spec.profile;
   const flags: CreateFlag[] = [];
   for (const m of spec.mounts) {
-    flags.push(['--mount', m.mask ? maskMount(m) : m.pinned !== undefined ? pinnedMount(m.pinned, m.target, m.readOnly) : bindMount(m.source, m.target, m.readOnly)]);
+    flags.push(['--mount', m.mask ? maskMount(m) : m.volume !== undefined ? volumeMount(m.volume, m.target, m.readOnly) : m.pinned !== undefined ? pinnedMount(m.pinned, m.target, m.readOnly) : bindMount(m.source, m.target, m.readOnly)]);
   }
   flags.push(['--workdir', spec.workdir ?? p.workdir]);
   const env = floorEnv(p);
@@ -442,4 +425,19 @@ export function buildCreateArgv(spec: ContainerSpec): readonly string[] {
 /** A finished argv for the spec's engine: Podman's init process in place of `--init` ({@link podmanInit}). */
 function forEngine(spec: ContainerSpec, argv: readonly string[]): readonly string[] {
   return spec.engine === 'podman' ? podmanInit(argv, spec.initPath) : argv;
+}
+
+/**
+ * Builds the arguments after `docker` for an install container (issue 22, deps/install.ts):
+ * `docker run --sig-proxy=false` (no stdin) with the whole floor ({@link floorFlags}: non-root, no
+ * capabilities, no-new-privileges, read-only root, tmpfs /tmp and HOME, the profile's limits), the
+ * content flags (the set's volume, writable, is its only persistent writable path; the profile's
+ * environment plus the registry variables the caller put in it) and `command` as the whole argv
+ * (`--entrypoint command[0] -- IMAGE command[1..]`). The network is `spec.network`.
+ * @throws SandboxError `invalid-profile` as {@link buildRunArgv}
+ */
+export function buildInstallArgv(spec: ContainerSpec, command: readonly [string, ...string[]]): readonly string[] {
+  assertSpec(spec, false);
+  refusePodmanMounts(spec);
+  return forEngine(spec, ['run', '--sig-proxy=false', ...floorFlags(spec).flat(), ...contentFlags(spec).flat(), '--entrypoint', command[0], '--', spec.profile.image, ...command.slice(1)]);
 }

@@ -10,6 +10,7 @@ import { hostPathSegments, isAbsoluteHostPath, UNSAFE_HOST_PATH_CHARS } from '..
 import { RESERVED_CONTAINER_PATHS } from '../layout';
 import { limitsSchema, withDescription } from './limits';
 import { splitPathVariable } from './pathVariables';
+import { MAX_DEPENDENCIES, npmSpecProblem, pythonSpecProblem } from './dependencySpecs';
 
 /** Placeholder in `command` replaced by the in-container path of the snippet file. */
 export const FILE_PLACEHOLDER = '${file}';
@@ -84,6 +85,7 @@ const languageError = 'must be a list of VS Code language ids such as ["python"]
 const extensionError = 'must be a list of file extensions with a leading dot, such as [".py"]';
 const commandError = `must be a non-empty list of strings without NUL characters (argv, no shell) that contains "${FILE_PLACEHOLDER}" where the snippet path goes (or "${OUT_PLACEHOLDER}", the compiled program, after a compile step)`;
 const compileError = `must be a non-empty list of strings without NUL characters (argv, no shell) that contains "${FILE_PLACEHOLDER}" (the source) and usually "${OUT_PLACEHOLDER}" (the program it writes)`;
+const dependenciesError = `must be a list of at most ${MAX_DEPENDENCIES} requirement strings by name, such as ["requests>=2.31"] (python) or ["lodash@^4.17"] (node); URLs, paths, VCS, "file:" and entries starting with "-" are refused`;
 const shebangError = 'must be a list of interpreter names such as ["python3", "python"] (letters, digits, ".", "_", "+", "-")';
 
 /** Schemas of container paths: any allowed one, and one outside {@link RESERVED_CONTAINER_PATHS} (the workdir). */
@@ -205,6 +207,22 @@ function runFields(paths: ReturnType<typeof containerPathSchemas>) {
       '"none" (default): no network. "bridge": outbound network (opt-in).',
     ),
     mounts: withDescription(z._default(z.array(mountSchema(paths.containerPath), { error: 'must be a list of bind mounts' }), []), 'Extra bind mounts.'),
+    dependencies: withDescription(
+      z._default(
+        z
+          .array(
+            z.string({ error: dependenciesError }).check(
+              // Which manager reads a list is known per run (the profile's language); here an entry
+              // must be allowed for at least one, and the run checks it again for its own.
+              z.refine((d) => pythonSpecProblem(d) === undefined || npmSpecProblem(d) === undefined, { error: dependenciesError }),
+            ),
+            { error: dependenciesError },
+          )
+          .check(z.maxLength(MAX_DEPENDENCIES, { error: dependenciesError })),
+        [],
+      ),
+      'Packages a run of this profile needs (issue 22): PEP 508 requirements for python ("requests>=2.31"), registry names with an optional version for node ("lodash@^4.17"). Installed by sandbox-run --dependencies in a separate install container, the only phase with network, and mounted read-only into the run (python only; the editor and agents do not install yet, see docs/dependencies.md). From workspace settings a loosening that needs consent.',
+    ),
     env: withDescription(
       z._default(
         z.record(

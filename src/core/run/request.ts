@@ -74,4 +74,10 @@ export interface RunRequest {
    * NUL: past that the run is refused (`failed-to-start`, error `invalid-arguments`, nothing ran).
    */
   readonly args?: readonly string[];
+  /**
+   * An installed dependency set (issue 22, deps/install.ts `ensureDependencySet`): its data volume
+   * is mounted read-only at `deps/install.ts` `RUN_MOUNT` and `env` (e.g. `PYTHONPATH`) is added
+   * to the profile's. Such runs are cold only. Checked by admission like every other mount.
+   */
+  readonly dependencySet?: { readonly dataVolume: string; readonly target: string; readonly env: Readonly<Record<string, string>> };
 }

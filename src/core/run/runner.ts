@@ -135,7 +135,7 @@ class Run extends RunSession {
    */
   private prepare(): void {
     const paths = this.req.paths ?? {};
-    this.coldOnly = this.profile.workspace !== 'none' || usesPathVariables(this.profile);
+    this.coldOnly = this.profile.workspace !== 'none' || usesPathVariables(this.profile) || this.req.dependencySet !== undefined;
     let profile = resolvePathVariables(this.req.profileName, this.profile, paths);
     if (profile.workspace === 'ro') {
       if (paths.workspaceFolder === undefined) {
@@ -147,6 +147,13 @@ class Run extends RunSession {
       }
       this.workspace = planWorkspaceRun({ name: this.req.profileName, profile }, { ...paths, workspaceFolder: paths.workspaceFolder });
       profile = { ...profile, env: { ...profile.env, ...this.workspace.env } };
+    }
+    const deps = this.req.dependencySet;
+    if (deps) {
+      // A path variable the profile or workspace plan already set keeps its entries, after the set's.
+      const env = { ...profile.env };
+      for (const [k, v] of Object.entries(deps.env)) env[k] = env[k] ? `${v}:${env[k]}` : v;
+      profile = { ...profile, env };
     }
     this.profile = profile;
   }

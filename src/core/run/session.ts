@@ -111,8 +111,11 @@ export class RunSession {
     const ws = this.workspace;
     const folder = this.req.paths?.workspaceFolder;
     const request = ws && folder !== undefined ? { source: folder, target: ws.target } : undefined;
-    const pins = await resolveMounts(this.named, this.req.protectedPaths, { docker: this.opts }, request);
+    let pins = await resolveMounts(this.named, this.req.protectedPaths, { docker: this.opts }, request);
     this.disposers.push(() => pins.dispose());
+    const deps = this.req.dependencySet;
+    // First: a workspace run's folder mount stays the last one (below).
+    if (deps) pins = { ...pins, mounts: [{ source: deps.dataVolume, volume: deps.dataVolume, target: deps.target, readOnly: true }, ...pins.mounts] };
     if (!request) return pins;
     const mount = pins.mounts.at(-1)!;
     const masked = await findMasked(mount.source, this.req.maskGlobs ?? DEFAULT_MASK_GLOBS);

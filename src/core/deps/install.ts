@@ -1,0 +1,223 @@
+/**
+ * Installing a dependency set (issue 22) in a container of its own, never the run's:
+ * - same image and floor as the run (container/argv.ts `buildInstallArgv`: non-root, no
+ *   capabilities, no-new-privileges, read-only root, tmpfs /tmp and HOME, the profile's limits);
+ *   its only writable persistent path is the set's data volume, its network the install network;
+ * - registry variables (`PIP_INDEX_URL`, …) are set in this container only;
+ * - `pip install --only-binary=:all:` (no sdist is built, so no package code runs), specs as argv
+ *   items after `--`, passed to a constant `sh -c` script as its positional parameters (never
+ *   inside the script text);
+ * - published only when finished: the container writes `.complete` last, and after it exited 0
+ *   the runner creates the set's name volume (cacheKey.ts `dependencyVolumeName`), labelled with
+ *   the data volume it points to. A data volume nobody published is never mounted and is removed.
+ * Two requests for the same missing set in one process share one install; across processes each
+ * installs into its own data volume and the first to publish wins (the others remove theirs).
+ */
+import { randomBytes } from 'node:crypto';
+import { execa } from 'execa';
+import { docker } from '../engine/cli';
+import type { DockerOptions } from '../engine/contracts';
+import { removeContainer } from '../engine/containerOps';
+import { spawnOptions } from '../engine/spawnEnv';
+import { SandboxError } from '../errors';
+import { newContainerName } from '../layout';
+import { buildInstallArgv } from '../container/argv';
+import { TerminalTextFilter } from '../output/terminalText';
+import { LABELS, ownerLabels, PRODUCT_LABEL } from '../ownership/labels';
+import { dependencyListProblem, normaliseSpecs, type DependencyManager } from '../profiles/dependencySpecs';
+import type { Profile } from '../profiles/profileSchema';
+import { dependencySetKey, dependencyVolumeName } from './cacheKey';
+
+/** Label on a set's volumes: the set key (64 hex digits). */
+export const DEPS_KEY_LABEL = `${PRODUCT_LABEL}.deps-key`;
+/** Label on a published name volume: the data volume holding the set. */
+export const DEPS_DATA_LABEL = `${PRODUCT_LABEL}.deps-data`;
+/** Where the data volume is mounted in the install container (an image's 1777 `/var/tmp`, see {@link installSet}). */
+export const INSTALL_MOUNT = '/var/tmp';
+/** Where a set is mounted read-only in a run; Python's path entry is `${RUN_MOUNT}/set`. */
+export const RUN_MOUNT = '/opt/sandbox-deps';
+
+/** What a run mounts for a published `pip` set (run/request.ts `RunRequest.dependencySet`): the volume read-only, its `set` on `PYTHONPATH`. */
+export function pythonRunMount(set: InstalledSet): { dataVolume: string; target: string; env: Record<string, string> } {
+  return { dataVolume: set.dataVolume, target: RUN_MOUNT, env: { PYTHONPATH: `${RUN_MOUNT}/set` } };
+}
+
+/** What to install and how. */
+export interface InstallRequest {
+  readonly docker: DockerOptions;
+  /** The run's profile (image, user, limits, environment). */
+  readonly profile: Profile;
+  readonly profileName: string;
+  readonly manager: DependencyManager;
+  readonly specs: readonly string[];
+  /** Where the specs come from, for messages (e.g. `the script's "# /// script" block`). */
+  readonly where: string;
+  /** The install network (a Docker network name; default `bridge`). */
+  readonly network: string;
+  /** Registry variables for the install container only (`PIP_INDEX_URL`, `PIP_TRUSTED_HOST`, proxies). */
+  readonly registryEnv?: Readonly<Record<string, string>>;
+  /** Longest an install may take, ms. */
+  readonly timeoutMs: number;
+  /** Largest installed set, MiB. */
+  readonly maxSetMiB: number;
+  readonly signal?: AbortSignal;
+  /** The installer's output, filtered like terminal text (bounded by the profile's `outputBytes`). */
+  readonly onOutput?: (text: string) => void;
+}
+
+/** A published set. */
+export interface InstalledSet {
+  readonly key: string;
+  /** The data volume to mount read-only at {@link RUN_MOUNT}. */
+  readonly dataVolume: string;
+  /** True when this call installed it (false: it was cached). */
+  readonly installed: boolean;
+}
+
+const inFlight = new Map<string, Promise<InstalledSet>>();
+
+/**
+ * The published set for `req`, installing it first when it is missing.
+ * @throws SandboxError `invalid-profile` for a refused spec (before any engine call);
+ *   `image-missing`; `start-failed` when the install fails, times out, is cancelled or is over the
+ *   size cap (the install container and its data volume are removed, nothing is published)
+ */
+export async function ensureDependencySet(req: InstallRequest): Promise<InstalledSet> {
+  const problem = dependencyListProblem(req.specs, req.manager, req.where);
+  if (problem) throw new SandboxError('invalid-profile', problem, 'Change the dependency list, then run again.');
+  if (req.manager !== 'pip') throw new SandboxError('invalid-profile', 'Installing npm dependencies is not supported yet, so nothing ran.', 'Remove "dependencies" from the node profile.');
+  const indexUrl = req.registryEnv?.['PIP_INDEX_URL'] ?? '';
+  // Keyed before the first await (the image ID is not known yet): the engine, the image as named
+  // and what the set key hashes besides the ID, so concurrent requests for one set share one install.
+  const pending = JSON.stringify([req.docker, req.profile.image, req.manager, normaliseSpecs(req.specs, req.manager), indexUrl]);
+  const running = inFlight.get(pending);
+  if (running) return { ...(await running), installed: false };
+  const p = (async () => {
+    const imageId = await imageIdOf(req.docker, req.profile.image);
+    const key = dependencySetKey({ imageId, manager: req.manager, specs: req.specs, indexUrl });
+    return (await publishedSet(req.docker, key)) ?? installSet(req, key);
+  })();
+  inFlight.set(pending, p);
+  try {
+    return await p;
+  } finally {
+    inFlight.delete(pending);
+  }
+}
+
+async function imageIdOf(opts: DockerOptions, image: string): Promise<string> {
+  const r = await docker(opts, ['image', 'inspect', '--format', '{{.Id}}', '--', image]);
+  if (r.exitCode !== 0) throw new SandboxError('image-missing', `The image "${image}" is not present, so its dependencies were not installed.`, 'Build or pull the image, then run again.');
+  return r.stdout.trim();
+}
+
+/** The data volume of the published set `key`, when its name volume and data volume both exist. */
+export async function publishedSet(opts: DockerOptions, key: string): Promise<InstalledSet | undefined> {
+  const r = await docker(opts, ['volume', 'inspect', '--format', '{{json .Labels}}', dependencyVolumeName(key)]);
+  if (r.exitCode !== 0) return undefined;
+  const labels = JSON.parse(r.stdout.trim() || 'null') as Record<string, string> | null;
+  const data = labels?.[DEPS_DATA_LABEL];
+  if (labels?.[DEPS_KEY_LABEL] !== key || !data || !/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(data)) return undefined;
+  const d = await docker(opts, ['volume', 'inspect', '--format', '{{json .Labels}}', data]);
+  if (d.exitCode !== 0) return undefined;
+  return { key, dataVolume: data, installed: false };
+}
+
+/**
+ * The install script, constant text: `$1` the size cap in KiB, then the specs. The data volume is
+ * mounted at {@link INSTALL_MOUNT}: an empty volume takes the mode of the image's directory there
+ * (Debian's `/var/tmp`, 1777), so the non-root user can write it without a root step.
+ */
+const INSTALL_SCRIPT = [
+  'set -eu',
+  'cap=$1; shift',
+  `python3 -m pip install --no-input --disable-pip-version-check --no-cache-dir --only-binary=:all: --target ${INSTALL_MOUNT}/set -- "$@"`,
+  `kib=$(du -sk ${INSTALL_MOUNT}/set | cut -f1)`,
+  'if [ "$kib" -gt "$cap" ]; then echo "sandbox-runner: the installed set is $kib KiB, more than the cap of $cap KiB" >&2; exit 90; fi',
+  `: > ${INSTALL_MOUNT}/.complete`,
+].join('\n');
+
+async function installSet(req: InstallRequest, key: string): Promise<InstalledSet> {
+  const { runId, name } = newContainerName();
+  const labels = ownerLabels(runId, req.profileName);
+  const dataVolume = `${dependencyVolumeName(key)}-${randomBytes(4).toString('hex')}`;
+  const labelArgs = Object.entries({ ...labels, [DEPS_KEY_LABEL]: key }).flatMap(([k, v]) => ['--label', `${k}=${v}`]);
+  const created = await docker(req.docker, ['volume', 'create', ...labelArgs, dataVolume]);
+  if (created.exitCode !== 0) throw new SandboxError('engine-error', `The engine did not create the dependency volume: ${created.stderr.trim().slice(0, 300)}`, 'Check the engine (docker info), then run again.');
+  const profile = { ...req.profile, env: { ...req.profile.env, ...req.registryEnv } };
+  const argv = buildInstallArgv(
+    { name, profile, snippetFileName: 'main', mounts: [{ source: dataVolume, volume: dataVolume, target: INSTALL_MOUNT, readOnly: false }], labels, network: req.network },
+    ['sh', '-c', INSTALL_SCRIPT, 'sh', String(req.maxSetMiB * 1024), ...req.specs],
+  );
+  let ok = false;
+  try {
+    const exit = await runInstaller(req, name, argv);
+    if (exit !== 0) throw installFailure(req, exit);
+    ok = true;
+  } finally {
+    await removeContainer(req.docker, name).catch(() => undefined);
+    if (!ok) await docker(req.docker, ['volume', 'rm', '-f', dataVolume]).catch(() => undefined);
+  }
+  // Publish: the name volume, created last. If another process published first, use its set.
+  const pub = dependencyVolumeName(key);
+  await docker(req.docker, ['volume', 'create', '--label', `${LABELS.product}=1`, '--label', `${DEPS_KEY_LABEL}=${key}`, '--label', `${DEPS_DATA_LABEL}=${dataVolume}`, pub]);
+  const winner = await publishedSet(req.docker, key);
+  if (!winner) throw new SandboxError('engine-error', 'The installed dependency set could not be published.', 'Run again; if it persists, run sandbox-run --prune-deps.');
+  if (winner.dataVolume !== dataVolume) await docker(req.docker, ['volume', 'rm', '-f', dataVolume]).catch(() => undefined);
+  return { ...winner, installed: winner.dataVolume === dataVolume };
+}
+
+/** Runs the install container; its output goes to `onOutput`, filtered and bounded. @returns its exit code */
+async function runInstaller(req: InstallRequest, name: string, argv: readonly string[]): Promise<number> {
+  const { signal } = req;
+  if (signal?.aborted) throw cancelled();
+  const child = execa(req.docker.dockerPath || 'docker', argv, { ...spawnOptions(req.docker, argv), stdin: 'ignore', buffer: false, reject: false });
+  let left = req.profile.limits.outputBytes;
+  const filters = [new TerminalTextFilter(), new TerminalTextFilter()];
+  [child.stdout, child.stderr].forEach((stream, i) =>
+    stream?.on('data', (chunk: Buffer) => {
+      if (left <= 0) return;
+      const part = chunk.subarray(0, left);
+      left -= part.length;
+      req.onOutput?.(filters[i]!.push(part.toString('utf8')));
+    }),
+  );
+  let why: 'timeout' | 'cancel' | undefined;
+  const stop = (w: 'timeout' | 'cancel') => {
+    why ??= w;
+    void removeContainer(req.docker, name).catch(() => undefined);
+  };
+  const timer = setTimeout(() => stop('timeout'), req.timeoutMs);
+  const onAbort = () => stop('cancel');
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    const r = await child;
+    if (why === 'cancel') throw cancelled();
+    if (why === 'timeout') {
+      throw new SandboxError('start-failed', `Installing ${req.specs.length} dependencies took longer than ${Math.round(req.timeoutMs / 1000)} s, so the install was stopped and nothing was published.`, 'Raise sandboxRunner.dependencies.installTimeoutSeconds (CLI --install-timeout), or install fewer packages.');
+    }
+    return r.exitCode ?? -1;
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+function cancelled(): SandboxError {
+  return new SandboxError('start-failed', 'The dependency install was cancelled; nothing was published.', 'Run again to install them.');
+}
+
+/** One sentence for a failed install by its exit code (90: over the size cap; 1: pip found no wheel; else pip failed). */
+function installFailure(req: InstallRequest, exit: number): SandboxError {
+  if (exit === 90) {
+    return new SandboxError('start-failed', `The dependencies from ${req.where} are larger than ${req.maxSetMiB} MiB installed, so nothing was published.`, 'Raise sandboxRunner.dependencies.maxSetMiB, or install fewer packages.');
+  }
+  if (exit !== 1) {
+    return new SandboxError('start-failed', `pip failed while installing the dependencies from ${req.where} (exit ${exit}; its output is above), so nothing was published.`, `Check that the image of profile "${req.profileName}" has a working pip and a writable /var/tmp, then run again.`);
+  }
+  return new SandboxError(
+    'start-failed',
+    `pip could not install the dependencies from ${req.where} (exit ${exit}; its output is above): a package that is not on the index, or that has no wheel for this image's platform, cannot be installed, because only wheels are installed (building a source distribution runs the package's code).`,
+    'Check the names and versions against the index, pick versions that publish wheels, or build an image with the package.',
+  );
+}

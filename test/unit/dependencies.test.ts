@@ -1,0 +1,204 @@
+import assert from 'node:assert/strict';
+import { dependencyListProblem, MAX_DEPENDENCIES, normaliseSpecs, npmSpecProblem, pythonSpecProblem } from '../../src/core/profiles/dependencySpecs';
+import { readScriptMetadata } from '../../src/core/deps/pep723';
+import { requiresPythonProblem, satisfiesRequiresPython } from '../../src/core/deps/requiresPython';
+import { dependencySetKey, dependencyVolumeName } from '../../src/core/deps/cacheKey';
+import { ProfileSchema } from '../../src/core/profiles/profileSchema';
+import { compareToBaseline, looseningFingerprint } from '../../src/core/admission/loosening';
+import { buildInstallArgv, buildRunArgv } from '../../src/core/container/argv';
+import { isSandboxError } from '../../src/core/errors';
+
+describe('dependency specs (unit)', () => {
+  it('accepts PEP 508 names with extras, specifiers and markers', () => {
+    for (const s of [
+      'requests', 'requests>=2.31', 'requests[socks,security]>=2.8.1,==2.8.*', 'Django ~= 5.0', 'zope.interface',
+      'numpy<2; python_version >= "3.10"', 'pkg (>=1.0, <2)', 'a_b-c.d===1.0', 'rich!=13.0.*', 'pywin32; sys_platform == "win32"',
+    ]) assert.equal(pythonSpecProblem(s), undefined, s);
+  });
+
+  it('refuses URLs, paths, VCS, file:, options and archives, each with its reason', () => {
+    const cases: Array<[string, RegExp]> = [
+      ['pkg @ https://example.test/pkg.whl', /URL|direct reference/],
+      ['pkg@https://x.test/p.whl', /URL|direct reference/],
+      ['https://example.test/pkg-1.0-py3-none-any.whl', /URL/],
+      ['git+https://example.test/repo.git', /URL or VCS/],
+      ['git+ssh://git@example.test/repo', /URL or VCS/],
+      ['hg+http://x.test/r', /URL or VCS/],
+      ['./local/pkg', /path/], ['../pkg', /path/], ['/abs/pkg', /path/], ['~/pkg', /path/], ['C:\\pkg', /path/], ['.', /path/],
+      ['file:///tmp/pkg', /file:/], ['file:pkg', /file:/],
+      ['-r requirements.txt', /starts with "-"/], ['--index-url=http://evil', /starts with "-"/], ['-e .', /starts with "-"/],
+      ['pkg-1.0-py3-none-any.whl', /archive/], ['pkg.tar.gz', /archive/],
+      ['x'.repeat(201), /longer than 200/],
+      ['pkg\n--extra-index-url http://evil', /control character/],
+      ['', /empty/],
+      ['pkg; os.system("x") @ y', /marker/],
+      ['pkg $(id)', /version part/],
+      ['pkg[a b]', /extras/],
+    ];
+    for (const [spec, why] of cases) {
+      const p = pythonSpecProblem(spec);
+      assert.ok(p && why.test(p), `${JSON.stringify(spec)} → ${p}`);
+    }
+  });
+
+  it('accepts npm registry names with a version, range or tag; refuses the rest', () => {
+    for (const s of ['lodash', 'lodash@4.17.21', 'lodash@^4.17', '@scope/name', '@scope/name@latest', 'axios@>=1.6 <2', 'left-pad@1.x || 2.x', 'react@next']) {
+      assert.equal(npmSpecProblem(s), undefined, s);
+    }
+    for (const s of [
+      'github:user/repo', 'user/repo', 'git+https://example.test/r.git', 'https://example.test/p.tgz', 'file:../p', './p', '/p',
+      'alias@npm:lodash', 'Lodash', '-D', '--registry=http://evil', 'lodash@', 'lodash@1.0#x', 'link:../x', 'workspace:*',
+    ]) assert.ok(npmSpecProblem(s), s);
+  });
+
+  it('names the bad entry, the place and what to write in one sentence', () => {
+    const m = dependencyListProblem(['rich', 'pkg @ https://x.test/p.whl'], 'pip', 'sandboxRunner.profiles.python.dependencies');
+    assert.match(m!, /^Dependency "pkg @ https:\/\/x\.test\/p\.whl" in sandboxRunner\.profiles\.python\.dependencies is a .*: write .*"requests>=2\.31"\.$/);
+    assert.equal((m!.match(/\. /g) ?? []).length, 0);
+    assert.equal(dependencyListProblem(['rich', 'requests'], 'pip', 'x'), undefined);
+    const many = dependencyListProblem(Array.from({ length: MAX_DEPENDENCIES + 1 }, (_, i) => `p${i}`), 'pip', 'the list');
+    assert.match(many!, /the list lists 65 dependencies; at most 64/);
+    assert.equal(dependencyListProblem(Array.from({ length: MAX_DEPENDENCIES }, (_, i) => `p${i}`), 'pip', 'x'), undefined);
+    assert.match(dependencyListProblem(['lodash', 'user/repo'], 'npm', 'y')!, /^Dependency "user\/repo" in y is a URL, Git/);
+  });
+
+  it('normalises spec lists so equal sets compare equal', () => {
+    assert.deepEqual(normaliseSpecs(['Requests >= 2.31', 'rich', 'requests>=2.31', 'Zope_Interface'], 'pip'), ['requests>=2.31', 'rich', 'zope-interface']);
+    assert.deepEqual(normaliseSpecs(['numpy<2 ;  python_version >= "3.10"'], 'pip'), ['numpy<2; python_version >= "3.10"']);
+    assert.deepEqual(normaliseSpecs(['lodash@^4', ' axios '], 'npm'), ['axios', 'lodash@^4']);
+    // npm names are case-sensitive data and are not rewritten.
+    assert.deepEqual(normaliseSpecs(['a.b'], 'npm'), ['a.b']);
+  });
+});
+
+describe('PEP 723 script metadata (unit)', () => {
+  const script = (body: string) => `#!/usr/bin/env python3\n${body}\nimport rich\nprint("hi")\n`;
+
+  it('reads dependencies and requires-python from the block', () => {
+    const r = readScriptMetadata(script('# /// script\n# requires-python = ">=3.11"\n# dependencies = [\n#   "requests<3",\n#   "rich",\n# ]\n# ///'));
+    assert.deepEqual(r, { kind: 'ok', metadata: { dependencies: ['requests<3', 'rich'], requiresPython: '>=3.11' } });
+  });
+
+  it('reads a CRLF file the same, ignores [tool] tables and other block types', () => {
+    const crlf = '# /// script\r\n# dependencies = ["rich"]\r\n#\r\n# [tool.x]\r\n# y = 1\r\n# ///\r\nprint(1)\r\n';
+    assert.deepEqual(readScriptMetadata(crlf), { kind: 'ok', metadata: { dependencies: ['rich'] } });
+    assert.deepEqual(readScriptMetadata('# /// pyproject\n# x = 1\n# ///\n'), { kind: 'none' });
+    assert.deepEqual(readScriptMetadata('print("# /// script")\n'), { kind: 'none' });
+    assert.deepEqual(readScriptMetadata('# /// script\n# ///\n'), { kind: 'none' }, 'no content line is no block (the reference regex)');
+    assert.deepEqual(readScriptMetadata('# /// script\n# requires-python = ">=3"\n# ///\n'), { kind: 'ok', metadata: { dependencies: [], requiresPython: '>=3' } });
+  });
+
+  it('the block ends at the last "# ///" of the comment run (the reference regex is greedy)', () => {
+    const r = readScriptMetadata('# /// script\n# dependencies = ["a"]\n# ///\n# x = 1\n# ///\n');
+    // "# ///" inside is TOML content then, which does not parse: refused, never half-read.
+    assert.equal(r.kind, 'invalid');
+  });
+
+  it('refuses two blocks, bad TOML, wrong types and bad specs with one sentence each', () => {
+    const two = readScriptMetadata('# /// script\n# dependencies = []\n# ///\nx = 1\n# /// script\n# dependencies = []\n# ///\n');
+    assert.match((two as { message: string }).message, /has 2 "# \/\/\/ script" blocks; PEP 723 allows one/);
+    const bad = readScriptMetadata('# /// script\n# dependencies = [\n# ///\n');
+    assert.match((bad as { message: string }).message, /^The script's "# \/\/\/ script" block is not valid TOML \(.*\): fix it/);
+    const notList = readScriptMetadata('# /// script\n# dependencies = "rich"\n# ///\n');
+    assert.match((notList as { message: string }).message, /must be a list of strings/);
+    const rp = readScriptMetadata('# /// script\n# requires-python = 3.11\n# ///\n');
+    assert.match((rp as { message: string }).message, /"requires-python" .* must be a string/);
+    const url = readScriptMetadata('# /// script\n# dependencies = ["x @ https://evil.test/x.whl"]\n# ///\n');
+    assert.match((url as { message: string }).message, /^Dependency "x @ https:.*" in the script's "# \/\/\/ script" block is a/);
+  });
+});
+
+describe('requires-python (unit)', () => {
+  it('compares release numbers the PEP 440 way', () => {
+    const t: Array<[string, string, boolean]> = [
+      ['3.11.2', '>=3.11', true], ['3.11.2', '>=3.12', false], ['3.11.2', '<3.13,>=3.9', true], ['3.11.2', '==3.11.*', true],
+      ['3.11.2', '==3.1.*', false], ['3.11.2', '!=3.11.*', false], ['3.11.2', '~=3.10', true], ['3.11.2', '~=3.10.1', false],
+      ['3.11.2', '==3.11', false], ['3.11.0', '==3.11', true], ['3.11.2', '>3.11', true], ['3.11.0', '>3.11', false], ['3.11.2', '<=3.11.2', true],
+    ];
+    for (const [v, s, want] of t) assert.equal(satisfiesRequiresPython(v, s), want, `${v} ${s}`);
+    for (const s of ['>=3.11a1', 'latest', '', '>=3.11,', '~=3', '>=3.*']) assert.equal(satisfiesRequiresPython('3.11.2', s), undefined, s);
+  });
+
+  it('refuses a mismatch naming the profile and both versions', () => {
+    assert.equal(requiresPythonProblem('>=3.10', '3.11.2', 'python'), undefined);
+    assert.equal(
+      requiresPythonProblem('>=3.12', '3.11.2', 'python'),
+      'The script requires Python >=3.12, but profile "python" has Python 3.11.2: pick a profile whose image has a matching Python, or change requires-python.',
+    );
+    assert.match(requiresPythonProblem('>=3.12b1', '3.11.2', 'python')!, /is not a list of version clauses/);
+  });
+});
+
+describe('dependency set key (unit)', () => {
+  const id = { imageId: 'sha256:aaa', manager: 'pip' as const, specs: ['rich', 'requests>=2'], indexUrl: 'http://index.test/simple' };
+
+  it('is the same for the same set written differently', () => {
+    assert.equal(dependencySetKey(id), dependencySetKey({ ...id, specs: ['Requests >= 2', 'rich', 'rich'] }));
+    assert.match(dependencySetKey(id), /^[0-9a-f]{64}$/);
+  });
+
+  it('changes with the image, the manager, a spec and the index', () => {
+    const k = dependencySetKey(id);
+    for (const other of [
+      { ...id, imageId: 'sha256:bbb' }, { ...id, manager: 'npm' as const }, { ...id, specs: ['rich', 'requests>=3'] },
+      { ...id, indexUrl: 'http://other.test/simple' }, { ...id, indexUrl: '' },
+    ]) assert.notEqual(dependencySetKey(other), k);
+  });
+
+  it('names a labelled-product volume from the key', () => {
+    assert.match(dependencyVolumeName(dependencySetKey(id)), /^sandbox-runner-deps-[0-9a-f]{32}$/);
+  });
+});
+
+describe('profile key dependencies (unit)', () => {
+  it('defaults to none, accepts python and node specs, refuses URLs, options and long lists', () => {
+    assert.deepEqual(ProfileSchema.parse({ image: 'i', command: ['${file}'] }).dependencies, []);
+    assert.deepEqual(ProfileSchema.parse({ image: 'i', command: ['${file}'], dependencies: ['requests>=2.31', 'lodash@^4'] }).dependencies, ['requests>=2.31', 'lodash@^4']);
+    for (const bad of [['x @ https://e.test/x.whl'], ['-r', 'req.txt'], ['git+https://e.test/r'], ['./p'], Array.from({ length: 65 }, (_, i) => `p${i}`), 'rich', [1]]) {
+      const r = ProfileSchema.safeParse({ image: 'i', command: ['${file}'], dependencies: bad });
+      assert.equal(r.success, false, JSON.stringify(bad));
+      assert.match(r.error!.issues[0]!.message, /must be a list of at most 64 requirement strings by name/);
+    }
+  });
+
+  it('from workspace settings, a package the user did not list is a loosening (and changes the fingerprint)', () => {
+    const user = ProfileSchema.parse({ image: 'i', command: ['${file}'], dependencies: ['rich'] });
+    const same = compareToBaseline('py', ProfileSchema.parse({ image: 'i', command: ['${file}'], dependencies: ['rich'] }), user);
+    assert.deepEqual(same.loosenings, []);
+    const fewer = compareToBaseline('py', ProfileSchema.parse({ image: 'i', command: ['${file}'] }), user);
+    assert.deepEqual(fewer.loosenings, [], 'dropping a package tightens');
+    const more = compareToBaseline('py', ProfileSchema.parse({ image: 'i', command: ['${file}'], dependencies: ['rich', 'requests<3'] }), user);
+    assert.deepEqual(more.loosenings, [{ key: 'sandboxRunner.profiles.py.dependencies', description: 'dependencies: installs "requests<3" (network only while installing)' }]);
+    const other = compareToBaseline('py', ProfileSchema.parse({ image: 'i', command: ['${file}'], dependencies: ['rich', 'numpy'] }), user);
+    assert.notEqual(looseningFingerprint(more), looseningFingerprint(other));
+  });
+});
+
+describe('install container argv (unit)', () => {
+  const profile = ProfileSchema.parse({ image: 'img:1', command: ['python3', '${file}'], env: { A: '1' } });
+  const spec = { name: 'sandbox-runner-x', profile, snippetFileName: 'main', labels: {}, network: 'mirror-net', mounts: [{ source: 'sandbox-runner-deps-ab', volume: 'sandbox-runner-deps-ab', target: '/var/tmp', readOnly: false }] };
+  const specs = ['rich', 'x; python_version >= "3"'];
+
+  it('keeps the whole floor, swaps only the network, mounts the set volume writable, and passes specs as argv items', () => {
+    const argv = buildInstallArgv({ ...spec, profile: { ...profile, env: { ...profile.env, PIP_INDEX_URL: 'http://m/simple/' } } }, ['sh', '-c', 'SCRIPT', 'sh', '1024', ...specs]);
+    const run = buildRunArgv({ name: 'sandbox-runner-x', profile, snippetFileName: 'main', mounts: [], labels: {} });
+    for (const floor of ['--read-only', '--cap-drop', 'no-new-privileges', '--init', '--pids-limit', '--memory', '--user']) assert.ok(argv.includes(floor), floor);
+    assert.equal(argv[argv.indexOf('--user') + 1], run[run.indexOf('--user') + 1]);
+    assert.equal(argv[argv.indexOf('--network') + 1], 'mirror-net');
+    assert.ok(argv.includes('type=volume,src=sandbox-runner-deps-ab,dst=/var/tmp'));
+    assert.ok(argv.includes('PIP_INDEX_URL=http://m/simple/') && argv.includes('A=1'));
+    assert.deepEqual(argv.slice(argv.indexOf('--entrypoint')), ['--entrypoint', 'sh', '--', 'img:1', '-c', 'SCRIPT', 'sh', '1024', ...specs]);
+    assert.ok(!run.some((a) => a.startsWith('PIP_')), 'the run argv has no registry variable');
+  });
+
+  it('refuses a network name or volume that would break docker syntax', () => {
+    for (const bad of [{ network: 'a,b' }, { network: '-x' }, { mounts: [{ source: 'v', volume: 'v,readonly=false', target: '/var/tmp', readOnly: false }] }, { mounts: [{ source: 'v', volume: 'v', target: '/a:b', readOnly: true }] }]) {
+      assert.throws(() => buildInstallArgv({ ...spec, ...bad }, ['sh']), (e: unknown) => isSandboxError(e) && e.code === 'invalid-profile', JSON.stringify(bad));
+    }
+  });
+
+  it('a read-only set mount never copies the image into the volume', () => {
+    const argv = buildRunArgv({ name: 'sandbox-runner-x', profile, snippetFileName: 'main', mounts: [{ source: 'v1', volume: 'v1', target: '/opt/sandbox-deps', readOnly: true }], labels: {} });
+    assert.ok(argv.includes('type=volume,src=v1,dst=/opt/sandbox-deps,volume-nocopy,readonly'));
+  });
+});
