@@ -33,22 +33,9 @@ die() { echo "engine-up: ERROR: $*" >&2; exit 1; }
 
 engine_ok() { docker info >/dev/null 2>&1; }
 
-# Killed daemons can linger as zombies (pgrep and kill -0 still see them): ignore those.
-alive() {
-  local st
-  st=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
-  [[ $st != Z* ]]
-}
-running_pid() { # NAME -> first live pid
-  local p
-  for p in $(pgrep -x "$1"); do
-    if alive "$p"; then
-      echo "$p"
-      return 0
-    fi
-  done
-  return 1
-}
+# alive PID, running_pid NAME (zombies ignored); the functions need procps, installed below when missing.
+# shellcheck source=scripts/lib/proc.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/proc.sh"
 
 if engine_ok; then
   say "docker engine already reachable"

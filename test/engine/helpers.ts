@@ -2,11 +2,12 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa, execaSync, type Options } from 'execa';
 import { awaitRemovals } from '../../src/core/container/removals';
+import { cgroupNamesContainer } from '../../src/core/engine/hostPid';
 import { type EngineKind, parseEngineKind } from '../../src/core/engine/engineKind';
 import { runInSandbox } from '../../src/core/run/runner';
 import { WarmPool } from '../../src/core/run/warm';
@@ -245,6 +246,29 @@ export { productContainers };
 export async function hostProcesses(marker: string): Promise<string[]> {
   const r = await execa('pgrep', ['-f', marker], { reject: false });
   return String(r.stdout).split('\n').filter(Boolean);
+}
+
+/**
+ * Host processes of the container `name` on a local engine: the pids whose `/proc/<pid>/cgroup`
+ * names its full ID (hostPid.ts `cgroupNamesContainer`). Under runc these are the program's own
+ * processes; under gVisor (runsc) the program's processes live inside the sandbox's kernel and are
+ * no host processes at all (`pgrep` finds no `sleep`), and these are the sandbox, its gofer and its
+ * ptrace stubs: every host process the run has. [] when the container is gone.
+ */
+export async function containerHostProcesses(name: string): Promise<number[]> {
+  const id = String((await engineCli(['inspect', '--format', '{{.Id}}', name], { reject: false })).stdout).trim();
+  if (!id) return [];
+  const out: number[] = [];
+  for (const p of (await readdir('/proc')).filter((n) => /^\d+$/.test(n))) {
+    if (cgroupNamesContainer(await readFile(`/proc/${p}/cgroup`, 'utf8').catch(() => ''), id)) out.push(Number(p));
+  }
+  return out;
+}
+
+/** True while process `pid` exists (and is not a zombie). */
+export async function processAlive(pid: number): Promise<boolean> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  return stat !== '' && !/^\d+ \(.*\) Z /.test(stat);
 }
 
 export { waitFor };

@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { createServer as createHttpServer, request as httpRequest, type ServerResponse } from 'node:http';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -389,6 +390,48 @@ describe('orphan sweep (engine)', function () {
       controller.abort();
     }
     assert.equal((await pending).outcome, 'cancelled', 'the sweep must not have touched the live run');
+  });
+
+  it('a container the engine does not answer about is kept, saying so, and the sweep goes on with the others', async () => {
+    // The real engine behind a proxy socket that holds every request about one container forever,
+    // as dockerd does for a container whose runtime hangs (a gVisor start that never returned).
+    const socket = resolveEndpoint({})?.socketPath;
+    assert.ok(socket, 'this suite runs against a unix socket engine');
+    const dir = await mkdtemp(join(tmpdir(), 'sr-reap-hung-'));
+    const dead = await deadPid();
+    const hung = await make('hung', orphanLabels(dead, '9'));
+    const others = [await make('answered-1', orphanLabels(dead, '9')), await make('answered-2', orphanLabels(dead, '9'), true)];
+    const held: ServerResponse[] = [];
+    let heldCount = 0;
+    const proxy = createHttpServer((req, res) => {
+      if ((req.url ?? '').includes(hung)) {
+        heldCount += 1;
+        held.push(res);
+        return;
+      }
+      const up = httpRequest({ socketPath: socket, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      up.on('error', () => res.destroy());
+      req.pipe(up);
+    });
+    const proxySocket = join(dir, 'engine.sock');
+    await new Promise<void>((ok) => proxy.listen(proxySocket, ok));
+    try {
+      const report = await reapOrphans({ docker: { host: `unix://${proxySocket}` }, callTimeoutMs: 1_500 });
+      assert.ok(heldCount > 0, 'the sweep asked the engine about the hung container');
+      assert.equal(report.removed.includes(hung), false);
+      assert.match(report.kept.find((k) => k.name === hung)?.reason ?? '', /^the engine did not answer about it within 2 s, so it was left in place$/, JSON.stringify(report.kept));
+      // The others were judged and removed all the same (by this sweep, or by another client's).
+      assert.deepEqual((await outcome(report, others)).gone, [...others].sort(), JSON.stringify(report));
+    } finally {
+      for (const res of held) res.destroy();
+      proxy.closeAllConnections();
+      await new Promise((ok) => proxy.close(ok));
+      await engineCli(['rm', '-f', hung], { reject: false });
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('an unreachable engine is an error, not an empty sweep', async () => {

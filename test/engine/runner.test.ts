@@ -9,13 +9,16 @@ import { admitContainer } from '../../src/core/admission/admit';
 import { buildRunArgv } from '../../src/core/container/argv';
 import { engineSpec } from '../../src/core/engine/podman/engineSpec';
 import { leaseTestHooks, openRunLease } from '../../src/core/container/lease';
-import { mountSourceProblems } from '../../src/core/admission/mountProof';
+import { mountProofProblems } from '../../src/core/admission/mountProof';
+import { inspectContainer } from '../../src/core/engine/inspect';
+import { BRIDGE, TEST_RUNTIME } from '../support/profiles';
+import { RUNSC_MIN_PIDS } from '../../src/core/profiles/limits';
 import { ownerLabels } from '../../src/core/ownership/labels';
 import { resolveMounts } from '../../src/core/mounts/mounts';
 import { runInSandbox } from '../../src/core/run/runner';
 import { scheduleRemoval } from '../../src/core/container/removals';
 import { WarmPool } from '../../src/core/run/warm';
-import { bridgeGateway, chunkText, containerExists, ENGINE_KIND, engineCli, engineDocker, engineIsLocal, engineSeesClientFiles, hostProcesses, IMAGES, LOCAL_DOCKER_HOST, noLeftoversAfterEach, productContainers, pythonProfile, requireEngine, routedEngine, run, shellProfile, waitFor } from './helpers';
+import { bridgeGateway, chunkText, containerExists, containerHostProcesses, processAlive, ENGINE_KIND, engineCli, engineDocker, engineIsLocal, engineSeesClientFiles, hostProcesses, IMAGES, LOCAL_DOCKER_HOST, noLeftoversAfterEach, productContainers, pythonProfile, requireEngine, routedEngine, run, shellProfile, waitFor } from './helpers';
 
 describe('runner on a real engine (engine)', function () {
   this.timeout(60_000);
@@ -58,13 +61,14 @@ describe('runner on a real engine (engine)', function () {
 
   it('ends a `while True` loop at the timeout and removes its container', async () => {
     // The limit covers creating and starting the container too, which took more than 1.5 s on a
-    // busy 2-CPU machine (the loop never ran); 6 s leaves the loop running when it expires. A grace
-    // far above any signal delivery: exit 143 proves SIGTERM ended the loop; a removal at the
-    // grace's end would leave no exit status and take 36 s.
-    const r = await run(pythonProfile({ limits: { timeoutSeconds: 6, interruptGraceSeconds: 30 } }), 'while True:\n    pass\n');
+    // busy 2-CPU machine (the loop never ran), and gVisor takes 3-5 s to start one there: the limit
+    // leaves the loop running when it expires. A grace far above any signal delivery: exit 143
+    // proves SIGTERM ended the loop; a removal at the grace's end would leave no exit status.
+    const timeoutSeconds = TEST_RUNTIME === 'runsc' ? 12 : 6;
+    const r = await run(pythonProfile({ limits: { timeoutSeconds, interruptGraceSeconds: 30 } }), 'while True:\n    pass\n');
     assert.equal(r.result.outcome, 'timed-out');
     assert.equal(r.result.exitCode, 143, 'SIGTERM first ended the loop within the grace period');
-    assert.ok(r.result.durationMs >= 6000 && r.result.durationMs < 36_000, `duration ${r.result.durationMs}`);
+    assert.ok(r.result.durationMs >= timeoutSeconds * 1000 && r.result.durationMs < (timeoutSeconds + 30) * 1000, `duration ${r.result.durationMs}`);
     assert.equal(await containerExists(r.result.containerName), false);
   });
 
@@ -72,19 +76,30 @@ describe('runner on a real engine (engine)', function () {
     const marker = `31${Math.floor(Math.random() * 1e6)}`;
     const controller = new AbortController();
     let started = false;
+    let name: string | undefined;
     const pending = run(shellProfile(), `(setsid sleep ${marker} &) ; echo started; sleep 600\n`, {
       signal: controller.signal,
+      onArgv: (argv) => (name = argv[argv.indexOf('--name') + 1]),
       onOutput: (_s, text) => {
         if (chunkText(text).includes('started')) started = true;
       },
     });
     await waitFor(() => started, 20_000, 'the snippet to start');
-    await waitFor(async () => (await hostProcesses(`sleep ${marker}`)).length > 0, 5000, 'the detached child');
+    // Under runc the detached child is a host process; under gVisor it lives in the sandbox's own
+    // kernel, and the container's host processes (sandbox, gofer, stubs) are what must end.
+    const gvisor = TEST_RUNTIME === 'runsc';
+    let held: number[] = [];
+    if (gvisor) {
+      await waitFor(async () => (held = await containerHostProcesses(name!)).length > 0, 5000, 'the container\'s host processes');
+    } else {
+      await waitFor(async () => (await hostProcesses(`sleep ${marker}`)).length > 0, 5000, 'the detached child');
+    }
     controller.abort();
     const r = await pending;
     assert.equal(r.result.outcome, 'cancelled');
     assert.equal(await containerExists(r.result.containerName), false);
     assert.deepEqual(await hostProcesses(`sleep ${marker}`), []);
+    for (const pid of held) assert.equal(await processAlive(pid), false, `the container's host process ${pid} outlived the cancel`);
   });
 
   it('a signal aborted before the run starts nothing', async () => {
@@ -272,19 +287,23 @@ describe('isolation floor on a real engine (engine)', function () {
       '    print("blocked", e.errno)',
     ].join('\n');
     const r = await run(pythonProfile(), code);
-    assert.equal(r.stdout, "['lo']\nblocked 101\n"); // 101 = ENETUNREACH
+    // No route: 101 = ENETUNREACH from Linux; gVisor's own network stack says 113 = EHOSTUNREACH.
+    assert.match(r.stdout, /^\['lo'\]\nblocked (101|113)\n$/);
     // Control: with the opt-in bridge network the same address is routable (connected, or refused
     // by the host: 111 = ECONNREFUSED), so the probe above tested a real address. An engine without
     // a bridge (engine 2) has no route to any host address: the control runs on the local engine.
-    const open = await run(pythonProfile({ network: 'bridge' }), code, { docker: await routedEngine() });
+    const open = await run(pythonProfile(BRIDGE), code, { docker: await routedEngine() });
     assert.match(open.stdout, /^\['eth0', 'lo'\]\n(connected|blocked 111)\n$/, open.stdout + open.stderr);
   });
 
   it('runs as a non-root user with no capabilities and no new privileges', async () => {
     const r = await run(shellProfile(), 'id -u; id -g; grep -E "^(CapEff|CapPrm|CapBnd|NoNewPrivs)" /proc/self/status\n');
+    // gVisor's /proc/<pid>/status has no NoNewPrivs line: there the escape suite's setuid-root
+    // attempt ("gain root through a setuid-root binary") shows the flag at work, on both runtimes.
+    const noNewPrivs = TEST_RUNTIME === 'runsc' ? '' : 'NoNewPrivs:\t1\n';
     assert.equal(
       r.stdout,
-      '65534\n65534\nCapPrm:\t0000000000000000\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\nNoNewPrivs:\t1\n',
+      `65534\n65534\nCapPrm:\t0000000000000000\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\n${noNewPrivs}`,
     );
   });
 
@@ -310,7 +329,10 @@ describe('isolation floor on a real engine (engine)', function () {
     assert.match(py.stderr, /Read-only file system: '\/var\/tmp\/x'/);
     assert.deepEqual([py.result.rule?.key, py.result.rule?.certain], ['mounts', false]);
     assert.match(py.result.message, /^Exited with code 1 in \d+ ms\. The program's last error names a write to a read-only file system \(a hint from its output\): the root filesystem is read-only; write under \/tmp or HOME \(\/home\/sandbox\) or the working directory/);
-    const sh = await run(shellProfile(), 'echo x > /x\n');
+    // A world-writable directory of the read-only root (the python image's /var/tmp): under gVisor a
+    // write to a root-owned directory (busybox's /x) meets EACCES before EROFS, as its kernel checks
+    // permissions first; a write the permissions allow meets the read-only root on both runtimes.
+    const sh = await run(shellProfile({ image: IMAGES.python }), 'echo x > /var/tmp/x\n');
     assert.notEqual(sh.result.exitCode, 0);
     assert.equal(sh.result.rule?.key, 'mounts', `${sh.stderr} ${sh.result.message}`);
     // Where writing works, or the same words with exit 0: no hint.
@@ -323,8 +345,36 @@ describe('isolation floor on a real engine (engine)', function () {
   });
 
   it('holds a fork bomb at the pids limit and a file-size bomb at the fsize limit', async () => {
-    const pids = await run(shellProfile({ limits: { pids: 16, timeoutSeconds: 10 } }), 'for i in $(seq 40); do sleep 5 & done 2>/dev/null; sleep 0.5; ls /proc | grep -c "^[0-9]"\n');
-    assert.ok(Number(pids.stdout.trim()) <= 16, `processes: ${pids.stdout}`);
+    // Under gVisor the limit also holds gVisor's own host tasks, so it starts at RUNSC_MIN_PIDS there.
+    // Forks until the kernel refuses one (each child sleeps): refused below the limit, on both runtimes.
+    const limit = TEST_RUNTIME === 'runsc' ? RUNSC_MIN_PIDS : 16;
+    const code = [
+      'import os, time',
+      'n = 0',
+      `for i in range(${limit * 2}):`,
+      '    try:',
+      '        pid = os.fork()',
+      '    except OSError as e:',
+      '        print("refused", n, flush=True)',
+      '        break',
+      '    if pid == 0:',
+      '        time.sleep(5)',
+      '        os._exit(0)',
+      '    n += 1',
+      'else:',
+      '    print("forked", n, flush=True)',
+    ].join('\n');
+    const pids = await run(pythonProfile({ limits: { pids: limit, timeoutSeconds: 20 } }), code);
+    const why = `${pids.stdout}${pids.stderr}${pids.result.message}`;
+    assert.doesNotMatch(pids.stdout, /forked/, why);
+    if (TEST_RUNTIME === 'runsc') {
+      // gVisor ends the program when it cannot give it a host task (exit 2, no Python error): the
+      // host's pids cgroup refused it, and the runner names the rule from that kernel evidence.
+      assert.match(pids.result.message, /The process limit limits\.pids \(\d+, threads count too\) refused/, why);
+    } else {
+      const m = /^refused (\d+)$/.exec(pids.stdout.trim());
+      assert.ok(m && Number(m[1]) > 0 && Number(m[1]) < limit, why);
+    }
     const fsize = await run(shellProfile({ limits: { fileSizeMiB: 1 } }), 'dd if=/dev/zero of=/tmp/big bs=1024 count=4096 2>/dev/null; wc -c < /tmp/big\n');
     assert.equal(fsize.stdout.trim(), String(1024 * 1024));
   });
@@ -347,7 +397,7 @@ describe('pre-code checks on a real engine (engine)', function () {
 
   // The /proc proof is a local engine's (the engine mounts this process's descriptors): on an
   // engine that cannot see this machine it runs on the local engine, as a control of the same code.
-  it('proves through /proc/<pid> that the mount target is the checked directory, read-only where asked, before any code is sent', async () => {
+  it('proves through /proc/<pid> (the init process; under gVisor the gofer) that the mount target is the checked directory, read-only where asked, before any code is sent', async () => {
     await requireEngine();
     const local = engineIsLocal() ? {} : { host: LOCAL_DOCKER_HOST };
     const root = await mkdtemp(join(tmpdir(), 'sr-proof-'));
@@ -362,15 +412,18 @@ describe('pre-code checks on a real engine (engine)', function () {
       assert.ok(pins.mounts[0]?.pinned, 'a local engine mounts the pinned descriptor');
       assert.equal(await admitContainer(local, lease, profile, pins.mounts), true);
       assert.ok(lease.pid > 0);
-      assert.deepEqual(await mountSourceProblems(lease.pid, pins.mounts), []);
+      // Through the process that holds the container's files: the init process (runc), the gofer (gVisor).
+      const id = String((await inspectContainer(local, name)).Id ?? '');
+      const proof = (mounts: typeof pins.mounts) => mountProofProblems(id, lease.pid, mounts);
+      assert.deepEqual(await proof(pins.mounts), []);
       // The same container against another pinned directory, and against a read-only wish: refused.
       const otherPins = await resolveMounts({ name: 'proof', profile: shellProfile({ mounts: [{ source: other, target: '/data', mode: 'rw' }] }) }, [], { docker: local });
       try {
-        assert.match((await mountSourceProblems(lease.pid, otherPins.mounts)).join('\n'), /not the checked directory/);
+        assert.match((await proof(otherPins.mounts)).join('\n'), /not the checked directory/);
       } finally {
         await otherPins.dispose();
       }
-      assert.match((await mountSourceProblems(lease.pid, pins.mounts.map((m) => ({ ...m, readOnly: true })))).join('\n'), /not read-only/);
+      assert.match((await proof(pins.mounts.map((m) => ({ ...m, readOnly: true })))).join('\n'), /not read-only/);
     } finally {
       lease.kill();
       await pins.dispose();

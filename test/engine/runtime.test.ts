@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import { engineRuntimes } from '../../src/core/engine/engine';
 import { TEST_RUNTIME } from '../support/profiles';
+import { RUNSC_MIN_PIDS } from '../../src/core/profiles/limits';
 import { containerExists, engineDocker, noLeftoversAfterEach, pythonProfile, requireEngine, run, runCli } from './helpers';
 import { makeWorkspace } from '../support/workspace';
 
@@ -27,6 +28,18 @@ describe('OCI runtimes (engine)', function () {
       // gVisor's Sentry reports a fixed kernel release (4.4.0), never the host's.
       if (runtime === 'runsc') assert.equal(r.stdout, '4.4.0 65534\n');
     });
+
+    if (runtime === 'runsc') {
+      it('under gVisor a pids limit below RUNSC_MIN_PIDS is refused before anything starts (gVisor\'s own threads count against it)', async () => {
+        let created = false;
+        const r = await run(pythonProfile({ limits: { pids: 32 } }), 'print("ran")\n', { onArgv: () => (created = true) });
+        assert.equal(r.result.outcome, 'failed-to-start');
+        assert.equal(r.result.error?.code, 'invalid-profile');
+        assert.match(r.result.message, new RegExp(`limits\\.pids is 32, but under gVisor .* at least ${RUNSC_MIN_PIDS}; nothing ran\\.`));
+        assert.equal(r.stdout, '');
+        assert.equal(created, false, 'no container may be created');
+      });
+    }
 
     it('the CLI summary names the runtime the run used, not the engine\'s default', async () => {
       const ws = await makeWorkspace('sr-runtime-ws-', {});

@@ -46,3 +46,11 @@ export function shellProfile(overrides: Record<string, unknown> = {}): Profile {
 export function profileOf(overrides: Record<string, unknown> = {}): Profile {
   return ProfileSchema.parse({ image: 'img', command: ['${file}'], ...overrides });
 }
+
+/**
+ * Overrides for a control that needs the opt-in bridge network: under gVisor the suites' runsc is
+ * registered with `--network=none` (scripts/gvisor-up.sh; this kernel refuses runsc networking from
+ * the root namespace), so the control runs under the engine's default runtime there.
+ */
+export const BRIDGE = { network: 'bridge', ...(TEST_RUNTIME === 'runsc' ? { runtime: undefined } : {}) } as const;
+

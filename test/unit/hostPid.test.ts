@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { cgroupNamesContainer, hostPidOf } from '../../src/core/engine/hostPid';
+import { cgroupNamesContainer, hostPidOf, runscGoferPid, statCommAndParent } from '../../src/core/engine/hostPid';
 
 const ID = 'a'.repeat(8) + '0123456789abcdef'.repeat(3) + 'b'.repeat(8);
 
@@ -25,5 +25,16 @@ describe('host pid of a container (unit)', () => {
     assert.equal(await hostPidOf(ID, 0), 0);
     assert.equal(await hostPidOf(ID, -1), 0);
     assert.equal(await hostPidOf(ID, process.pid), 0);
+  });
+
+  it('reads comm and parent pid from /proc/<pid>/stat, a comm with spaces and parentheses included', () => {
+    assert.deepEqual(statCommAndParent('1944 (runsc-sandbox) S 1890 1944 1890 0 -1 4194560'), { comm: 'runsc-sandbox', ppid: 1890 });
+    assert.deepEqual(statCommAndParent('7 (a) b) (c) R 6 7 7 0'), { comm: 'a) b) (c', ppid: 6 });
+    assert.equal(statCommAndParent(''), undefined);
+    assert.equal(statCommAndParent('7 (x) R'), undefined);
+  });
+
+  it('looks for a gVisor gofer only when the process is a runsc sandbox (this process is not)', async () => {
+    assert.equal(await runscGoferPid(ID, process.pid), undefined);
   });
 });

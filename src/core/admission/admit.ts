@@ -1,8 +1,9 @@
 /**
  * Admission of a started container, while its launcher waits and before any code is sent: the
  * engine's view of it (inspect.ts) must match what was asked for (precheck.ts), its pinned mount
- * sources must be the checked directories, seen through its init process on this host
- * (mountProof.ts; the pid is taken only when it is this host's, hostPid.ts), and no engine warning may say
+ * sources must be the checked directories, seen through its init process on this host (under
+ * gVisor through its gofer; mountProof.ts; the pid is taken only when it is
+ * this host's, hostPid.ts), and no engine warning may say
  * a limit was dropped (engineFlags.ts, a second signal beside `HostConfig`). A container that fails
  * is refused; the caller removes it without ever sending the code.
  */
@@ -13,7 +14,7 @@ import { discardedLimits, limitsDiscardedError } from '../engine/engineFlags';
 import { hostPidOf } from '../engine/hostPid';
 import { inspectContainer, inspectImageCached } from '../engine/inspect';
 import type { ContainerLease } from '../container/lease';
-import { mountSourceProblems } from './mountProof';
+import { mountProofProblems } from './mountProof';
 import { engineSpec } from '../engine/podman/engineSpec';
 import { podmanFloorProblems } from '../engine/podman/podmanProof';
 import { containerProblems, containerRefusedError, type Expected, type Problem } from './precheck';
@@ -36,7 +37,7 @@ export async function admitContainer(opts: DockerOptions, lease: ContainerLease,
   const statePid = container.State?.Pid ?? 0;
   const pid = await hostPidOf(String(container.Id ?? ''), statePid);
   if (problems.length === 0 && pid > 0) {
-    for (const text of await mountSourceProblems(pid, mounts)) problems.push({ code: 'container-refused', text });
+    for (const text of await mountProofProblems(String(container.Id ?? ''), pid, mounts)) problems.push({ code: 'container-refused', text });
   } else if (problems.length === 0 && mounts.some((m) => m.pinned !== undefined)) {
     // Pinned only for an engine that resolved this process's descriptors: its container must be visible here to be proved.
     problems.push({ code: 'container-refused', text: `the container's process (pid ${statePid} on the engine) is not a process of this host, so its pinned mounts cannot be proved` });

@@ -8,9 +8,12 @@
  * When this process may not look into the container's root (`/proc/<pid>/root` needs ptrace
  * access: a user in the docker group is not root), the device of the mount in mountinfo is
  * compared instead (weaker: same filesystem, not same directory); that is said in SECURITY notes.
+ * Under gVisor (runsc) the process that holds the container's files is its gofer, not the sandbox
+ * process the engine reports ({@link mountProofProblems}).
  */
 import { readFile, stat } from 'node:fs/promises';
 import type { ResolvedMount } from '../container/argv';
+import { RUNSC_GOFER_ARGV0, runscGoferPid } from '../engine/hostPid';
 
 /** One mountinfo line's fields the proof reads. */
 interface MountLine {
@@ -63,4 +66,19 @@ export async function mountSourceProblems(pid: number, mounts: readonly Resolved
     }
   }
   return out;
+}
+
+/**
+ * The pinned-mount proof ({@link mountSourceProblems}) through the process that holds the container's file tree:
+ * the init process under runc; under gVisor the container's gofer (hostPid.ts `runscGoferPid`), as
+ * the sandbox process the engine reports shows no mounts. A gVisor container whose gofer is not
+ * found is refused when it has pinned mounts: what it would serve cannot be proved.
+ * @param id the container's full ID (inspect `Id`)
+ * @param pid the container's process as a pid of this host (hostPid.ts), > 0
+ */
+export async function mountProofProblems(id: string, pid: number, mounts: readonly ResolvedMount[]): Promise<string[]> {
+  if (!mounts.some((m) => m.pinned !== undefined)) return [];
+  const gofer = await runscGoferPid(id, pid);
+  if (gofer === 0) return [`the container runs under gVisor, and its file server (${RUNSC_GOFER_ARGV0}) is not a process of this host, so its pinned mounts cannot be proved`];
+  return mountSourceProblems(gofer ?? pid, mounts);
 }

@@ -72,14 +72,16 @@ export function parseRuntimes(info: unknown): string[] | undefined {
  * (then the engine itself refuses an unknown runtime at create). Never rejects.
  */
 export async function engineRuntimes(opts: DockerOptions): Promise<string[] | undefined> {
+  // A run awaits this list (runner.ts `checkRuntime`): never longer than its control timeout per call.
+  const ms = Math.min(IDENTITY_TIMEOUT_MS, opts.controlTimeoutMs ?? IDENTITY_TIMEOUT_MS);
   const cli = async () => {
-    const r = await docker(opts, ['info', '--format', '{{json .}}'], IDENTITY_TIMEOUT_MS).catch(() => undefined);
+    const r = await docker(opts, ['info', '--format', '{{json .}}'], ms).catch(() => undefined);
     return r?.exitCode === 0 ? parseRuntimes(r.stdout) : undefined;
   };
   return control(
     opts,
     async (c) => {
-      const r = await c.request('GET', '/info', IDENTITY_TIMEOUT_MS).catch(() => undefined);
+      const r = await c.request('GET', '/info', ms).catch(() => undefined);
       return r?.status === 200 ? parseRuntimes(r.body) : cli();
     },
     cli,

@@ -9,7 +9,7 @@
  * every Docker and Podman container does (`/docker/<id>`, `docker-<id>.scope`,
  * `libpod-<id>.scope`). A pid reused after the container ended fails the same check.
  */
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile, readlink } from 'node:fs/promises';
 import type { DockerOptions } from './contracts';
 import { inspectContainer } from './inspect';
 
@@ -48,4 +48,53 @@ export async function hostPidOf(id: string, statePid: number): Promise<number> {
 export async function containerHostPid(opts: DockerOptions, name: string): Promise<number> {
   const c = await inspectContainer(opts, name);
   return hostPidOf(String(c.Id ?? ''), c.State?.Pid ?? 0);
+}
+
+/** `comm` and parent pid of a `/proc/<pid>/stat` text (proc(5): `pid (comm) state ppid …`), or undefined. Pure. */
+export function statCommAndParent(stat: string): { comm: string; ppid: number } | undefined {
+  const open = stat.indexOf('(');
+  const close = stat.lastIndexOf(')');
+  if (open < 0 || close < open) return undefined;
+  const ppid = Number(stat.slice(close + 2).split(' ')[1]);
+  return Number.isInteger(ppid) && ppid > 0 ? { comm: stat.slice(open + 1, close), ppid } : undefined;
+}
+
+/** The `argv[0]` gVisor's runsc gives the sandbox (its Sentry), the process the engine reports as `State.Pid` (its `comm` is `exe`). */
+export const RUNSC_SANDBOX_ARGV0 = 'runsc-sandbox';
+/** The `argv[0]` of gVisor's file server (gofer), which opens every file the sandbox serves from its own mount namespace. */
+export const RUNSC_GOFER_ARGV0 = 'runsc-gofer';
+
+/** A process's `argv[0]`, parent pid and executable, or undefined when unreadable. */
+async function processFacts(pid: number | string): Promise<{ argv0: string; ppid: number; exe: string } | undefined> {
+  const st = statCommAndParent(await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => ''));
+  const argv0 = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split('\0')[0] ?? '';
+  const exe = await readlink(`/proc/${pid}/exe`).catch(() => '');
+  return st && argv0 && exe ? { argv0, ppid: st.ppid, exe } : undefined;
+}
+
+/**
+ * Under gVisor (runsc), `hostPid` (the engine's `State.Pid`, a process of this host) is the
+ * sandbox: a Sentry chrooted into an empty directory, whose `/proc/<pid>/root` and mountinfo show
+ * nothing of the container's files. Those are served by the container's gofer, a sibling started
+ * by the same runsc (same parent: the containerd shim; same executable) that mounts the
+ * container's root and its mounts in its own mount namespace and pivots into it (gVisor
+ * `runsc/cmd/gofer.go`, measured on Debian's runsc 0.0~20221219). This returns that gofer's pid
+ * when `hostPid` is a runsc sandbox (`argv[0]` {@link RUNSC_SANDBOX_ARGV0}); 0 when it is one but
+ * no gofer of the container `id` (a sibling with `argv[0]` {@link RUNSC_GOFER_ARGV0}, the same
+ * executable, and a cgroup naming the container) is found; undefined when `hostPid` is not a runsc
+ * sandbox (runc: the init process itself shows the mounts). Read before any code is sent, when
+ * only runsc runs in the container. Never throws.
+ * @param id the container's full ID
+ * @param hostPid the container's process as a pid of this host ({@link hostPidOf}), > 0
+ */
+export async function runscGoferPid(id: string, hostPid: number): Promise<number | undefined> {
+  const self = await processFacts(hostPid);
+  if (self?.argv0 !== RUNSC_SANDBOX_ARGV0) return undefined;
+  const pids = (await readdir('/proc').catch(() => [] as string[])).filter((n) => /^\d+$/.test(n));
+  for (const p of pids) {
+    const st = await processFacts(p);
+    if (st?.argv0 !== RUNSC_GOFER_ARGV0 || st.ppid !== self.ppid || st.exe !== self.exe) continue;
+    if (cgroupNamesContainer(await readFile(`/proc/${p}/cgroup`, 'utf8').catch(() => ''), id)) return Number(p);
+  }
+  return 0;
 }

@@ -105,3 +105,25 @@ export function limitsSchema(): ReturnType<typeof buildLimitsSchema> {
 
 /** Fully resolved limits (every field present). */
 export type Limits = z.output<ReturnType<typeof limitsSchema>>;
+
+/**
+ * Smallest `limits.pids` a profile may have under gVisor (`runtime: "runsc"`). Under runsc the
+ * container's pids cgroup (`--pids-limit`) holds gVisor's own host tasks too, the Sentry's and
+ * the gofer's threads plus one ptrace stub per program thread, not the program's processes alone:
+ * measured on Debian's runsc 0.0~20221219 with `--platform=ptrace` on 2 CPUs, 59 host tasks for a
+ * container running one `sleep`. With `--pids-limit 32` (and 16) the gofer could not start its
+ * threads: the start failed ("urpc method containerManager.StartRoot failed: EOF") or hung in the
+ * engine, blocking inspect and removal of that container. The limit still bounds the program (its
+ * processes and threads need host tasks), but only above gVisor's own share, so a lower value is
+ * refused before anything starts ({@link runscPidsProblem}).
+ */
+export const RUNSC_MIN_PIDS = 128;
+
+/**
+ * Why a profile's pids limit cannot run under `runtime` (one sentence), or undefined.
+ * @param runtime the OCI runtime the run uses (profile `runtime`), undefined: the engine's default
+ */
+export function runscPidsProblem(runtime: string | undefined, pids: number): string | undefined {
+  if (runtime !== 'runsc' || pids >= RUNSC_MIN_PIDS) return undefined;
+  return `The profile's limits.pids is ${pids}, but under gVisor (runtime "runsc") the pids limit also counts gVisor's own threads (about 60), so a container needs at least ${RUNSC_MIN_PIDS}; nothing ran.`;
+}

@@ -19,6 +19,7 @@ import { isSandboxError, SandboxError } from '../errors';
 import { profileSettingPath } from '../layout';
 import { openRunLease } from '../container/lease';
 import { ProfileSchema } from '../profiles/profileSchema';
+import { RUNSC_MIN_PIDS, runscPidsProblem } from '../profiles/limits';
 import { toProfileIssues } from '../profiles/profileResolution';
 import { checkProgramArgs } from '../admission/programArgs';
 import type { RunResult } from './result';
@@ -108,12 +109,15 @@ class Run extends RunSession {
   }
 
   /**
-   * A profile's `runtime` must be one the engine offers (issue 25), asked before anything starts.
-   * @throws SandboxError `invalid-profile` naming the runtime and the engine's list
+   * A profile's `runtime` must be one the engine offers (issue 25), asked before anything starts;
+   * under gVisor its pids limit must leave room for gVisor's own threads (limits.ts `RUNSC_MIN_PIDS`).
+   * @throws SandboxError `invalid-profile` naming the runtime and the engine's list, or the pids limit
    */
   private async checkRuntime(): Promise<void> {
     const runtime = this.profile.runtime;
     if (!runtime) return;
+    const pids = runscPidsProblem(runtime, this.profile.limits.pids);
+    if (pids) throw new SandboxError('invalid-profile', pids, `Set limits.pids to ${RUNSC_MIN_PIDS} or more in this profile, or run it without "runtime": "runsc".`);
     const offered = await engineRuntimes(this.opts);
     if (!offered || offered.includes(runtime)) return;
     throw new SandboxError(

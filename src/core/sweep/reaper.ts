@@ -8,6 +8,11 @@
  * copied onto every container made from it. So a container is only removed when its name is the
  * one the product gives (`sandbox-runner-<run-id label>`, a UUID: a name is chosen by whoever
  * creates the container, never by the image), and its image carries no product label.
+ *
+ * Every engine call about one container is time-boxed ({@link SWEEP_CALL_TIMEOUT_MS}): a container
+ * the engine cannot answer about (a hung runtime, e.g. a gVisor container whose start never
+ * returned, blocks its inspect and removal in dockerd) is kept, with that reason, and the sweep
+ * goes on with the others instead of waiting the full control timeout on each of its calls.
  */
 import { containerName, RUN_ID, SNIPPET_DIR } from '../layout';
 import { inspectContainer, inspectImage } from '../engine/inspect';
@@ -26,6 +31,52 @@ export interface ReapOptions {
   readonly probe?: ProcessProbe;
   /** Replaces this client's view of owner leases (tests). */
   readonly leases?: LeaseView;
+  /** Longest wait for each engine call about one container, ms (default {@link SWEEP_CALL_TIMEOUT_MS}). */
+  readonly callTimeoutMs?: number;
+}
+
+/**
+ * Longest wait for one engine call about one container during a sweep, ms. Far above what a
+ * healthy engine needs (inspect and `rm -f` answer within a second here, a few under load) and far
+ * below the 60 s control timeout that each of a hung container's four calls would otherwise wait.
+ */
+export const SWEEP_CALL_TIMEOUT_MS = 15_000;
+
+/** Thrown by {@link answered} when the engine did not answer about one container in time. */
+class NoAnswer extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
+
+/** The time box of one sweep: the calls' engine options and the limit, ms. */
+interface Boxed {
+  readonly opts: DockerOptions;
+  readonly ms: number;
+}
+
+/**
+ * The engine options of a sweep's per-container calls: their own control timeout a little past the
+ * box, so that the box (the sweep's verdict) always ends first and the call is still aborted soon after.
+ */
+function boxed(opts: DockerOptions, ms: number): Boxed {
+  return { opts: { ...opts, controlTimeoutMs: ms + 2_000 }, ms };
+}
+
+/**
+ * `call`'s result, or {@link NoAnswer} when the engine gave none within the box.
+ * @throws NoAnswer after `box.ms`; whatever `call` throws before that
+ */
+async function answered<T>(box: Boxed, call: (opts: DockerOptions) => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new NoAnswer(`the engine did not answer about it within ${Math.round(box.ms / 1000)} s, so it was left in place`)), box.ms);
+  });
+  try {
+    return await Promise.race([call(box.opts), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** One container the sweep left in place, and why. */
@@ -71,21 +122,38 @@ export function notProductNamed(c: OwnedContainer): string | undefined {
   return undefined;
 }
 
-/** Whether a container's image carries any product label (then the container's labels prove nothing). */
-async function imageCarriesProductLabels(opts: DockerOptions, name: string): Promise<boolean | undefined> {
-  const image = (await inspectContainer(opts, name).catch(() => undefined))?.Image;
+/**
+ * Whether a container's image carries any product label (then the container's labels prove nothing).
+ * @throws NoAnswer when the engine did not answer in time
+ */
+async function imageCarriesProductLabels(box: Boxed, name: string): Promise<boolean | undefined> {
+  const container = await answered(box, (o) => inspectContainer(o, name).catch(rethrowNoAnswer));
+  const image = container?.Image;
   if (typeof image !== 'string' || !image) return undefined;
-  const inspected = await inspectImage(opts, image).catch(() => undefined);
+  const inspected = await answered(box, (o) => inspectImage(o, image).catch(rethrowNoAnswer));
   if (!inspected) return undefined;
   const labels = inspected.Config?.Labels;
   return Object.keys(labels ?? {}).some((k) => k === LABELS.product || k.startsWith(`${LABELS.product}.`));
 }
 
-/** Keeps the candidates whose image carries product labels (or cannot be read), with the reason. */
-async function withoutImageLabelled(opts: DockerOptions, candidates: readonly OwnedContainer[], kept: KeptContainer[]): Promise<OwnedContainer[]> {
+/** An engine failure is "cannot be read" (undefined); a {@link NoAnswer} stays one. */
+function rethrowNoAnswer(e: unknown): undefined {
+  if (e instanceof NoAnswer) throw e;
+  return undefined;
+}
+
+/** Keeps the candidates whose image carries product labels (or cannot be read, or got no answer), with the reason. */
+async function withoutImageLabelled(box: Boxed, candidates: readonly OwnedContainer[], kept: KeptContainer[]): Promise<OwnedContainer[]> {
   const out: OwnedContainer[] = [];
   for (const c of candidates) {
-    const labelled = await imageCarriesProductLabels(opts, c.name);
+    let labelled: boolean | undefined;
+    try {
+      labelled = await imageCarriesProductLabels(box, c.name);
+    } catch (e) {
+      if (!(e instanceof NoAnswer)) throw e;
+      kept.push({ name: c.name, reason: e.reason });
+      continue;
+    }
     if (labelled === false) out.push(c);
     else {
       kept.push({
@@ -112,27 +180,31 @@ export async function listOwnedContainers(opts: DockerOptions, filter?: string):
   }));
 }
 
-/** The host directory a container has bind-mounted at {@link SNIPPET_DIR}, or undefined. */
-async function snippetDirOf(opts: DockerOptions, name: string): Promise<string | undefined> {
-  const mounts = (await inspectContainer(opts, name).catch(() => undefined))?.Mounts ?? [];
+/**
+ * The host directory a container has bind-mounted at {@link SNIPPET_DIR}, or undefined.
+ * @throws NoAnswer when the engine did not answer in time
+ */
+async function snippetDirOf(box: Boxed, name: string): Promise<string | undefined> {
+  const mounts = (await answered(box, (o) => inspectContainer(o, name).catch(rethrowNoAnswer)))?.Mounts ?? [];
   const source = mounts.find((m) => m.Destination === SNIPPET_DIR)?.Source;
   return typeof source === 'string' && source ? source : undefined;
 }
 
-async function removeAll(opts: DockerOptions, chosen: readonly OwnedContainer[], kept: KeptContainer[]): Promise<string[]> {
+/** Removes `chosen`, four at a time; each one that fails or gets no answer in time is kept, with the reason. */
+async function removeAll(box: Boxed, chosen: readonly OwnedContainer[], kept: KeptContainer[]): Promise<string[]> {
   const removed: string[] = [];
   // A few at a time: each `docker rm -f` may wait for the container's processes to end.
   const queue = [...chosen];
   const worker = async () => {
     for (let c = queue.shift(); c; c = queue.shift()) {
       try {
-        const snippetDir = await snippetDirOf(opts, c.name);
-        await removeContainer(opts, c.name);
+        const snippetDir = await snippetDirOf(box, c.name);
+        await answered(box, (o) => removeContainer(o, c.name));
         removed.push(c.name);
         // The dead owner could not delete its snippet directory; with the container gone, nothing uses it.
         if (snippetDir) removeStaleSnippetDir(snippetDir);
       } catch (e) {
-        kept.push({ name: c.name, reason: `it could not be removed: ${isSandboxError(e) ? e.message : String(e)}` });
+        kept.push({ name: c.name, reason: e instanceof NoAnswer ? e.reason : `it could not be removed: ${isSandboxError(e) ? e.message : String(e)}` });
       }
     }
   };
@@ -143,6 +215,7 @@ async function removeAll(opts: DockerOptions, chosen: readonly OwnedContainer[],
 /**
  * Removes product containers whose owner process is provably gone (see the module comment);
  * keeps every other one and says why. Meant for activation, periodically, and `sandbox-run --reap`.
+ * A container the engine does not answer about within `opts.callTimeoutMs` (per call) is kept.
  * @returns the removed names and the kept containers with reasons
  * @throws SandboxError when the engine cannot be reached or listed
  */
@@ -153,7 +226,8 @@ export async function reapOrphans(opts: ReapOptions = {}): Promise<ReapReport> {
   // After the listing: a lease refreshed while the engine answered is seen as refreshed.
   const leases = opts.leases ?? localLeaseView();
   const { picked: orphans, kept } = pickByOwner(listed, 'dead', probe, leases);
-  const removed = await removeAll(dockerOpts, await withoutImageLabelled(dockerOpts, orphans, kept), kept);
+  const box = boxed(dockerOpts, opts.callTimeoutMs ?? SWEEP_CALL_TIMEOUT_MS);
+  const removed = await removeAll(box, await withoutImageLabelled(box, orphans, kept), kept);
   const own = processLease();
   if (!opts.leases && own) removeOldLeaseFiles(own.dir, Date.now(), own.clockTrusted());
   return {
@@ -197,6 +271,7 @@ export async function removeOwnContainers(opts: ReapOptions = {}): Promise<ReapR
   const leases = opts.leases ?? localLeaseView();
   const listed = await listOwnedContainers(dockerOpts, `label=${LABELS.ownerPid}=${probe.selfPid}`);
   const { picked: mine, kept } = pickByOwner(listed, 'self', probe, leases);
-  const removed = await removeAll(dockerOpts, await withoutImageLabelled(dockerOpts, mine, kept), kept);
+  const box = boxed(dockerOpts, opts.callTimeoutMs ?? SWEEP_CALL_TIMEOUT_MS);
+  const removed = await removeAll(box, await withoutImageLabelled(box, mine, kept), kept);
   return { removed, kept: kept.sort((a, b) => a.name.localeCompare(b.name)) };
 }
