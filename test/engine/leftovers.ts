@@ -6,7 +6,7 @@
 import { LABELS, PRODUCT_FILTER } from '../../src/core/ownership/labels';
 import { awaitRemovals } from '../../src/core/container/removals';
 import type { WarmPool } from '../../src/core/run/warm';
-import { containerNames, engineCli } from '../support/engine';
+import { containerNames, engineCli, engineKind } from '../support/engine';
 
 /**
  * Where the warm path's one pool per mocha process is kept (helpers.ts creates it): each suite
@@ -44,6 +44,9 @@ export async function productContainers(ownerPid: number | 'mine' = process.pid)
   // One listing of every product container with its owner, filtered here: the suites spawn
   // thousands of processes (every engine CLI call is one), far too many for a `docker ps` each.
   const owners = new Set([process.pid, ...spawnedPids()].map(String));
-  const r = await engineCli(['ps', '-a', '--filter', PRODUCT_FILTER, '--format', `{{.Names}}\t{{.Label "${LABELS.ownerPid}"}}`], { stdin: 'ignore', timeout: 30_000 });
+  // Docker's `ps` reads one label with `.Label`; Podman's has none (its `.Labels` is a map, read
+  // with `index`), and fails the whole listing on the first row otherwise.
+  const label = engineKind() === 'podman' ? `{{index .Labels "${LABELS.ownerPid}"}}` : `{{.Label "${LABELS.ownerPid}"}}`;
+  const r = await engineCli(['ps', '-a', '--filter', PRODUCT_FILTER, '--format', `{{.Names}}\t${label}`], { stdin: 'ignore', timeout: 30_000 });
   return String(r.stdout).split('\n').filter(Boolean).map((line) => line.split('\t')).filter(([n, pid]) => n && owners.has(pid ?? '') && !idle.has(n)).map(([n]) => n!);
 }
