@@ -80,12 +80,9 @@ now_ms() { date +%s%3N; }
 engine2() { DOCKER_HOST=$ENGINE_HOST docker "$@"; }
 engine2_ok() { engine2 info >/dev/null 2>&1; }
 
-# Killed daemons can linger as zombies (kill -0 still sees them): ignore those.
-alive() {
-  local st
-  st=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
-  [[ $st != Z* ]]
-}
+# alive PID: exists and is not a zombie (killed daemons linger as zombies).
+# shellcheck source=scripts/lib/proc.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/proc.sh"
 # The unshare process recorded in $ENGINE_PIDFILE, when it is still alive and still unshare
 # (a stale pid file of a killed session may name a reused pid).
 engine_pid() {

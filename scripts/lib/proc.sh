@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Shared process helpers for the set-up scripts (sourced, not run): engine-up.sh and gvisor-up.sh
-# find the running dockerd with them. Need procps (ps, pgrep).
+# find the running dockerd with them; engine2-up.sh checks its engine's pids with `alive`. Need procps (ps, pgrep).
 
 # True when process $1 exists and is not a zombie: killed daemons can linger as zombies, which
 # pgrep and `kill -0` still see.
