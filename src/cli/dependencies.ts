@@ -2,14 +2,15 @@
  * `sandbox-run --dependencies` (issue 22): the packages a run declares (the profile's
  * `dependencies`, and for a python profile the code's PEP 723 `# /// script` block) are installed
  * only with that flag, in an install container on `--install-network NAME` (default `bridge`) with
- * the registry variables of this environment (PIP_INDEX_URL, PIP_EXTRA_INDEX_URL,
- * PIP_TRUSTED_HOST and the proxy variables), which the run never gets. Without the flag a run that
+ * the registry variables of this environment (python: PIP_INDEX_URL, PIP_EXTRA_INDEX_URL,
+ * PIP_TRUSTED_HOST; node: npm_config_registry; and the proxy variables), which the run never gets. Without the flag a run that
  * declares any fails before starting with one sentence naming the flag and the packages.
  */
 import type { DockerOptions, Profile } from '../core';
 import { SandboxError } from '../core/errors';
 import { readScriptMetadata, SCRIPT_BLOCK } from '../core/deps/pep723';
 import { ensureDependencySet, pythonRunMount } from '../core/deps/install';
+import { nodeRunMount, NPM_REGISTRY_VAR } from '../core/deps/npm';
 import { profileSettingPath } from '../core/layout';
 import { TerminalTextFilter } from '../core/output/terminalText';
 import type { CliValues } from './options';
@@ -18,19 +19,28 @@ import type { CliValues } from './options';
 const INSTALL_TIMEOUT_MS = 300_000;
 /** Largest installed set, MiB (issue 22's default of `dependencies.maxSetMiB`). */
 const MAX_SET_MIB = 1024;
-/** Variables of this environment passed to the install container only. */
-const REGISTRY_VARS = ['PIP_INDEX_URL', 'PIP_EXTRA_INDEX_URL', 'PIP_TRUSTED_HOST', 'HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy'] as const;
+/** Variables of this environment passed to the install container only: the manager's, then the proxies. */
+const REGISTRY_VARS = {
+  pip: ['PIP_INDEX_URL', 'PIP_EXTRA_INDEX_URL', 'PIP_TRUSTED_HOST'],
+  npm: [],
+  proxy: ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy'],
+} as const;
 
 /** True for a profile whose packages pip installs (its languages or command name Python). */
 export function isPythonProfile(profile: Profile): boolean {
   return profile.languages.includes('python') || /(?:^|\/)python3?(?:\.\d+)?$/.test(profile.command[0] ?? '');
 }
 
+/** True for a profile whose packages npm installs (its languages name javascript or typescript, or its command is node). */
+export function isNodeProfile(profile: Profile): boolean {
+  return profile.languages.some((l) => l === 'javascript' || l === 'typescript') || /(?:^|\/)node(?:js)?$/.test(profile.command[0] ?? '');
+}
+
 /**
  * What the run mounts for its declared dependencies; undefined when it declares none.
  * @param log receives the installer's output (filtered) and notices, for stderr
  * @throws SandboxError `invalid-profile` without `--dependencies`, for a bad block or spec, or for
- *   node profiles (not installed yet); the errors of `ensureDependencySet`
+ *   a profile that is neither python nor node; the errors of `ensureDependencySet`
  */
 export async function cliDependencySet(
   values: CliValues, engine: DockerOptions, profileName: string, profile: Profile, code: Buffer, signal: AbortSignal, log: (text: string) => void,
@@ -45,15 +55,19 @@ export async function cliDependencySet(
   if (!values.dependencies) {
     throw new SandboxError('invalid-profile', `This run declares dependencies (${shown}), which sandbox-run installs only with --dependencies, so nothing ran.`, 'Add --dependencies (they are installed in a separate container, the only phase with network), or remove them.');
   }
-  if (!python) throw new SandboxError('invalid-profile', `Profile "${profileName}" declares dependencies (${shown}), but only python profiles install them yet, so nothing ran.`, 'Remove "dependencies" from the profile.');
+  const manager = python ? 'pip' : isNodeProfile(profile) ? 'npm' : undefined;
+  if (!manager) throw new SandboxError('invalid-profile', `Profile "${profileName}" declares dependencies (${shown}), but only python (pip) and node (npm) profiles install them, so nothing ran.`, 'Remove "dependencies" from the profile.');
   const registryEnv: Record<string, string> = {};
-  for (const name of REGISTRY_VARS) if (process.env[name]) registryEnv[name] = process.env[name]!;
+  for (const name of [...REGISTRY_VARS[manager], ...REGISTRY_VARS.proxy]) if (process.env[name]) registryEnv[name] = process.env[name]!;
+  // npm reads its variables in any case; one spelling reaches the container and the set's key.
+  const npmRegistry = process.env[NPM_REGISTRY_VAR] || process.env[NPM_REGISTRY_VAR.toUpperCase()];
+  if (manager === 'npm' && npmRegistry) registryEnv[NPM_REGISTRY_VAR] = npmRegistry;
   const network = values['install-network'] ?? 'bridge';
   const filter = new TerminalTextFilter();
   const set = await ensureDependencySet({
-    docker: engine, profile, profileName, manager: 'pip', specs, where, network, registryEnv,
+    docker: engine, profile, profileName, manager, specs, where, network, registryEnv,
     timeoutMs: INSTALL_TIMEOUT_MS, maxSetMiB: MAX_SET_MIB, signal, onOutput: (t) => log(filter.push(t)),
   });
   log(`[sandbox-runner] dependencies ${set.installed ? `installed on network ${network}` : 'from the cache'}: ${shown}; the program runs with them read-only.\n`);
-  return pythonRunMount(set);
+  return manager === 'npm' ? nodeRunMount(set) : pythonRunMount(set);
 }

@@ -3,10 +3,11 @@
  * - same image and floor as the run (container/argv.ts `buildInstallArgv`: non-root, no
  *   capabilities, no-new-privileges, read-only root, tmpfs /tmp and HOME, the profile's limits);
  *   its only writable persistent path is the set's data volume, its network the install network;
- * - registry variables (`PIP_INDEX_URL`, …) are set in this container only;
- * - `pip install --only-binary=:all:` (no sdist is built, so no package code runs), specs as argv
- *   items after `--`, passed to a constant `sh -c` script as its positional parameters (never
- *   inside the script text);
+ * - registry variables (`PIP_INDEX_URL`, `npm_config_registry`, …) are set in this container only;
+ * - `pip install --only-binary=:all:` (no sdist is built, so no package code runs), or
+ *   `npm install --ignore-scripts` (npm.ts: no lifecycle script runs), specs as argv items after
+ *   `--`, passed to a constant `sh -c` script as its positional parameters (never inside the
+ *   script text);
  * - published only when finished: the container writes `.complete` last, and after it exited 0
  *   the runner creates the set's name volume (cacheKey.ts `dependencyVolumeName`), labelled with
  *   the data volume it points to. A data volume nobody published is never mounted and is removed.
@@ -27,6 +28,7 @@ import { LABELS, ownerLabels, PRODUCT_LABEL } from '../ownership/labels';
 import { dependencyListProblem, normaliseSpecs, type DependencyManager } from '../profiles/dependencySpecs';
 import type { Profile } from '../profiles/profileSchema';
 import { dependencySetKey, dependencyVolumeName } from './cacheKey';
+import { NPM_REGISTRY_VAR, npmInstallFailure, npmInstallScript } from './npm';
 
 /** Label on a set's volumes: the set key (64 hex digits). */
 export const DEPS_KEY_LABEL = `${PRODUCT_LABEL}.deps-key`;
@@ -54,7 +56,7 @@ export interface InstallRequest {
   readonly where: string;
   /** The install network (a Docker network name; default `bridge`). */
   readonly network: string;
-  /** Registry variables for the install container only (`PIP_INDEX_URL`, `PIP_TRUSTED_HOST`, proxies). */
+  /** Registry variables for the install container only (`PIP_INDEX_URL`, `PIP_TRUSTED_HOST`, `npm_config_registry`, proxies); the index or registry URL is part of the set's key. */
   readonly registryEnv?: Readonly<Record<string, string>>;
   /** Longest an install may take, ms. */
   readonly timeoutMs: number;
@@ -85,8 +87,7 @@ const inFlight = new Map<string, Promise<InstalledSet>>();
 export async function ensureDependencySet(req: InstallRequest): Promise<InstalledSet> {
   const problem = dependencyListProblem(req.specs, req.manager, req.where);
   if (problem) throw new SandboxError('invalid-profile', problem, 'Change the dependency list, then run again.');
-  if (req.manager !== 'pip') throw new SandboxError('invalid-profile', 'Installing npm dependencies is not supported yet, so nothing ran.', 'Remove "dependencies" from the node profile.');
-  const indexUrl = req.registryEnv?.['PIP_INDEX_URL'] ?? '';
+  const indexUrl = req.registryEnv?.[req.manager === 'npm' ? NPM_REGISTRY_VAR : 'PIP_INDEX_URL'] ?? '';
   // Keyed before the first await (the image ID is not known yet): the engine, the image as named
   // and what the set key hashes besides the ID, so concurrent requests for one set share one install.
   const pending = JSON.stringify([req.docker, req.profile.image, req.manager, normaliseSpecs(req.specs, req.manager), indexUrl]);
@@ -147,7 +148,7 @@ async function installSet(req: InstallRequest, key: string): Promise<InstalledSe
   const profile = { ...req.profile, env: { ...req.profile.env, ...req.registryEnv } };
   const argv = buildInstallArgv(
     { name, profile, snippetFileName: 'main', mounts: [{ source: dataVolume, volume: dataVolume, target: INSTALL_MOUNT, readOnly: false }], labels, network: req.network },
-    ['sh', '-c', INSTALL_SCRIPT, 'sh', String(req.maxSetMiB * 1024), ...req.specs],
+    ['sh', '-c', req.manager === 'npm' ? npmInstallScript(INSTALL_MOUNT) : INSTALL_SCRIPT, 'sh', String(req.maxSetMiB * 1024), ...req.specs],
   );
   let ok = false;
   try {
@@ -207,11 +208,12 @@ function cancelled(): SandboxError {
   return new SandboxError('start-failed', 'The dependency install was cancelled; nothing was published.', 'Run again to install them.');
 }
 
-/** One sentence for a failed install by its exit code (90: over the size cap; 1: pip found no wheel; else pip failed). */
+/** One sentence for a failed install by its exit code (90: over the size cap; npm: npm.ts `npmInstallFailure`; pip 1: no wheel; else pip failed). */
 function installFailure(req: InstallRequest, exit: number): SandboxError {
   if (exit === 90) {
     return new SandboxError('start-failed', `The dependencies from ${req.where} are larger than ${req.maxSetMiB} MiB installed, so nothing was published.`, 'Raise sandboxRunner.dependencies.maxSetMiB, or install fewer packages.');
   }
+  if (req.manager === 'npm') return npmInstallFailure(req.where, req.profileName, exit);
   if (exit !== 1) {
     return new SandboxError('start-failed', `pip failed while installing the dependencies from ${req.where} (exit ${exit}; its output is above), so nothing was published.`, `Check that the image of profile "${req.profileName}" has a working pip and a writable /var/tmp, then run again.`);
   }

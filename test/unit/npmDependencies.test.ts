@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { dependencyListProblem, npmSpecProblem } from '../../src/core/profiles/dependencySpecs';
+import { dependencySetKey } from '../../src/core/deps/cacheKey';
+import { NODE_RUN_MOUNT, nodeRunMount, NPM_INSTALL_FLAGS, npmInstallFailure, npmInstallScript } from '../../src/core/deps/npm';
+import { ProfileSchema } from '../../src/core/profiles/profileSchema';
+import { buildInstallArgv, buildRunArgv } from '../../src/core/container/argv';
+import { isNodeProfile } from '../../src/cli/dependencies';
+
+describe('npm dependencies (unit)', () => {
+  const profile = ProfileSchema.parse({ image: 'img:1', command: ['node', '${file}'], languages: ['javascript'], extensions: ['.js', '.mjs'] });
+
+  it('refuses npm URL, path, Git, GitHub, alias, file:, archive and option specs, naming the entry', () => {
+    for (const spec of [
+      'https://registry.test/x/-/x-1.0.0.tgz', 'git+https://example.test/x.git', 'git://example.test/x', 'github:user/repo', 'user/repo',
+      'npm:lodash@4', 'x@npm:lodash', 'file:../x', 'x@file:../x', './x', '../x', '/abs/x', '~/x', 'x.tgz', 'x@x-1.0.0.tgz', 'x.tar.gz',
+      '-g', '--registry=http://evil.test', 'x@', 'X', 'x@1.0.0#sha', 'link:../x', 'x@git+ssh://h/r',
+    ]) {
+      assert.ok(npmSpecProblem(spec), spec);
+      assert.match(dependencyListProblem([spec], 'npm', 'sandboxRunner.profiles.node.dependencies') ?? '', /^Dependency ".*" in sandboxRunner\.profiles\.node\.dependencies .*: write a registry name/, spec);
+    }
+    for (const spec of ['lodash', 'lodash@4.17.21', 'lodash@^4.17', '@scope/pkg@latest', 'a.b-c_d@>=1 <2', 'x@1.x || 2.x']) assert.equal(npmSpecProblem(spec), undefined, spec);
+  });
+
+  it('the install script is constant text: specs only as positional parameters after --, scripts ignored, the marker written last', () => {
+    const script = npmInstallScript('/var/tmp');
+    for (const flag of NPM_INSTALL_FLAGS) assert.ok(script.includes(` ${flag}`), flag);
+    assert.ok(NPM_INSTALL_FLAGS.includes('--ignore-scripts'));
+    assert.match(script, /npm install --prefix "\$p" --cache \/var\/tmp\/\.npm-cache .* -- "\$@"$/m);
+    assert.match(script.split('\n').at(-1)!, /^: > \/var\/tmp\/\.complete$/);
+    assert.ok(script.indexOf('rm -rf /var/tmp/.npm-cache') < script.indexOf('du -sk'), 'the cache is not published nor counted');
+    const argv = buildInstallArgv(
+      { name: 'sandbox-runner-x', profile: { ...profile, env: { ...profile.env, npm_config_registry: 'http://registry:8000/npm/' } }, snippetFileName: 'main', mounts: [{ source: 'v', volume: 'v', target: '/var/tmp', readOnly: false }], labels: {}, network: 'net' },
+      ['sh', '-c', script, 'sh', '1024', 'lodash@^4', '@scope/x'],
+    );
+    assert.deepEqual(argv.slice(-7), ['img:1', '-c', script, 'sh', '1024', 'lodash@^4', '@scope/x']);
+    assert.ok(argv.includes('--ignore-scripts') === false, 'npm flags are inside the constant script, not docker flags');
+    assert.ok(argv.includes('npm_config_registry=http://registry:8000/npm/'));
+  });
+
+  it('a run mounts the set read-only at /node_modules, an ancestor of the program, with no registry variable', () => {
+    const mount = nodeRunMount({ dataVolume: 'sandbox-runner-deps-abc-1234' });
+    assert.deepEqual(mount, { dataVolume: 'sandbox-runner-deps-abc-1234', target: NODE_RUN_MOUNT, env: {} });
+    const argv = buildRunArgv({ name: 'sandbox-runner-x', profile, snippetFileName: 'main.mjs', mounts: [{ source: mount.dataVolume, volume: mount.dataVolume, target: mount.target, readOnly: true }], labels: {} });
+    assert.ok(argv.includes('type=volume,src=sandbox-runner-deps-abc-1234,dst=/node_modules,volume-nocopy,readonly'), argv.join(' '));
+    assert.ok(!argv.some((a) => /npm_config|NPM_CONFIG/i.test(a)));
+  });
+
+  it('the set key changes with the manager and the registry URL', () => {
+    const base = { imageId: 'sha256:1', manager: 'npm' as const, specs: ['lodash'], indexUrl: 'http://a/' };
+    assert.notEqual(dependencySetKey(base), dependencySetKey({ ...base, indexUrl: 'http://b/' }));
+    assert.notEqual(dependencySetKey(base), dependencySetKey({ ...base, manager: 'pip' }));
+    assert.equal(dependencySetKey(base), dependencySetKey({ ...base, specs: [' lodash', 'lodash'] }));
+  });
+
+  it('node profiles are recognised by language or command; failures say what to change', () => {
+    assert.ok(isNodeProfile(profile));
+    assert.ok(isNodeProfile({ ...profile, languages: [], command: ['/usr/local/bin/node', '${file}'] }));
+    assert.ok(!isNodeProfile({ ...profile, languages: ['python'], command: ['python3', '${file}'] }));
+    assert.match(npmInstallFailure('the test', 'node', 127).message, /^The image of profile "node" has no npm/);
+    assert.match(npmInstallFailure('the test', 'node', 1).message, /^npm could not install the dependencies from the test \(exit 1; .*nothing was published/);
+  });
+});
