@@ -11,6 +11,8 @@ import { SandboxError } from '../core/errors';
 import { readScriptMetadata, SCRIPT_BLOCK } from '../core/deps/pep723';
 import { ensureDependencySet, pythonRunMount } from '../core/deps/install';
 import { nodeRunMount, NPM_REGISTRY_VAR } from '../core/deps/npm';
+import { findLockfileFolder, readNpmLockfile } from '../core/deps/lockfile';
+import type { RunPaths } from '../core/profiles/pathVariables';
 import { profileSettingPath } from '../core/layout';
 import { TerminalTextFilter } from '../core/output/terminalText';
 import type { CliValues } from './options';
@@ -38,20 +40,32 @@ export function isNodeProfile(profile: Profile): boolean {
 
 /**
  * What the run mounts for its declared dependencies; undefined when it declares none.
+ * With `--dependencies`, a node profile's `workspace: "ro"` run of a file under a folder with
+ * package.json and package-lock.json (the nearest, up to the workspace folder) installs that
+ * lockfile (deps/lockfile.ts); without the flag such a run runs as before, without installing.
  * @param log receives the installer's output (filtered) and notices, for stderr
- * @throws SandboxError `invalid-profile` without `--dependencies`, for a bad block or spec, or for
- *   a profile that is neither python nor node; the errors of `ensureDependencySet`
+ * @param paths the run's workspace folder and file, for the lockfile
+ * @throws SandboxError `invalid-profile` without `--dependencies`, for a bad block or spec, for a
+ *   lockfile that is refused or beside profile dependencies, or for a profile that is neither
+ *   python nor node; the errors of `ensureDependencySet`
  */
 export async function cliDependencySet(
   values: CliValues, engine: DockerOptions, profileName: string, profile: Profile, code: Buffer, signal: AbortSignal, log: (text: string) => void,
+  paths?: RunPaths & { readonly file?: string },
 ) {
   const python = isPythonProfile(profile);
   const block = python ? readScriptMetadata(code.toString('utf8')) : { kind: 'none' as const };
   if (block.kind === 'invalid') throw new SandboxError('invalid-profile', block.message, 'Nothing ran.');
-  const specs = [...profile.dependencies, ...(block.kind === 'ok' ? block.metadata.dependencies : [])];
+  const lockFolder = values.dependencies && !python && isNodeProfile(profile) && profile.workspace === 'ro' && paths?.file && paths.workspaceFolder
+    ? await findLockfileFolder(paths.file, paths.workspaceFolder) : undefined;
+  const lock = lockFolder === undefined ? undefined : await readNpmLockfile(lockFolder);
+  if (lock && profile.dependencies.length > 0) {
+    throw new SandboxError('invalid-profile', `Profile "${profileName}" lists dependencies and the run's folder ${lock.folder} has a package-lock.json; only one of them is installed, so nothing ran.`, `Add the packages to that package.json (npm install NAME), or remove ${profileSettingPath(profileName, 'dependencies')}.`);
+  }
+  const specs = lock ? [lock.keySpec] : [...profile.dependencies, ...(block.kind === 'ok' ? block.metadata.dependencies : [])];
   if (specs.length === 0) return undefined;
-  const where = block.kind === 'ok' && block.metadata.dependencies.length > 0 ? SCRIPT_BLOCK : profileSettingPath(profileName, 'dependencies');
-  const shown = specs.map((s) => JSON.stringify(s)).join(', ');
+  const where = lock ? `${lock.folder}/package-lock.json` : block.kind === 'ok' && block.metadata.dependencies.length > 0 ? SCRIPT_BLOCK : profileSettingPath(profileName, 'dependencies');
+  const shown = lock ? `${lock.packages} packages from ${JSON.stringify(where)}` : specs.map((s) => JSON.stringify(s)).join(', ');
   if (!values.dependencies) {
     throw new SandboxError('invalid-profile', `This run declares dependencies (${shown}), which sandbox-run installs only with --dependencies, so nothing ran.`, 'Add --dependencies (they are installed in a separate container, the only phase with network), or remove them.');
   }
@@ -65,7 +79,7 @@ export async function cliDependencySet(
   const network = values['install-network'] ?? 'bridge';
   const filter = new TerminalTextFilter();
   const set = await ensureDependencySet({
-    docker: engine, profile, profileName, manager, specs, where, network, registryEnv,
+    docker: engine, profile, profileName, manager, specs, where, network, registryEnv, ...(lock ? { lockfile: lock } : {}),
     timeoutMs: INSTALL_TIMEOUT_MS, maxSetMiB: MAX_SET_MIB, signal, onOutput: (t) => log(filter.push(t)),
   });
   log(`[sandbox-runner] dependencies ${set.installed ? `installed on network ${network}` : 'from the cache'}: ${shown}; the program runs with them read-only.\n`);

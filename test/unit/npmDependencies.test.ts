@@ -5,6 +5,11 @@ import { NODE_RUN_MOUNT, nodeRunMount, NPM_INSTALL_FLAGS, npmInstallFailure, npm
 import { ProfileSchema } from '../../src/core/profiles/profileSchema';
 import { buildInstallArgv, buildRunArgv } from '../../src/core/container/argv';
 import { isNodeProfile } from '../../src/cli/dependencies';
+import { findLockfileFolder, lockfileProblem, readNpmLockfile } from '../../src/core/deps/lockfile';
+import { npmCiScript } from '../../src/core/deps/npm';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 describe('npm dependencies (unit)', () => {
   const profile = ProfileSchema.parse({ image: 'img:1', command: ['node', '${file}'], languages: ['javascript'], extensions: ['.js', '.mjs'] });
@@ -58,5 +63,61 @@ describe('npm dependencies (unit)', () => {
     assert.ok(!isNodeProfile({ ...profile, languages: ['python'], command: ['python3', '${file}'] }));
     assert.match(npmInstallFailure('the test', 'node', 127).message, /^The image of profile "node" has no npm/);
     assert.match(npmInstallFailure('the test', 'node', 1).message, /^npm could not install the dependencies from the test \(exit 1; .*nothing was published/);
+  });
+
+  describe('workspace lockfile', () => {
+    const pkg = (resolved: unknown, extra: Record<string, unknown> = {}) => ({ lockfileVersion: 3, packages: { '': { name: 'app' }, 'node_modules/x': { version: '1.0.0', resolved, integrity: 'sha512-AAAA', ...extra } } });
+
+    it('accepts registry tarballs with integrity (and bundled packages); refuses links, Git, file:, no integrity, old versions', () => {
+      assert.equal(lockfileProblem(pkg('https://registry.npmjs.org/x/-/x-1.0.0.tgz')), undefined);
+      assert.equal(lockfileProblem({ lockfileVersion: 2, packages: { 'node_modules/a/node_modules/@s/b': { inBundle: true } } }), undefined);
+      assert.match(lockfileProblem(pkg('git+ssh://git@github.com/u/x.git#abc')) ?? '', /^lists "node_modules\/x" from "git\+ssh:.*not a registry tarball$/);
+      assert.match(lockfileProblem(pkg('file:../x')) ?? '', /not a registry tarball/);
+      assert.match(lockfileProblem(pkg(undefined)) ?? '', /without a "resolved" URL/);
+      assert.match(lockfileProblem(pkg('https://r/x.tgz', { integrity: undefined })) ?? '', /without an "integrity" hash/);
+      assert.match(lockfileProblem({ lockfileVersion: 3, packages: { 'node_modules/x': { link: true, resolved: 'lib/x' } } }) ?? '', /linked folder/);
+      assert.match(lockfileProblem({ lockfileVersion: 3, packages: { 'lib/x': { version: '1.0.0' } } }) ?? '', /linked folder or workspace/);
+      assert.match(lockfileProblem({ lockfileVersion: 1, dependencies: {} }) ?? '', /version 2 or 3/);
+    });
+
+    it('finds the nearest folder with both files up to the workspace folder; reads them checked', async () => {
+      const ws = await mkdtemp(join(tmpdir(), 'sr-lock-'));
+      try {
+        await mkdir(join(ws, 'app', 'src'), { recursive: true });
+        await writeFile(join(ws, 'app', 'src', 'main.js'), '');
+        assert.equal(await findLockfileFolder(join(ws, 'app', 'src', 'main.js'), ws), undefined);
+        await writeFile(join(ws, 'package.json'), '{}');
+        await writeFile(join(ws, 'package-lock.json'), JSON.stringify(pkg('https://r/x.tgz')));
+        assert.equal(await findLockfileFolder(join(ws, 'app', 'src', 'main.js'), ws), ws);
+        await writeFile(join(ws, 'app', 'package.json'), '{}');
+        assert.equal(await findLockfileFolder(join(ws, 'app', 'src', 'main.js'), ws), ws, 'package.json alone is not enough');
+        await writeFile(join(ws, 'app', 'package-lock.json'), JSON.stringify(pkg('https://r/y.tgz')));
+        assert.equal(await findLockfileFolder(join(ws, 'app', 'src', 'main.js'), ws), join(ws, 'app'));
+        assert.equal(await findLockfileFolder(join(tmpdir(), 'elsewhere.js'), ws), undefined);
+        const a = await readNpmLockfile(join(ws, 'app'));
+        const b = await readNpmLockfile(ws);
+        assert.equal(a.packages, 1);
+        assert.match(a.keySpec, /^package-lock\.json sha256:[0-9a-f]{64}$/);
+        assert.notEqual(a.keySpec, b.keySpec);
+        await writeFile(join(ws, 'app', 'package-lock.json'), JSON.stringify(pkg('git+https://h/r.git')));
+        await assert.rejects(readNpmLockfile(join(ws, 'app')), /package-lock\.json lists "node_modules\/x" from "git\+https:.*so nothing was installed and nothing ran\./);
+        await rm(join(ws, 'app', 'package-lock.json'));
+        await symlink(join(ws, 'package-lock.json'), join(ws, 'app', 'package-lock.json'));
+        await assert.rejects(readNpmLockfile(join(ws, 'app')), /is not a regular file/);
+        await writeFile(join(ws, 'package.json'), 'x'.repeat(65 * 1024));
+        await assert.rejects(readNpmLockfile(ws), /package\.json is 66560 bytes, more than the 65536/);
+      } finally {
+        await rm(ws, { recursive: true, force: true });
+      }
+    });
+
+    it('npm ci reads package.json from $2 and the lockfile from stdin, never from the script text', () => {
+      const script = npmCiScript('/var/tmp');
+      assert.match(script, /^printf '%s' "\$2" > "\$p\/package\.json"$/m);
+      assert.match(script, /^cat > "\$p\/package-lock\.json"$/m);
+      assert.match(script, /^npm ci --prefix "\$p" --cache \/var\/tmp\/\.npm-cache --ignore-scripts /m);
+      const argv = buildInstallArgv({ name: 'sandbox-runner-x', profile, snippetFileName: 'main', mounts: [], labels: {}, network: 'net' }, ['sh', '-c', script, 'sh', '1', '{}'], { stdin: true });
+      assert.deepEqual(argv.slice(0, 3), ['run', '--sig-proxy=false', '--interactive']);
+    });
   });
 });

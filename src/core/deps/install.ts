@@ -28,7 +28,7 @@ import { LABELS, ownerLabels, PRODUCT_LABEL } from '../ownership/labels';
 import { dependencyListProblem, normaliseSpecs, type DependencyManager } from '../profiles/dependencySpecs';
 import type { Profile } from '../profiles/profileSchema';
 import { dependencySetKey, dependencyVolumeName } from './cacheKey';
-import { NPM_REGISTRY_VAR, npmInstallFailure, npmInstallScript } from './npm';
+import { NPM_REGISTRY_VAR, npmCiScript, npmInstallFailure, npmInstallScript } from './npm';
 
 /** Label on a set's volumes: the set key (64 hex digits). */
 export const DEPS_KEY_LABEL = `${PRODUCT_LABEL}.deps-key`;
@@ -52,6 +52,11 @@ export interface InstallRequest {
   readonly profileName: string;
   readonly manager: DependencyManager;
   readonly specs: readonly string[];
+  /**
+   * npm only: install this workspace lockfile (lockfile.ts `readNpmLockfile`, already checked)
+   * with `npm ci` instead of `specs`, which is then `[lockfile.keySpec]` (the set's key).
+   */
+  readonly lockfile?: { readonly packageJson: Buffer; readonly lockfile: Buffer };
   /** Where the specs come from, for messages (e.g. `the script's "# /// script" block`). */
   readonly where: string;
   /** The install network (a Docker network name; default `bridge`). */
@@ -85,7 +90,7 @@ const inFlight = new Map<string, Promise<InstalledSet>>();
  *   size cap (the install container and its data volume are removed, nothing is published)
  */
 export async function ensureDependencySet(req: InstallRequest): Promise<InstalledSet> {
-  const problem = dependencyListProblem(req.specs, req.manager, req.where);
+  const problem = req.lockfile && req.manager === 'npm' ? undefined : dependencyListProblem(req.specs, req.manager, req.where);
   if (problem) throw new SandboxError('invalid-profile', problem, 'Change the dependency list, then run again.');
   const indexUrl = req.registryEnv?.[req.manager === 'npm' ? NPM_REGISTRY_VAR : 'PIP_INDEX_URL'] ?? '';
   // Keyed before the first await (the image ID is not known yet): the engine, the image as named
@@ -146,13 +151,18 @@ async function installSet(req: InstallRequest, key: string): Promise<InstalledSe
   const created = await docker(req.docker, ['volume', 'create', ...labelArgs, dataVolume]);
   if (created.exitCode !== 0) throw new SandboxError('engine-error', `The engine did not create the dependency volume: ${created.stderr.trim().slice(0, 300)}`, 'Check the engine (docker info), then run again.');
   const profile = { ...req.profile, env: { ...req.profile.env, ...req.registryEnv } };
+  const cap = String(req.maxSetMiB * 1024);
+  const lock = req.manager === 'npm' ? req.lockfile : undefined;
   const argv = buildInstallArgv(
     { name, profile, snippetFileName: 'main', mounts: [{ source: dataVolume, volume: dataVolume, target: INSTALL_MOUNT, readOnly: false }], labels, network: req.network },
-    ['sh', '-c', req.manager === 'npm' ? npmInstallScript(INSTALL_MOUNT) : INSTALL_SCRIPT, 'sh', String(req.maxSetMiB * 1024), ...req.specs],
+    lock
+      ? ['sh', '-c', npmCiScript(INSTALL_MOUNT), 'sh', cap, lock.packageJson.toString('utf8')]
+      : ['sh', '-c', req.manager === 'npm' ? npmInstallScript(INSTALL_MOUNT) : INSTALL_SCRIPT, 'sh', cap, ...req.specs],
+    { stdin: lock !== undefined },
   );
   let ok = false;
   try {
-    const exit = await runInstaller(req, name, argv);
+    const exit = await runInstaller(req, name, argv, lock?.lockfile);
     if (exit !== 0) throw installFailure(req, exit);
     ok = true;
   } finally {
@@ -168,11 +178,11 @@ async function installSet(req: InstallRequest, key: string): Promise<InstalledSe
   return { ...winner, installed: winner.dataVolume === dataVolume };
 }
 
-/** Runs the install container; its output goes to `onOutput`, filtered and bounded. @returns its exit code */
-async function runInstaller(req: InstallRequest, name: string, argv: readonly string[]): Promise<number> {
+/** Runs the install container (`input` on its stdin, else none); its output goes to `onOutput`, filtered and bounded. @returns its exit code */
+async function runInstaller(req: InstallRequest, name: string, argv: readonly string[], input?: Buffer): Promise<number> {
   const { signal } = req;
   if (signal?.aborted) throw cancelled();
-  const child = execa(req.docker.dockerPath || 'docker', argv, { ...spawnOptions(req.docker, argv), stdin: 'ignore', buffer: false, reject: false });
+  const child = execa(req.docker.dockerPath || 'docker', argv, { ...spawnOptions(req.docker, argv), ...(input ? { input } : { stdin: 'ignore' as const }), buffer: false, reject: false });
   let left = req.profile.limits.outputBytes;
   const filters = [new TerminalTextFilter(), new TerminalTextFilter()];
   [child.stdout, child.stderr].forEach((stream, i) =>

@@ -32,13 +32,35 @@ export const NPM_INSTALL_FLAGS = ['--ignore-scripts', '--no-audit', '--no-fund',
  * `INSTALL_MOUNT`). `.complete` is written last.
  */
 export function npmInstallScript(root: string): string {
-  return [
-    'set -eu',
+  return script(root, [
     'cap=$1; shift',
-    `p=${root}/.prefix`,
-    `mkdir "$p" ${root}/.npm-cache`,
     `printf '{"private":true}\\n' > "$p/package.json"`,
     `npm install --prefix "$p" --cache ${root}/.npm-cache ${NPM_INSTALL_FLAGS.join(' ')} -- "$@"`,
+  ]);
+}
+
+/**
+ * The script that installs a workspace's lockfile (lockfile.ts), constant text: `$1` the size cap
+ * in KiB, `$2` the package.json text; the package-lock.json arrives on stdin. `npm ci` installs
+ * exactly the lockfile (and fails when package.json and the lockfile disagree), with the flags of
+ * {@link NPM_INSTALL_FLAGS}.
+ */
+export function npmCiScript(root: string): string {
+  return script(root, [
+    'cap=$1',
+    `printf '%s' "$2" > "$p/package.json"`,
+    'cat > "$p/package-lock.json"',
+    `npm ci --prefix "$p" --cache ${root}/.npm-cache ${NPM_INSTALL_FLAGS.join(' ')}`,
+  ]);
+}
+
+/** The shared frame: a prefix and a cache in the volume, `install`, then the packages moved to the volume's root, the size cap, the marker last. */
+function script(root: string, install: readonly string[]): string {
+  return [
+    'set -eu',
+    `p=${root}/.prefix`,
+    `mkdir "$p" ${root}/.npm-cache`,
+    ...install,
     `rm -rf ${root}/.npm-cache`,
     // The packages (and .bin, .package-lock.json) become the volume's root; npm names never start with ".".
     `for f in "$p"/node_modules/* "$p"/node_modules/.[!.]*; do if [ -e "$f" ] || [ -L "$f" ]; then mv "$f" ${root}/; fi; done`,
