@@ -182,7 +182,7 @@ async function installSet(req: InstallRequest, key: string): Promise<InstalledSe
 async function runInstaller(req: InstallRequest, name: string, argv: readonly string[], input?: Buffer): Promise<number> {
   const { signal } = req;
   if (signal?.aborted) throw cancelled();
-  const child = execa(req.docker.dockerPath || 'docker', argv, { ...spawnOptions(req.docker, argv), ...(input ? { input } : { stdin: 'ignore' as const }), buffer: false, reject: false });
+  const child = execa(req.docker.dockerPath || 'docker', argv, { ...spawnOptions(req.docker, argv), ...(input ? { input, stdin: 'pipe' as const } : { stdin: 'ignore' as const }), buffer: false, reject: false });
   let left = req.profile.limits.outputBytes;
   const filters = [new TerminalTextFilter(), new TerminalTextFilter()];
   [child.stdout, child.stderr].forEach((stream, i) =>
