@@ -172,6 +172,14 @@ describe('npm dependency installs (engine)', function () {
       if (ws) await rm(ws, { recursive: true, force: true });
     });
 
+    it('without --dependencies a node profile with dependencies is refused before anything starts, naming the flag and the packages', async () => {
+      await writeFile(join(ws, 'plain.js'), "console.log('ran');\n");
+      const r = await runCli(ws, ['--profile-json', JSON.stringify(profileJson), 'plain.js'], { env: { ...process.env, npm_config_registry: REGISTRY_URL } });
+      assert.equal(r.exitCode, 125);
+      assert.match(String(r.stderr), /This run declares dependencies \("tinyuse@\^2", "tinymark"\), which sandbox-run installs only with --dependencies, so nothing ran\./);
+      assert.equal(String(r.stdout), '');
+    });
+
     it('installs from the registry (no lifecycle script runs), then require() resolves the set; the run has no registry variable', async () => {
       const r = await cli('prog.js', [
         "const t = require('tinyuse'), fs = require('fs');",
