@@ -13,6 +13,8 @@ import { ensureDependencySet, pythonRunMount } from '../core/deps/install';
 import { nodeRunMount, NPM_REGISTRY_VAR } from '../core/deps/npm';
 import { findLockfileFolder, readNpmLockfile } from '../core/deps/lockfile';
 import type { RunPaths } from '../core/profiles/pathVariables';
+import { missingNodePackage, OutputTail } from '../core/deps/nodeHint';
+import type { OutputSink } from '../core/output/output';
 import { profileSettingPath } from '../core/layout';
 import { TerminalTextFilter } from '../core/output/terminalText';
 import type { CliValues } from './options';
@@ -84,4 +86,28 @@ export async function cliDependencySet(
   });
   log(`[sandbox-runner] dependencies ${set.installed ? `installed on network ${network}` : 'from the cache'}: ${shown}; the program runs with them read-only.\n`);
   return manager === 'npm' ? nodeRunMount(set) : pythonRunMount(set);
+}
+
+/**
+ * The output sink of a node run that keeps the end of its stderr, and the hint to print after it:
+ * a package Node could not load (deps/nodeHint.ts) that the profile does not list yet. A
+ * suggestion only: it names the profile key and the flag, and decides nothing.
+ * @returns `sink` to pass as the run's output (it forwards to `next`), `hint()` one line or undefined
+ */
+export function missingPackageHint(profileName: string, profile: Profile, next: OutputSink): { sink: OutputSink; hint: () => string | undefined } {
+  if (isPythonProfile(profile) || !isNodeProfile(profile)) return { sink: next, hint: () => undefined };
+  const tail = new OutputTail();
+  const decoder = new TextDecoder();
+  const sink: OutputSink = (...args) => {
+    if (args[0] === 'stderr') tail.push(decoder.decode(args[1], { stream: true }));
+    next(...args);
+  };
+  return {
+    sink,
+    hint: () => {
+      const name = missingNodePackage(tail.toString());
+      if (name === undefined || profile.dependencies.some((d) => d === name || d.startsWith(`${name}@`))) return undefined;
+      return `hint: the program could not load the package "${name}"; to install it, add "${name}" to ${profileSettingPath(profileName, 'dependencies')} and run with --dependencies.`;
+    },
+  };
 }

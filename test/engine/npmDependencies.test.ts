@@ -18,7 +18,6 @@ import { dependencySetKey, dependencyVolumeName } from '../../src/core/deps/cach
 import { isSandboxError } from '../../src/core/errors';
 import { readNpmLockfile } from '../../src/core/deps/lockfile';
 import { ProfileSchema } from '../../src/core/profiles/profileSchema';
-import { PRODUCT_FILTER } from '../../src/core/ownership/labels';
 import { LANGUAGE_IMAGES } from '../support/images';
 import { requireEngine as requireTestEngine, TEST_ENGINE } from '../support/engine';
 import { engineCli, engineDocker, IMAGES, noLeftoversAfterEach, productContainers, runCli, waitFor } from './helpers';
@@ -89,10 +88,6 @@ async function setVolumes(key: string): Promise<string[]> {
   return String(r.stdout).split('\n').filter(Boolean).sort();
 }
 
-async function productVolumes(): Promise<string[]> {
-  const r = await engineCli(['volume', 'ls', '-q', '--filter', PRODUCT_FILTER], { stdin: 'ignore' });
-  return String(r.stdout).split('\n').filter(Boolean).sort();
-}
 
 const SPECS = ['tinyuse@^2', 'tinymark'];
 const profileJson = { image: LANGUAGE_IMAGES.nodeNpm, command: ['node', '${file}'], languages: ['javascript'], extensions: ['.js', '.mjs', '.cjs'], limits: { memoryMiB: 512 }, dependencies: SPECS };
@@ -144,19 +139,21 @@ describe('npm dependency installs (engine)', function () {
   });
 
   it('a cancelled install (the registry paused, npm waiting on it) leaves no container and no volume', async () => {
-    const volumesBefore = await productVolumes();
+    // This set's own volumes (its key hashes this run's registry URL): another client of the engine may install its own meanwhile.
+    const key = dependencySetKey({ imageId, manager: 'npm', specs: ['tinyleft'], indexUrl: REGISTRY_URL });
     const ac = new AbortController();
     await engineCli(['pause', REGISTRY_NAME], { stdin: 'ignore' });
     try {
       const p = ensureDependencySet(request(['tinyleft'], { signal: ac.signal }));
       await waitFor(async () => (await productContainers()).length > 0, 60_000, 'the install container did not start', 250);
+      assert.equal((await setVolumes(key)).length, 1, 'the install has its data volume');
       ac.abort();
       await assert.rejects(p, /cancelled; nothing was published/);
     } finally {
       await engineCli(['unpause', REGISTRY_NAME], { stdin: 'ignore' });
     }
     assert.deepEqual(await productContainers(), []);
-    assert.deepEqual(await productVolumes(), volumesBefore, 'no volume left behind');
+    assert.deepEqual(await setVolumes(key), [], 'no volume left behind');
   });
 
   describe('sandbox-run --dependencies with a node profile', () => {
@@ -223,6 +220,17 @@ describe('npm dependency installs (engine)', function () {
       assert.equal(bad.exitCode, 125);
       assert.match(String(bad.stderr), /package-lock\.json lists "node_modules\/tinyuse" from "git\+https:\/\/registry\/tinyuse\.git#abc", not a registry tarball, so nothing was installed and nothing ran\./);
       await rm(app, { recursive: true, force: true });
+    });
+
+    it('a package Node cannot load gets a hint naming the profile key and the flag (require and import), and the run ends as it did', async () => {
+      const plain = JSON.stringify({ ...profileJson, dependencies: [] });
+      await writeFile(join(ws, 'need.js'), "require('tinynope');\n");
+      await writeFile(join(ws, 'need.mjs'), "import x from '@tiny/nope/deep.js';\n");
+      for (const [file, name] of [['need.js', 'tinynope'], ['need.mjs', '@tiny/nope']] as const) {
+        const r = await runCli(ws, ['--profile-json', plain, file]);
+        assert.equal(r.exitCode, 1, String(r.stderr));
+        assert.match(String(r.stderr), new RegExp(`^sandbox-run: hint: the program could not load the package "${name}"; to install it, add "${name}" to sandboxRunner\\.profiles\\.inline\\.dependencies and run with --dependencies\\.$`, 'm'));
+      }
     });
 
     it('with the registry gone the cached set still runs; the run can neither write the set nor reach the registry', async () => {

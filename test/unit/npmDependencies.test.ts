@@ -4,7 +4,8 @@ import { dependencySetKey } from '../../src/core/deps/cacheKey';
 import { NODE_RUN_MOUNT, nodeRunMount, NPM_INSTALL_FLAGS, npmInstallFailure, npmInstallScript } from '../../src/core/deps/npm';
 import { ProfileSchema } from '../../src/core/profiles/profileSchema';
 import { buildInstallArgv, buildRunArgv } from '../../src/core/container/argv';
-import { isNodeProfile } from '../../src/cli/dependencies';
+import { isNodeProfile, missingPackageHint } from '../../src/cli/dependencies';
+import { missingNodePackage } from '../../src/core/deps/nodeHint';
 import { findLockfileFolder, lockfileProblem, readNpmLockfile } from '../../src/core/deps/lockfile';
 import { npmCiScript } from '../../src/core/deps/npm';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
@@ -118,6 +119,33 @@ describe('npm dependencies (unit)', () => {
       assert.match(script, /^npm ci --prefix "\$p" --cache \/var\/tmp\/\.npm-cache --ignore-scripts /m);
       const argv = buildInstallArgv({ name: 'sandbox-runner-x', profile, snippetFileName: 'main', mounts: [], labels: {}, network: 'net' }, ['sh', '-c', script, 'sh', '1', '{}'], { stdin: true });
       assert.deepEqual(argv.slice(0, 3), ['run', '--sig-proxy=false', '--interactive']);
+    });
+  });
+
+  describe('missing package hint', () => {
+    it('reads the package from require and import errors; never a path, a built-in or a bad name', () => {
+      assert.equal(missingNodePackage("Error: Cannot find module 'lodash'\nRequire stack:\n- /sandbox/main.js"), 'lodash');
+      assert.equal(missingNodePackage("Error [ERR_MODULE_NOT_FOUND]: Cannot find package '@scope/pkg' imported from /sandbox/main.mjs"), '@scope/pkg');
+      assert.equal(missingNodePackage("Cannot find module 'lodash/fp/map'"), 'lodash');
+      assert.equal(missingNodePackage("Cannot find module 'a'\nCannot find module 'b'"), 'b');
+      for (const t of ["Cannot find module './util'", "Cannot find module '/workspace/x/main.mjs'", "Cannot find module 'node:nope'", "Cannot find module 'Bad Name'", "Cannot find module '\u001b[31mx'", 'no error here']) {
+        assert.equal(missingNodePackage(t), undefined, t);
+      }
+    });
+
+    it('the CLI hint forwards all output, reads only stderr, and skips packages the profile lists and non-node profiles', () => {
+      const seen: string[] = [];
+      const h = missingPackageHint('node', { ...profile, dependencies: ['tinyleft@^1'] }, (stream, data) => seen.push(`${stream}:${typeof data === 'string' ? data : Buffer.from(data).toString()}`));
+      h.sink('stdout', Buffer.from("Cannot find module 'fromstdout'\n"));
+      assert.equal(h.hint(), undefined, 'stdout is not read');
+      h.sink('stderr', Buffer.from("Error: Cannot find module 'tinyleft'\n"));
+      assert.equal(h.hint(), undefined, 'already listed');
+      h.sink('stderr', Buffer.from("Error: Cannot find module 'axios'\n"));
+      assert.equal(h.hint(), 'hint: the program could not load the package "axios"; to install it, add "axios" to sandboxRunner.profiles.node.dependencies and run with --dependencies.');
+      assert.equal(seen.length, 3);
+      const py = missingPackageHint('python', { ...profile, languages: ['python'], command: ['python3', '${file}'] }, () => undefined);
+      py.sink('stderr', Buffer.from("Cannot find module 'axios'"));
+      assert.equal(py.hint(), undefined);
     });
   });
 });
