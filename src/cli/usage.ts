@@ -46,7 +46,14 @@ Options:
                          variables reach the install container only (docs/dependencies.md)
       --install-network NAME
                          the docker network of the install container (default bridge; an
-                         --internal network with your mirror gives registry-only egress)
+                         --internal network with your mirror gives registry-only egress;
+                         not host)
+      --install-timeout SECONDS
+                         longest an install may take (10-3600, default 300)
+      --max-set-mib MIB  largest installed set (1-16384, default 1024)
+      --cache-max-mib MIB
+                         after an install, remove the least recently used sets until all
+                         fit in this size (64-1048576, default 4096)
       --prune-deps       remove the installed dependency sets (volumes) of the engine in use
                          that no container uses, print what was removed and kept, then exit
       --list-profiles    list the profiles and their problems, then exit
