@@ -74,6 +74,10 @@ Options:
       --max-runs N       with --mcp: runs in progress at once, at most (default 4; more are refused)
       --max-timeout SECONDS
                          with --mcp: cap on an agent run's time limit (default 120)
+      --allow-dependencies
+                         with --mcp: install the packages a call declares (its "dependencies"
+                         input, a PEP 723 block, the profile's), as --dependencies does;
+                         without it such a call is refused
   -h, --help             show this help
 
 Exit status: the program's own exit status when it ends by itself, else
