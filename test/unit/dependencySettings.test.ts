@@ -1,4 +1,8 @@
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CACHE_USE_FILE, noteSetUse, setsOverCap, setUses } from '../../src/core/deps/cacheUse';
 import { DEFAULT_DEPENDENCY_SETTINGS, parseDependencySettings, type DependencySettings } from '../../src/core/profiles/dependencySettings';
 import { declaredDependencies, installEnvironment, installFingerprint, installSource } from '../../src/core/deps/declared';
 import { cliInstallSettings } from '../../src/cli/dependencies';
@@ -70,5 +74,31 @@ describe('declared dependencies (unit)', () => {
   it('fingerprints a set by its manager, normalised specs and index', () => {
     assert.equal(installFingerprint('pip', ['Requests', 'rich'], 'i'), installFingerprint('pip', ['rich', 'requests'], 'i'));
     assert.notEqual(installFingerprint('pip', ['rich'], 'i'), installFingerprint('pip', ['rich'], 'j'));
+  });
+});
+
+describe('dependency cache order (unit)', () => {
+  const set = (key: string, kib: number, usedAt: number) => ({ key: key.repeat(64), name: `n${key}`, data: `d${key}`, kib, usedAt });
+
+  it('removes the least recently used first until the rest fit, never a kept set', () => {
+    const sets = [set('a', 600, 3), set('b', 600, 1), set('c', 600, 2)];
+    assert.deepEqual(setsOverCap(sets, 1).map((s) => s.name), ['nb', 'nc']);
+    assert.deepEqual(setsOverCap(sets, 1.2).map((s) => s.name), ['nb']);
+    assert.deepEqual(setsOverCap(sets, 1.2, new Set(['b'.repeat(64)])).map((s) => s.name), ['nc']);
+    assert.deepEqual(setsOverCap(sets, 2), []);
+  });
+
+  it('records uses in the state directory, newest kept, and reads a broken file as none', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sr-uses-'));
+    try {
+      noteSetUse('a'.repeat(64), 5, dir);
+      noteSetUse('b'.repeat(64), 7, dir);
+      noteSetUse('a'.repeat(64), 9, dir);
+      assert.deepEqual(setUses(dir), { ['a'.repeat(64)]: 9, ['b'.repeat(64)]: 7 });
+      await writeFile(join(dir, CACHE_USE_FILE), '{"x": 1, "' + 'c'.repeat(64) + '": "no"');
+      assert.deepEqual(setUses(dir), {});
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

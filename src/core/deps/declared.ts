@@ -13,7 +13,9 @@ import type { DependencySettings } from '../profiles/dependencySettings';
 import { dependencyListProblem, normaliseSpecs, showSpec, type DependencyManager } from '../profiles/dependencySpecs';
 import type { Profile } from '../profiles/profileSchema';
 import type { DockerOptions } from '../engine/contracts';
+import { noteSetUse } from './cacheUse';
 import { ensureDependencySet, pythonRunMount, type InstalledSet } from './install';
+import { pruneOverCap } from './prune';
 import { readScriptMetadata, SCRIPT_BLOCK } from './pep723';
 
 /** Variables of the caller's environment passed to the install container only (never the run). */
@@ -121,6 +123,8 @@ export interface PreparedSet {
 
 /**
  * Installs (or finds in the cache) the set `declared` needs and returns what the run mounts.
+ * Records the set's use (cacheUse.ts) and, after an install, removes the least recently used sets
+ * past `settings.cacheMaxMiB` (prune.ts `pruneOverCap`; a failure there never fails the run).
  * @throws SandboxError the errors of `ensureDependencySet` (nothing is published when it fails)
  */
 export async function installDeclared(declared: DeclaredDependencies, ctx: InstallContext): Promise<PreparedSet> {
@@ -129,5 +133,11 @@ export async function installDeclared(declared: DeclaredDependencies, ctx: Insta
     network: ctx.settings.network, registryEnv: ctx.installEnv, timeoutMs: ctx.settings.installTimeoutSeconds * 1000, maxSetMiB: ctx.settings.maxSetMiB,
     ...(ctx.signal ? { signal: ctx.signal } : {}), ...(ctx.onOutput ? { onOutput: ctx.onOutput } : {}),
   });
+  noteSetUse(set.key);
+  // After an install, the least recently used sets past the cache's size go (never this one).
+  if (set.installed) {
+    const pruned = await pruneOverCap(ctx.docker, ctx.settings.cacheMaxMiB, new Set([set.key])).catch(() => undefined);
+    if (pruned && pruned.removedSets > 0) ctx.onOutput?.(`[sandbox-runner] removed ${pruned.removedSets} least recently used dependency sets (${Math.round(pruned.removedKiB / 1024)} MiB) to keep the cache under ${ctx.settings.cacheMaxMiB} MiB.\n`);
+  }
   return { mount: pythonRunMount(set), set };
 }
