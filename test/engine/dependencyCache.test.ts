@@ -15,6 +15,7 @@ import { execa } from 'execa';
 import { installDeclared, type DeclaredDependencies } from '../../src/core/deps/declared';
 import { DEPS_DATA_LABEL, DEPS_KEY_LABEL, DEPS_KIB_LABEL, publishedSet } from '../../src/core/deps/install';
 import { pruneOverCap } from '../../src/core/deps/prune';
+import { isSandboxError } from '../../src/core/errors';
 import { DEFAULT_DEPENDENCY_SETTINGS } from '../../src/core/profiles/dependencySettings';
 import { LABELS, PRODUCT_LABEL } from '../../src/core/ownership/labels';
 import { currentBootId, currentPidNamespace } from '../../src/core/engine/procLiveness';
@@ -89,6 +90,19 @@ describe('dependency cache upkeep (engine)', function () {
     assert.equal((await publishedSet(docker(), a.set.key))?.dataVolume, a.set.dataVolume);
     // Under the cap nothing goes.
     assert.equal((await pruneOverCap(docker(), 1, new Set(), new Set([a.set.key]))).removedSets, 0);
+  });
+
+  it('checks requires-python against the image\'s Python the install recorded: a mismatch is refused naming both, a match passes', async () => {
+    const settings = { ...DEFAULT_DEPENDENCY_SETTINGS, network: NET, cacheMaxMiB: 1048576 };
+    const ctx = { docker: docker(), profileName: 'python', profile: pythonProfile({ image: LANGUAGE_IMAGES.pythonPip }), settings, installEnv: { PIP_INDEX_URL, PIP_TRUSTED_HOST: 'registry' } };
+    const ok = await installDeclared({ ...declared(['tinyhello']), requiresPython: '>=3.8' }, ctx);
+    made.push(`sandbox-runner-deps-${ok.set.key.slice(0, 32)}`, ok.set.dataVolume);
+    assert.match(ok.set.pythonVersion ?? '', /^3\.\d+\.\d+$/);
+    await assert.rejects(installDeclared({ ...declared(['tinyhello']), requiresPython: '>=99' }, ctx), (e: unknown) => {
+      assert.ok(isSandboxError(e) && e.code === 'invalid-profile', String(e));
+      assert.match(e.message, /^The script requires Python >=99, but profile "python" has Python 3\.\d+\.\d+: .* Nothing ran\.$/);
+      return true;
+    });
   });
 
   it('the orphan sweep removes an unpublished data volume of a dead owner, and keeps a live owner\'s and a published one', async () => {

@@ -16,6 +16,7 @@ import type { DockerOptions } from '../engine/contracts';
 import { noteSetUse } from './cacheUse';
 import { ensureDependencySet, pythonRunMount, type InstalledSet } from './install';
 import { pruneOverCap } from './prune';
+import { requiresPythonProblem } from './requiresPython';
 import { readScriptMetadata, SCRIPT_BLOCK } from './pep723';
 
 /** Variables of the caller's environment passed to the install container only (never the run). */
@@ -134,6 +135,9 @@ export async function installDeclared(declared: DeclaredDependencies, ctx: Insta
     ...(ctx.signal ? { signal: ctx.signal } : {}), ...(ctx.onOutput ? { onOutput: ctx.onOutput } : {}),
   });
   noteSetUse(set.key);
+  // requires-python (PEP 723) against the image's Python, as the install recorded it.
+  const problem = declared.requiresPython !== undefined && set.pythonVersion ? requiresPythonProblem(declared.requiresPython, set.pythonVersion, ctx.profileName) : undefined;
+  if (problem) throw new SandboxError('invalid-profile', `${problem} Nothing ran.`, 'Change requires-python or the profile, then run again.');
   // After an install, the least recently used sets past the cache's size go (never this one).
   if (set.installed) {
     const pruned = await pruneOverCap(ctx.docker, ctx.settings.cacheMaxMiB, new Set([set.key])).catch(() => undefined);

@@ -34,6 +34,8 @@ export const DEPS_KEY_LABEL = `${PRODUCT_LABEL}.deps-key`;
 export const DEPS_DATA_LABEL = `${PRODUCT_LABEL}.deps-data`;
 /** Label on a published name volume: the set's installed size in KiB, as the install measured it (LRU pruning, prune.ts). */
 export const DEPS_KIB_LABEL = `${PRODUCT_LABEL}.deps-kib`;
+/** Label on a published name volume: the image's Python version (`3.11.2`), for `requires-python` (deps/declared.ts). */
+export const DEPS_PYTHON_LABEL = `${PRODUCT_LABEL}.deps-python`;
 /** Where the data volume is mounted in the install container (an image's 1777 `/var/tmp`, see {@link installSet}). */
 export const INSTALL_MOUNT = '/var/tmp';
 /** Where a set is mounted read-only in a run; Python's path entry is `${RUN_MOUNT}/set`. */
@@ -74,6 +76,8 @@ export interface InstalledSet {
   readonly dataVolume: string;
   /** True when this call installed it (false: it was cached). */
   readonly installed: boolean;
+  /** The image's Python version the install saw (`3.11.2`); undefined when unknown (a set published before it was recorded). */
+  readonly pythonVersion?: string;
 }
 
 const inFlight = new Map<string, Promise<InstalledSet>>();
@@ -122,7 +126,8 @@ export async function publishedSet(opts: DockerOptions, key: string): Promise<In
   if (labels?.[DEPS_KEY_LABEL] !== key || !data || !/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(data)) return undefined;
   const d = await docker(opts, ['volume', 'inspect', '--format', '{{json .Labels}}', data]);
   if (d.exitCode !== 0) return undefined;
-  return { key, dataVolume: data, installed: false };
+  const python = labels[DEPS_PYTHON_LABEL];
+  return { key, dataVolume: data, installed: false, ...(python && /^\d+(?:\.\d+)+$/.test(python) ? { pythonVersion: python } : {}) };
 }
 
 /**
@@ -138,6 +143,7 @@ const INSTALL_SCRIPT = [
   'if [ "$kib" -gt "$cap" ]; then echo "sandbox-runner: the installed set is $kib KiB, more than the cap of $cap KiB" >&2; exit 90; fi',
   `: > ${INSTALL_MOUNT}/.complete`,
   // The last line of stdout (nothing runs after it): the size the runner labels the published set with.
+  'echo "sandbox-runner-python=$(python3 -c \'import platform; print(platform.python_version())\')"',
   'echo "sandbox-runner-set-kib=$kib"',
 ].join('\n');
 
@@ -155,10 +161,12 @@ async function installSet(req: InstallRequest, key: string): Promise<InstalledSe
   );
   let ok = false;
   let kib = 0;
+  let python = '';
   try {
     const { exit, stdoutTail } = await runInstaller(req, name, argv);
     if (exit !== 0) throw installFailure(req, exit);
     kib = Number(/sandbox-runner-set-kib=(\d{1,12})\n?$/.exec(stdoutTail)?.[1] ?? 0);
+    python = /sandbox-runner-python=(\d{1,4}(?:\.\d{1,4}){1,3})\nsandbox-runner-set-kib=\d{1,12}\n?$/.exec(stdoutTail)?.[1] ?? '';
     ok = true;
   } finally {
     await removeContainer(req.docker, name).catch(() => undefined);
@@ -166,7 +174,7 @@ async function installSet(req: InstallRequest, key: string): Promise<InstalledSe
   }
   // Publish: the name volume, created last. If another process published first, use its set.
   const pub = dependencyVolumeName(key);
-  await docker(req.docker, ['volume', 'create', '--label', `${LABELS.product}=1`, '--label', `${DEPS_KEY_LABEL}=${key}`, '--label', `${DEPS_DATA_LABEL}=${dataVolume}`, '--label', `${DEPS_KIB_LABEL}=${kib}`, pub]);
+  await docker(req.docker, ['volume', 'create', '--label', `${LABELS.product}=1`, '--label', `${DEPS_KEY_LABEL}=${key}`, '--label', `${DEPS_DATA_LABEL}=${dataVolume}`, '--label', `${DEPS_KIB_LABEL}=${kib}`, '--label', `${DEPS_PYTHON_LABEL}=${python}`, pub]);
   const winner = await publishedSet(req.docker, key);
   if (!winner) throw new SandboxError('engine-error', 'The installed dependency set could not be published.', 'Run again; if it persists, run sandbox-run --prune-deps.');
   if (winner.dataVolume !== dataVolume) await docker(req.docker, ['volume', 'rm', '-f', dataVolume]).catch(() => undefined);
