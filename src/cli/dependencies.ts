@@ -2,90 +2,82 @@
  * `sandbox-run --dependencies` (issue 22): the packages a run declares (the profile's
  * `dependencies`, and for a python profile the code's PEP 723 `# /// script` block) are installed
  * only with that flag, in an install container on `--install-network NAME` (default `bridge`) with
- * the registry variables of this environment (python: PIP_INDEX_URL, PIP_EXTRA_INDEX_URL,
- * PIP_TRUSTED_HOST; node: npm_config_registry; and the proxy variables), which the run never gets. Without the flag a run that
- * declares any fails before starting with one sentence naming the flag and the packages.
+ * the registry variables of this environment (PIP_INDEX_URL, PIP_EXTRA_INDEX_URL,
+ * PIP_TRUSTED_HOST, npm_config_registry and the proxy variables), which the run never gets.
+ * A node profile's `workspace: "ro"` run of a file under a folder with package.json and
+ * package-lock.json installs that lockfile with `npm ci` (core deps/lockfile.ts), only with the flag.
+ * Without the flag a run that declares any fails before starting with one sentence naming the
+ * flag and the packages. `--install-timeout`, `--max-set-mib` and `--cache-max-mib` are the
+ * editor's `sandboxRunner.dependencies.*` settings (core profiles/dependencySettings.ts).
  */
 import type { DockerOptions, Profile } from '../core';
 import { SandboxError } from '../core/errors';
-import { readScriptMetadata, SCRIPT_BLOCK } from '../core/deps/pep723';
-import { ensureDependencySet, pythonRunMount } from '../core/deps/install';
-import { nodeRunMount, NPM_REGISTRY_VAR } from '../core/deps/npm';
+import { declaredDependencies, installDeclared, installEnvironment, isNodeProfile, isPythonProfile, shownSpecs, type DeclaredDependencies } from '../core/deps/declared';
 import { findLockfileFolder, readNpmLockfile } from '../core/deps/lockfile';
-import type { RunPaths } from '../core/profiles/pathVariables';
 import { missingNodePackage, OutputTail } from '../core/deps/nodeHint';
-import type { OutputSink } from '../core/output/output';
 import { profileSettingPath } from '../core/layout';
+import type { OutputSink } from '../core/output/output';
+import type { RunPaths } from '../core/profiles/pathVariables';
+import { parseDependencySettings, type DependencySettings } from '../core/profiles/dependencySettings';
 import { TerminalTextFilter } from '../core/output/terminalText';
 import type { CliValues } from './options';
 
-/** Longest an install may take, ms (issue 22's default of `dependencies.installTimeoutSeconds`, 300 s). */
-const INSTALL_TIMEOUT_MS = 300_000;
-/** Largest installed set, MiB (issue 22's default of `dependencies.maxSetMiB`). */
-const MAX_SET_MIB = 1024;
-/** Variables of this environment passed to the install container only: the manager's, then the proxies. */
-const REGISTRY_VARS = {
-  pip: ['PIP_INDEX_URL', 'PIP_EXTRA_INDEX_URL', 'PIP_TRUSTED_HOST'],
-  npm: [],
-  proxy: ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy'],
-} as const;
+/** The CLI option of each install setting. */
+const FLAG: Record<keyof DependencySettings, string | undefined> = {
+  network: 'install-network', installTimeoutSeconds: 'install-timeout', maxSetMiB: 'max-set-mib', cacheMaxMiB: 'cache-max-mib', pipIndexUrl: undefined, npmRegistry: undefined,
+};
 
-/** True for a profile whose packages pip installs (its languages or command name Python). */
-export function isPythonProfile(profile: Profile): boolean {
-  return profile.languages.includes('python') || /(?:^|\/)python3?(?:\.\d+)?$/.test(profile.command[0] ?? '');
-}
-
-/** True for a profile whose packages npm installs (its languages name javascript or typescript, or its command is node). */
-export function isNodeProfile(profile: Profile): boolean {
-  return profile.languages.some((l) => l === 'javascript' || l === 'typescript') || /(?:^|\/)node(?:js)?$/.test(profile.command[0] ?? '');
+/**
+ * The install settings from the command line (numbers parsed from their text).
+ * @throws SandboxError `invalid-profile` naming the first bad option
+ */
+export function cliInstallSettings(values: CliValues): DependencySettings {
+  const read = (key: keyof DependencySettings): unknown => {
+    const flag = FLAG[key];
+    const text = flag ? (values as Record<string, unknown>)[flag] : undefined;
+    if (typeof text !== 'string' || key === 'network') return text;
+    return /^\s*$/.test(text) ? text : Number(text);
+  };
+  const { settings, issues } = parseDependencySettings(read, (key) => `--${FLAG[key] ?? key}`);
+  if (issues.length > 0) throw new SandboxError('invalid-profile', `${issues[0]!.message}, so nothing ran.`, 'Correct the option, then run again.');
+  return settings;
 }
 
 /**
  * What the run mounts for its declared dependencies; undefined when it declares none.
- * With `--dependencies`, a node profile's `workspace: "ro"` run of a file under a folder with
- * package.json and package-lock.json (the nearest, up to the workspace folder) installs that
- * lockfile (deps/lockfile.ts); without the flag such a run runs as before, without installing.
  * @param log receives the installer's output (filtered) and notices, for stderr
- * @param paths the run's workspace folder and file, for the lockfile
- * @throws SandboxError `invalid-profile` without `--dependencies`, for a bad block or spec, for a
- *   lockfile that is refused or beside profile dependencies, or for a profile that is neither
- *   python nor node; the errors of `ensureDependencySet`
+ * @param paths the run's workspace folder and file, for a node workspace run's lockfile
+ * @throws SandboxError `invalid-profile` without `--dependencies`, for a bad block, spec, option or
+ *   lockfile, a lockfile beside profile dependencies, or a profile that is neither python nor
+ *   node; the errors of `ensureDependencySet`
  */
 export async function cliDependencySet(
   values: CliValues, engine: DockerOptions, profileName: string, profile: Profile, code: Buffer, signal: AbortSignal, log: (text: string) => void,
   paths?: RunPaths & { readonly file?: string },
 ) {
-  const python = isPythonProfile(profile);
-  const block = python ? readScriptMetadata(code.toString('utf8')) : { kind: 'none' as const };
-  if (block.kind === 'invalid') throw new SandboxError('invalid-profile', block.message, 'Nothing ran.');
-  const lockFolder = values.dependencies && !python && isNodeProfile(profile) && profile.workspace === 'ro' && paths?.file && paths.workspaceFolder
+  const lockFolder = values.dependencies && !isPythonProfile(profile) && isNodeProfile(profile) && profile.workspace === 'ro' && paths?.file && paths.workspaceFolder
     ? await findLockfileFolder(paths.file, paths.workspaceFolder) : undefined;
   const lock = lockFolder === undefined ? undefined : await readNpmLockfile(lockFolder);
   if (lock && profile.dependencies.length > 0) {
     throw new SandboxError('invalid-profile', `Profile "${profileName}" lists dependencies and the run's folder ${lock.folder} has a package-lock.json; only one of them is installed, so nothing ran.`, `Add the packages to that package.json (npm install NAME), or remove ${profileSettingPath(profileName, 'dependencies')}.`);
   }
-  const specs = lock ? [lock.keySpec] : [...profile.dependencies, ...(block.kind === 'ok' ? block.metadata.dependencies : [])];
-  if (specs.length === 0) return undefined;
-  const where = lock ? `${lock.folder}/package-lock.json` : block.kind === 'ok' && block.metadata.dependencies.length > 0 ? SCRIPT_BLOCK : profileSettingPath(profileName, 'dependencies');
-  const shown = lock ? `${lock.packages} packages from ${JSON.stringify(where)}` : specs.map((s) => JSON.stringify(s)).join(', ');
+  const where = lock ? `${lock.folder}/package-lock.json` : '';
+  const declared: DeclaredDependencies | undefined = lock
+    ? { manager: 'npm', specs: [lock.keySpec], profileSpecs: [], untrustedSpecs: [lock.keySpec], where, lockfile: lock }
+    : declaredDependencies(profileName, profile, code.toString('utf8'));
+  if (!declared) return undefined;
+  const shown = lock ? `${lock.packages} packages from ${JSON.stringify(where)}` : shownSpecs(declared.specs);
   if (!values.dependencies) {
     throw new SandboxError('invalid-profile', `This run declares dependencies (${shown}), which sandbox-run installs only with --dependencies, so nothing ran.`, 'Add --dependencies (they are installed in a separate container, the only phase with network), or remove them.');
   }
-  const manager = python ? 'pip' : isNodeProfile(profile) ? 'npm' : undefined;
-  if (!manager) throw new SandboxError('invalid-profile', `Profile "${profileName}" declares dependencies (${shown}), but only python (pip) and node (npm) profiles install them, so nothing ran.`, 'Remove "dependencies" from the profile.');
-  const registryEnv: Record<string, string> = {};
-  for (const name of [...REGISTRY_VARS[manager], ...REGISTRY_VARS.proxy]) if (process.env[name]) registryEnv[name] = process.env[name]!;
-  // npm reads its variables in any case; one spelling reaches the container and the set's key.
-  const npmRegistry = process.env[NPM_REGISTRY_VAR] || process.env[NPM_REGISTRY_VAR.toUpperCase()];
-  if (manager === 'npm' && npmRegistry) registryEnv[NPM_REGISTRY_VAR] = npmRegistry;
-  const network = values['install-network'] ?? 'bridge';
+  if (declared.manager === 'npm' && !isNodeProfile(profile)) throw new SandboxError('invalid-profile', `Profile "${profileName}" declares dependencies (${shown}), but only python (pip) and node (npm) profiles install them, so nothing ran.`, 'Remove "dependencies" from the profile.');
+  const settings = cliInstallSettings(values);
   const filter = new TerminalTextFilter();
-  const set = await ensureDependencySet({
-    docker: engine, profile, profileName, manager, specs, where, network, registryEnv, ...(lock ? { lockfile: lock } : {}),
-    timeoutMs: INSTALL_TIMEOUT_MS, maxSetMiB: MAX_SET_MIB, signal, onOutput: (t) => log(filter.push(t)),
+  const { set, mount } = await installDeclared(declared, {
+    docker: engine, profileName, profile, settings, installEnv: installEnvironment(settings, process.env), signal, onOutput: (t) => log(filter.push(t)),
   });
-  log(`[sandbox-runner] dependencies ${set.installed ? `installed on network ${network}` : 'from the cache'}: ${shown}; the program runs with them read-only.\n`);
-  return manager === 'npm' ? nodeRunMount(set) : pythonRunMount(set);
+  log(`[sandbox-runner] dependencies ${set.installed ? `installed on network ${settings.network}` : 'from the cache'}: ${shown}; the program runs with them read-only.\n`);
+  return mount;
 }
 
 /**

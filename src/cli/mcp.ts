@@ -1,7 +1,7 @@
 /**
  * `sandbox-run --mcp` (issue 14): a Model Context Protocol server over stdio, built on the
  * official TypeScript SDK (`@modelcontextprotocol/sdk`), offering two tools:
- * - `run_in_sandbox` `{ code, language?, profile?, stdin?, timeoutSeconds? }`: one run with the
+ * - `run_in_sandbox` `{ code, language?, profile?, stdin?, timeoutSeconds?, dependencies? }`: one run with the
  *   same core, profiles (built-ins merged with `--workspace DIR`'s settings, read at each call)
  *   and refusal rules as `sandboxRunner`'s CLI; a workspace loosening is always refused (there is
  *   no `--allow-loosening` here: an MCP configuration often lives in the workspace it would vouch
@@ -16,6 +16,7 @@
  * Warm start (issue 26): a profile that served a call keeps one warm container (core warm.ts
  * `WarmPool`, the editor's pool) for the next, for at most `--max-runs` profiles; an idle one is
  * removed after {@link MCP_WARM_IDLE_MS}, and every one when the server stops.
+ * Dependencies (issue 22): installed only with `--allow-dependencies` (./mcpDependencies.ts).
  * stdout carries MCP JSON-RPC only; the server's own lines go to stderr.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -35,6 +36,12 @@ import { engineFromFlags } from './engineArgs';
 import { EXIT } from './exitCodes';
 import { ownLine } from './terminalOutput';
 import { readWorkspaceSettings } from './workspaceSettings';
+import { isSandboxError } from '../core/errors';
+import { refusedResult } from '../core/run/outcome';
+import type { DependencySettings } from '../core/profiles/dependencySettings';
+import { cliInstallSettings } from './dependencies';
+import { mcpDeclared, mcpInstall } from './mcpDependencies';
+import type { CliValues } from './options';
 
 /** Default of `--max-runs`: runs one client may have in progress at once. */
 export const DEFAULT_MAX_RUNS = 4;
@@ -55,6 +62,8 @@ export interface McpOptions {
   readonly maxTimeoutSeconds: number;
   /** The server's version, for the MCP handshake. */
   readonly version: string;
+  /** Issue 22: the install settings when started with `--allow-dependencies`; undefined: calls that declare packages are refused. */
+  readonly dependencies?: DependencySettings;
 }
 
 /** Flags of the CLI that make no sense with `--mcp`, with why (usage errors). */
@@ -67,6 +76,7 @@ const NOT_WITH_MCP: Readonly<Record<string, string>> = {
   'profile-json': 'each call names a profile of the workspace (list_profiles)',
   timeout: 'use --max-timeout SECONDS to cap the time limit of agent runs',
   raw: 'output goes to the client as data, never to a terminal',
+  dependencies: 'use --allow-dependencies to let agents\' runs install the packages they declare',
 };
 
 /**
@@ -77,7 +87,7 @@ const NOT_WITH_MCP: Readonly<Record<string, string>> = {
  */
 export function mcpOptions(
   values: Readonly<Record<string, string | boolean | undefined>>, positionals: readonly string[], programArgs: readonly string[] = [],
-): { maxRuns: number; maxTimeoutSeconds: number } | { error: string } {
+): { maxRuns: number; maxTimeoutSeconds: number; dependencies?: DependencySettings } | { error: string } {
   for (const [flag, why] of Object.entries(NOT_WITH_MCP)) {
     if (values[flag] !== undefined && values[flag] !== false) return { error: `--mcp cannot be combined with --${flag}: ${why}.` };
   }
@@ -91,7 +101,12 @@ export function mcpOptions(
   const cap = values['max-timeout'];
   const maxTimeoutSeconds = cap === undefined ? DEFAULT_AGENT_MAX_TIMEOUT_SECONDS : typeof cap === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(cap) ? Number(cap) : NaN;
   if (!(maxTimeoutSeconds >= 0.1 && maxTimeoutSeconds <= 86400)) return { error: '--max-timeout must be a number of seconds from 0.1 to 86400.' };
-  return { maxRuns, maxTimeoutSeconds };
+  if (values['allow-dependencies'] !== true) return { maxRuns, maxTimeoutSeconds };
+  try {
+    return { maxRuns, maxTimeoutSeconds, dependencies: cliInstallSettings(values as CliValues) };
+  } catch (e) {
+    return { error: `${(e as Error).message}` };
+  }
 }
 
 /** Writes one of the server's own lines to stderr (stdout is the protocol's). */
@@ -218,23 +233,38 @@ class SandboxMcpServer {
       return refusal(`Refused: ${this.active.size} runs are already in progress, the most this server allows at once (--max-runs ${this.opts.maxRuns}). Runs are not queued: call again when one has finished.`);
     }
     const { profile } = agentProfile(chosen.profile, input.timeoutSeconds, this.opts.maxTimeoutSeconds);
+    // Issue 22: packages are installed only with --allow-dependencies; refused before anything starts otherwise.
+    const deps = mcpDeclared(chosen.name, profile, input.code, input.dependencies, this.opts.dependencies);
+    if ('refusal' in deps) return refusal(deps.refusal);
     const output = new AgentOutput();
     const force = new AbortController();
     const n = ++this.runCount;
     // A cancelled request gets no response: nobody waits for a graceful end, so removal at once.
     const onCancel = () => force.abort();
     signal.addEventListener('abort', onCancel, { once: true });
-    const done = runInSandbox({
-      profileName: chosen.name,
-      profile,
-      docker: this.opts.engine,
-      code: input.code,
-      signal: force.signal,
-      forceSignal: force.signal,
-      onOutput: output.sink,
-      ...(input.stdin !== undefined ? { interactive: agentStdin(input.stdin) } : {}),
-      warm: this.warmFor(chosen.name),
-    });
+    const start = async (): Promise<RunResult> => {
+      let dependencySet;
+      if (deps.declared) {
+        const t0 = performance.now();
+        try {
+          dependencySet = await mcpInstall(deps.declared, this.opts.engine, chosen.name, profile, this.opts.dependencies!, force.signal, log);
+        } catch (e) {
+          return refusedResult(isSandboxError(e) ? e.toInfo() : { code: 'engine-error', message: `The dependency install failed: ${String(e)}`, fix: 'Call again.', detail: '' }, t0);
+        }
+      }
+      return runInSandbox({
+        profileName: chosen.name,
+        profile,
+        docker: this.opts.engine,
+        code: input.code,
+        signal: force.signal,
+        forceSignal: force.signal,
+        onOutput: output.sink,
+        ...(input.stdin !== undefined ? { interactive: agentStdin(input.stdin) } : {}),
+        ...(dependencySet ? { dependencySet } : { warm: this.warmFor(chosen.name) }),
+      });
+    };
+    const done = start();
     const entry: Active = { force, done };
     this.active.add(entry);
     log(`run ${n} started (profile ${chosen.name}, image ${profile.image})`);

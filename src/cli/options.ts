@@ -26,6 +26,10 @@ const OPTIONS = {
   'max-timeout': { type: 'string' },
   dependencies: { type: 'boolean' },
   'install-network': { type: 'string' },
+  'install-timeout': { type: 'string' },
+  'max-set-mib': { type: 'string' },
+  'cache-max-mib': { type: 'string' },
+  'allow-dependencies': { type: 'boolean' },
   'prune-deps': { type: 'boolean' },
   ...ENGINE_FLAGS,
 } as const;

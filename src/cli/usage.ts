@@ -47,7 +47,14 @@ Options:
                          install container only (docs/dependencies.md)
       --install-network NAME
                          the docker network of the install container (default bridge; an
-                         --internal network with your mirror gives registry-only egress)
+                         --internal network with your mirror gives registry-only egress;
+                         not host)
+      --install-timeout SECONDS
+                         longest an install may take (10-3600, default 300)
+      --max-set-mib MIB  largest installed set (1-16384, default 1024)
+      --cache-max-mib MIB
+                         after an install, remove the least recently used sets until all
+                         fit in this size (64-1048576, default 4096)
       --prune-deps       remove the installed dependency sets (volumes) of the engine in use
                          that no container uses, print what was removed and kept, then exit
       --list-profiles    list the profiles and their problems, then exit
@@ -68,6 +75,10 @@ Options:
       --max-runs N       with --mcp: runs in progress at once, at most (default 4; more are refused)
       --max-timeout SECONDS
                          with --mcp: cap on an agent run's time limit (default 120)
+      --allow-dependencies
+                         with --mcp: install the packages a call declares (its "dependencies"
+                         input, a PEP 723 block, the profile's), as --dependencies does;
+                         without it such a call is refused
   -h, --help             show this help
 
 Exit status: the program's own exit status when it ends by itself, else

@@ -4,7 +4,8 @@ import { dependencySetKey } from '../../src/core/deps/cacheKey';
 import { NODE_RUN_MOUNT, nodeRunMount, NPM_INSTALL_FLAGS, npmInstallFailure, npmInstallScript } from '../../src/core/deps/npm';
 import { ProfileSchema } from '../../src/core/profiles/profileSchema';
 import { buildInstallArgv, buildRunArgv } from '../../src/core/container/argv';
-import { isNodeProfile, missingPackageHint } from '../../src/cli/dependencies';
+import { missingPackageHint } from '../../src/cli/dependencies';
+import { isNodeProfile } from '../../src/core/deps/declared';
 import { missingNodePackage } from '../../src/core/deps/nodeHint';
 import { findLockfileFolder, lockfileProblem, readNpmLockfile } from '../../src/core/deps/lockfile';
 import { npmCiScript } from '../../src/core/deps/npm';
@@ -32,7 +33,7 @@ describe('npm dependencies (unit)', () => {
     for (const flag of NPM_INSTALL_FLAGS) assert.ok(script.includes(` ${flag}`), flag);
     assert.ok(NPM_INSTALL_FLAGS.includes('--ignore-scripts'));
     assert.match(script, /npm install --prefix "\$p" --cache \/var\/tmp\/\.npm-cache .* -- "\$@"$/m);
-    assert.match(script.split('\n').at(-1)!, /^: > \/var\/tmp\/\.complete$/);
+    assert.deepEqual(script.split('\n').slice(-2), [': > /var/tmp/.complete', 'echo "sandbox-runner-set-kib=$kib"'], 'the marker is the last write; then only the size for the label');
     assert.ok(script.indexOf('rm -rf /var/tmp/.npm-cache') < script.indexOf('du -sk'), 'the cache is not published nor counted');
     const argv = buildInstallArgv(
       { name: 'sandbox-runner-x', profile: { ...profile, env: { ...profile.env, npm_config_registry: 'http://registry:8000/npm/' } }, snippetFileName: 'main', mounts: [{ source: 'v', volume: 'v', target: '/var/tmp', readOnly: false }], labels: {}, network: 'net' },

@@ -68,6 +68,8 @@ function script(root: string, install: readonly string[]): string {
     `kib=$(du -sk ${root} | cut -f1)`,
     'if [ "$kib" -gt "$cap" ]; then echo "sandbox-runner: the installed set is $kib KiB, more than the cap of $cap KiB" >&2; exit 90; fi',
     `: > ${root}/.complete`,
+    // The last line of stdout (nothing runs after it): the size the runner labels the published set with (install.ts).
+    'echo "sandbox-runner-set-kib=$kib"',
   ].join('\n');
 }
 
