@@ -67,6 +67,8 @@ export interface SessionRequest extends SessionContainerRequest {
 interface Cell {
   readonly sink: (e: CellEvent) => void;
   readonly t0: number;
+  /** This cell's time limit, seconds. */
+  readonly timeoutSeconds: number;
   bytes: number;
   truncated: boolean;
   stop?: 'timed-out' | 'output-limit' | 'interrupted';
@@ -153,11 +155,13 @@ export class SandboxSession {
   /**
    * Runs one cell after those already asked for; `onEvent` gets its output as it arrives.
    * Never throws for cell or session failures: they are results (`session-ended` with `ended`).
-   * @param signal aborting it interrupts the cell (SIGINT), as {@link interrupt}
+   * @param opts `signal`: aborting it interrupts the cell (SIGINT), as {@link interrupt};
+   *   `timeoutSeconds`: this cell's time limit when lower than the profile's `limits.timeoutSeconds`
    */
-  execute(code: string, onEvent: (e: CellEvent) => void = () => undefined, signal?: AbortSignal): Promise<CellResult> {
+  execute(code: string, onEvent: (e: CellEvent) => void = () => undefined, opts: { readonly signal?: AbortSignal; readonly timeoutSeconds?: number } = {}): Promise<CellResult> {
     this.pending++;
-    const run = this.queue.then(() => this.runCell(code, onEvent, signal));
+    const limit = Math.min(this.c.profile.limits.timeoutSeconds, opts.timeoutSeconds ?? Infinity);
+    const run = this.queue.then(() => this.runCell(code, onEvent, limit, opts.signal));
     this.queue = run.catch(() => undefined).finally(() => this.pending--);
     return run;
   }
@@ -182,14 +186,14 @@ export class SandboxSession {
     await this.removal?.catch(() => undefined);
   }
 
-  private runCell(code: string, onEvent: (e: CellEvent) => void, signal?: AbortSignal): Promise<CellResult> {
+  private runCell(code: string, onEvent: (e: CellEvent) => void, timeoutSeconds: number, signal?: AbortSignal): Promise<CellResult> {
     const t0 = performance.now();
     if (this.endInfo) return Promise.resolve(endedResult(this.endInfo, t0));
     clearTimeout(this.idleTimer);
     let finish!: (r: CellResult) => void;
     const result = new Promise<CellResult>((r) => (finish = r));
     let over!: () => void;
-    const cell: Cell = { sink: onEvent, t0, bytes: 0, truncated: false, timers: [], finish, over: new Promise((r) => (over = r)) };
+    const cell: Cell = { sink: onEvent, t0, timeoutSeconds, bytes: 0, truncated: false, timers: [], finish, over: new Promise((r) => (over = r)) };
     const onAbort = () => void this.interrupt();
     signal?.addEventListener('abort', onAbort, { once: true });
     void result.then(() => {
@@ -199,7 +203,7 @@ export class SandboxSession {
       this.armIdle();
     });
     this.cell = cell;
-    cell.timers.push(setTimeout(() => this.stopCell(cell, 'timed-out'), this.c.profile.limits.timeoutSeconds * 1000));
+    cell.timers.push(setTimeout(() => this.stopCell(cell, 'timed-out'), timeoutSeconds * 1000));
     this.input.write(encodeCell(code));
     if (signal?.aborted) onAbort();
     return result;
@@ -210,7 +214,7 @@ export class SandboxSession {
     if (this.cell !== cell || (cell.stop && cell.stop !== 'interrupted')) return;
     cell.stop = why;
     const l = this.c.profile.limits;
-    const rule = cellRule(why, this.c.profile.limits);
+    const rule = cellRule(why, { timeoutSeconds: cell.timeoutSeconds, outputBytes: l.outputBytes });
     cell.sink({ kind: 'notice', text: `\n[sandbox-runner] ${rule.text} Interrupting it (SIGINT).\n` });
     void signalContainer(this.c.docker, this.containerName, 'SIGINT');
     cell.timers.push(setTimeout(() => {
@@ -242,7 +246,7 @@ export class SandboxSession {
       if (f.kind === 'message' && f.message.t === 'done') {
         this.cell = undefined;
         const status = cell.stop === 'timed-out' || cell.stop === 'output-limit' ? cell.stop : f.message.status;
-        const rule = status === 'timed-out' || status === 'output-limit' ? cellRule(status, this.c.profile.limits) : undefined;
+        const rule = status === 'timed-out' || status === 'output-limit' ? cellRule(status, { timeoutSeconds: cell.timeoutSeconds, outputBytes: this.c.profile.limits.outputBytes }) : undefined;
         cell.finish({ status, executionCount: f.message.n, durationMs: performance.now() - cell.t0, outputBytes: cell.bytes, truncated: cell.truncated, ...(rule ? { rule } : {}) });
         continue;
       }
