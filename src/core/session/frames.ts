@@ -1,7 +1,8 @@
 /**
  * The session protocol's frames and messages (issue 24), host side. One frame, both ways:
  * a 4-byte big-endian length L, then L bytes: one kind byte and the body.
- * - host → kernel: `x` + the cell's code as UTF-8 (the only kind; anything else ends the kernel);
+ * - host → kernel: `x` + the cell's code as UTF-8; `i` + the running cell's number (4 bytes,
+ *   big-endian): interrupt it (anything else ends the kernel);
  * - kernel → host: `o` / `e` + raw bytes of the cell's stdout / stderr, and `m` + one JSON
  *   message (ASCII): `hello`, `display`, `error`, `done` ({@link KernelMessage}).
  * Messages are data only: the reader checks each against its exact shape, keeps only the
@@ -38,6 +39,15 @@ export function encodeCell(code: string): Buffer {
   head.writeUInt32BE(body.length + 1, 0);
   head[4] = 0x78; // 'x'
   return Buffer.concat([head, body]);
+}
+
+/** The interrupt frame for cell `n` (the kernel's count: 1 for the first cell sent). */
+export function encodeInterrupt(n: number): Buffer {
+  const f = Buffer.alloc(9);
+  f.writeUInt32BE(5, 0);
+  f[4] = 0x69; // 'i'
+  f.writeUInt32BE(n, 5);
+  return f;
 }
 
 /**

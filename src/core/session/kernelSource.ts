@@ -13,8 +13,10 @@
  *    shown through the display hook, as IPython does: IPython's `DisplayFormatter` when it can be
  *    imported, else the `_repr_*_` methods of the value and `repr`; `display()` is a builtin;
  *    matplotlib figures (backend `agg` unless set) are sent as PNG at the end of each cell;
- * 4. turns SIGINT into KeyboardInterrupt only while the user's code runs (the host's interrupt
- *    and timeout); between cells it is ignored;
+ * 4. reads its stdin on a thread of its own, so an `i` frame (the host's interrupt or timeout,
+ *    naming the cell by number) arrives while a cell runs: it sends SIGINT to the main thread,
+ *    which raises KeyboardInterrupt only while that cell's code runs (a late signal never
+ *    reaches the next cell; any other SIGINT is ignored);
  * 5. exits when its stdin ends (the host closed the session or went away).
  * Bytes written while no cell runs (a thread, a child process) are held, at most 64 KiB, and
  * become the next cell's output. Code that deliberately finds the private descriptor can write
@@ -22,7 +24,7 @@
  * malformed one or one outside a cell ends the session (session.ts).
  */
 export const KERNEL_SOURCE = String.raw`
-import ast, base64, builtins, io, json, linecache, os, select, signal, sys, threading, traceback, types
+import ast, base64, builtins, io, json, linecache, os, queue, select, signal, sys, threading, traceback, types
 
 P_IN = os.dup(0)
 P_OUT = os.dup(1)
@@ -46,7 +48,9 @@ KFILE = os.path.abspath(__file__)
 SEND = threading.Lock()
 PUMP = threading.Lock()
 HELD_MAX = 65536
-state = {'active': False, 'running': False, 'held': [], 'held_bytes': 0, 'count': 0}
+state = {'active': False, 'running': False, 'held': [], 'held_bytes': 0, 'count': 0, 'interrupt': 0}
+MAIN = threading.get_ident()
+CELLS = queue.Queue()
 
 def send(kind, body):
     data = (len(body) + 1).to_bytes(4, 'big') + kind + body
@@ -195,7 +199,7 @@ def error(e):
     message({'t': 'error', 'ename': type(e).__name__, 'evalue': value, 'traceback': lines})
 
 def on_sigint(signum, frame):
-    if state['running']:
+    if state['running'] and state['interrupt'] == state['count']:
         raise KeyboardInterrupt
 
 signal.signal(signal.SIGINT, on_sigint)
@@ -224,6 +228,8 @@ def run(src):
         second = compile(last, name, 'single') if last is not None else None
         state['running'] = True
         try:
+            if state['interrupt'] == state['count']:
+                raise KeyboardInterrupt
             exec(first, NS)
             if second is not None:
                 exec(second, NS)
@@ -250,11 +256,22 @@ def read_exact(n):
         buf += chunk
     return bytes(buf)
 
+def reader():
+    while True:
+        size = int.from_bytes(read_exact(4), 'big')
+        body = read_exact(size)
+        if body[:1] == b'x':
+            CELLS.put(body[1:])
+        elif body[:1] == b'i' and len(body) == 5:
+            n = int.from_bytes(body[1:], 'big')
+            state['interrupt'] = n
+            if state['running'] and state['count'] == n:
+                signal.pthread_kill(MAIN, signal.SIGINT)
+        else:
+            os._exit(3)
+
+threading.Thread(target=reader, daemon=True).start()
 message({'t': 'hello', 'protocol': 1, 'ipython': FORMATTER is not None, 'python': sys.version.split()[0]})
 while True:
-    size = int.from_bytes(read_exact(4), 'big')
-    body = read_exact(size)
-    if body[:1] != b'x':
-        os._exit(3)
-    run(body[1:].decode('utf-8', 'replace'))
+    run(CELLS.get().decode('utf-8', 'replace'))
 `;

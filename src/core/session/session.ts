@@ -18,13 +18,12 @@ import { PassThrough } from 'node:stream';
 import { performance } from 'node:perf_hooks';
 import type { AttachExit } from '../container/lease';
 import { scheduleRemoval } from '../container/removals';
-import { signalContainer } from '../engine/containerOps';
 import { CONTROL_TIMEOUT_MS } from '../engine/contracts';
 import { SandboxError } from '../errors';
 import { diagnoseExit } from '../run/diagnose';
 import type { RuleNote } from '../run/result';
 import { sandboxRule } from '../run/rules';
-import { encodeCell, FrameReader, type DisplayData, type KernelFrame, type KernelMessage } from './frames';
+import { encodeCell, encodeInterrupt, FrameReader, type DisplayData, type KernelFrame, type KernelMessage } from './frames';
 import { KERNEL_SOURCE } from './kernelSource';
 import { startSessionContainer, type SessionContainer, type SessionContainerRequest } from './start';
 
@@ -67,6 +66,8 @@ export interface SessionRequest extends SessionContainerRequest {
 interface Cell {
   readonly sink: (e: CellEvent) => void;
   readonly t0: number;
+  /** The kernel's number for it (cells sent so far, this one included). */
+  readonly n: number;
   /** This cell's time limit, seconds. */
   readonly timeoutSeconds: number;
   bytes: number;
@@ -127,6 +128,7 @@ export class SandboxSession {
   private removal: Promise<void> | undefined;
   private stderrTail = '';
   private pending = 0;
+  private sent = 0;
 
   constructor(private readonly req: SessionRequest, private readonly c: SessionContainer) {
     this.profileName = req.profileName;
@@ -167,15 +169,15 @@ export class SandboxSession {
   }
 
   /**
-   * Interrupts the running cell: SIGINT to the container's processes (docker-init forwards it to
-   * the kernel's process group), which the kernel turns into KeyboardInterrupt in the cell.
+   * Interrupts the running cell: an `i` frame naming it, on which the kernel sends itself SIGINT
+   * (KeyboardInterrupt in the cell's code; a blocking call returns EINTR first).
    * @returns true when the cell ended within `limits.interruptGraceSeconds` (or none ran), false otherwise (the session goes on; the caller may close it)
    */
   async interrupt(): Promise<boolean> {
     const cell = this.cell;
     if (!cell || this.endInfo) return true;
     cell.stop ??= 'interrupted';
-    void signalContainer(this.c.docker, this.containerName, 'SIGINT');
+    this.input.write(encodeInterrupt(cell.n));
     const grace = new Promise<false>((r) => setTimeout(() => r(false), this.c.profile.limits.interruptGraceSeconds * 1000).unref());
     return Promise.race([cell.over.then(() => true), grace]);
   }
@@ -193,7 +195,7 @@ export class SandboxSession {
     let finish!: (r: CellResult) => void;
     const result = new Promise<CellResult>((r) => (finish = r));
     let over!: () => void;
-    const cell: Cell = { sink: onEvent, t0, timeoutSeconds, bytes: 0, truncated: false, timers: [], finish, over: new Promise((r) => (over = r)) };
+    const cell: Cell = { sink: onEvent, t0, n: ++this.sent, timeoutSeconds, bytes: 0, truncated: false, timers: [], finish, over: new Promise((r) => (over = r)) };
     const onAbort = () => void this.interrupt();
     signal?.addEventListener('abort', onAbort, { once: true });
     void result.then(() => {
@@ -216,7 +218,7 @@ export class SandboxSession {
     const l = this.c.profile.limits;
     const rule = cellRule(why, { timeoutSeconds: cell.timeoutSeconds, outputBytes: l.outputBytes });
     cell.sink({ kind: 'notice', text: `\n[sandbox-runner] ${rule.text} Interrupting it (SIGINT).\n` });
-    void signalContainer(this.c.docker, this.containerName, 'SIGINT');
+    this.input.write(encodeInterrupt(cell.n));
     cell.timers.push(setTimeout(() => {
       this.finish({
         reason: why,
