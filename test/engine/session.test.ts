@@ -32,12 +32,14 @@ const start = (limits: Record<string, unknown> = {}) =>
 describe('sandboxed sessions (engine)', function () {
   this.timeout(90_000);
   before(requireEngine);
-  noLeftoversAfterEach();
 
   describe('one session for the ordinary cells', () => {
     let s: SandboxSession;
     before(async () => (s = await start()));
-    after(async () => s?.close());
+    after(async () => {
+      await s?.close();
+      assert.equal(await containerExists(s.containerName), false, 'the session\'s container was removed at close');
+    });
 
     it('keeps state across cells and shows the last expression', async () => {
       const a = await cell(s, 'x = 41\nimport os\npid = os.getpid()');
@@ -143,78 +145,82 @@ describe('sandboxed sessions (engine)', function () {
     });
   });
 
-  it('code that finds the kernel\'s private descriptor sends only data: unknown MIME types are dropped, a malformed message ends the session', async () => {
-    const s = await start();
-    const find = 'import gc, json, os\nK = next(d for d in gc.get_objects() if isinstance(d, dict) and "P_OUT" in d and "send" in d)\n';
-    const r = await cell(s, find + 'K["message"]({"t": "display", "data": {"text/plain": "forged", "application/x-evil": "x"}})');
-    assert.equal(r.result.status, 'ok');
-    const d = r.events.find((e) => e.kind === 'display');
-    assert.deepEqual(d, { kind: 'display', data: { 'text/plain': 'forged' } });
-    const bad = await cell(s, find + 'K["message"]({"t": "exec", "argv": ["sh"]})\nimport time\ntime.sleep(5)');
-    assert.equal(bad.result.status, 'session-ended');
-    assert.equal(bad.result.ended?.reason, 'protocol-error');
-    assert.equal(await containerExists(s.containerName), false);
-  });
+  describe('one session per test', () => {
+    noLeftoversAfterEach();
 
-  it('a cell over limits.timeoutSeconds is interrupted and says the rule; the session stays usable', async () => {
-    const s = await start({ timeoutSeconds: 2 });
-    try {
-      await cell(s, 'y = 7');
-      const r = await cell(s, 'import time\ntime.sleep(30)');
-      assert.equal(r.result.status, 'timed-out');
-      assert.equal(r.result.rule?.key, 'limits.timeoutSeconds');
-      assert.match(r.notices, /limits\.timeoutSeconds \(2 s\)/);
-      assert.equal((await cell(s, 'print(y)')).stdout, '7\n');
-    } finally {
+    it('code that finds the kernel\'s private descriptor sends only data: unknown MIME types are dropped, a malformed message ends the session', async () => {
+      const s = await start();
+      const find = 'import gc, json, os\nK = next(d for d in gc.get_objects() if isinstance(d, dict) and "P_OUT" in d and "send" in d)\n';
+      const r = await cell(s, find + 'K["message"]({"t": "display", "data": {"text/plain": "forged", "application/x-evil": "x"}})');
+      assert.equal(r.result.status, 'ok');
+      const d = r.events.find((e) => e.kind === 'display');
+      assert.deepEqual(d, { kind: 'display', data: { 'text/plain': 'forged' } });
+      const bad = await cell(s, find + 'K["message"]({"t": "exec", "argv": ["sh"]})\nimport time\ntime.sleep(5)');
+      assert.equal(bad.result.status, 'session-ended');
+      assert.equal(bad.result.ended?.reason, 'protocol-error');
+      assert.equal(await containerExists(s.containerName), false);
+    });
+
+    it('a cell over limits.timeoutSeconds is interrupted and says the rule; the session stays usable', async () => {
+      const s = await start({ timeoutSeconds: 2 });
+      try {
+        await cell(s, 'y = 7');
+        const r = await cell(s, 'import time\ntime.sleep(30)');
+        assert.equal(r.result.status, 'timed-out');
+        assert.equal(r.result.rule?.key, 'limits.timeoutSeconds');
+        assert.match(r.notices, /limits\.timeoutSeconds \(2 s\)/);
+        assert.equal((await cell(s, 'print(y)')).stdout, '7\n');
+      } finally {
+        await s.close();
+      }
+    });
+
+    it('a cell that ignores SIGINT past its time limit ends the session, saying why, and the container is removed', async () => {
+      const s = await start({ timeoutSeconds: 2, interruptGraceSeconds: 1 });
+      const r = await cell(s, 'import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\ntime.sleep(60)');
+      assert.equal(r.result.status, 'session-ended');
+      assert.equal(r.result.ended?.reason, 'timed-out');
+      assert.match(r.result.ended!.message, /interruptGraceSeconds \(1 s\)/);
+      assert.equal((await cell(s, '1')).result.status, 'session-ended');
+      assert.equal(await containerExists(s.containerName), false);
+    });
+
+    it('an OOM kill ends the session with the memory rule', async () => {
+      const s = await start({ memoryMiB: 64 });
+      const r = await cell(s, 'chunks = []\nwhile True: chunks.append(bytearray(8 * 1024 * 1024))');
+      assert.equal(r.result.status, 'session-ended');
+      assert.equal(r.result.ended?.reason, 'oom-killed', JSON.stringify(r.result));
+      assert.equal(r.result.rule?.key, 'limits.memoryMiB');
+      assert.equal((await s.ended).reason, 'oom-killed');
+      assert.equal(await containerExists(s.containerName), false);
+    });
+
+    it('runs with the floor: no network, read-only root, non-root, and the container goes at close', async () => {
+      const s = await start();
+      const name = s.containerName;
+      const inspect = String((await engineCli(['inspect', '--format', '{{.HostConfig.NetworkMode}} {{.HostConfig.ReadonlyRootfs}} {{.Config.User}}', name])).stdout).trim();
+      assert.equal(inspect.split(' ')[0], 'none');
+      assert.equal(inspect.split(' ')[1], 'true');
+      const r = await cell(s, 'import os, socket\nprint(os.getuid() != 0)\ntry:\n    open("/x", "w")\nexcept OSError as e:\n    print(type(e).__name__)');
+      assert.equal(r.stdout, 'True\nOSError\n');
       await s.close();
-    }
-  });
+      assert.equal((await s.ended).reason, 'closed');
+      assert.equal(await containerExists(name), false);
+    });
 
-  it('a cell that ignores SIGINT past its time limit ends the session, saying why, and the container is removed', async () => {
-    const s = await start({ timeoutSeconds: 2, interruptGraceSeconds: 1 });
-    const r = await cell(s, 'import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\ntime.sleep(60)');
-    assert.equal(r.result.status, 'session-ended');
-    assert.equal(r.result.ended?.reason, 'timed-out');
-    assert.match(r.result.ended!.message, /interruptGraceSeconds \(1 s\)/);
-    assert.equal((await cell(s, '1')).result.status, 'session-ended');
-    assert.equal(await containerExists(s.containerName), false);
-  });
+    it('an idle session closes itself after its idle limit', async () => {
+      const s = await startSession({ profileName: 'python', profile: pythonProfile({ languages: ['python'] }), idleMs: 1500, ...(docker ? { docker } : {}) });
+      await cell(s, '1');
+      const end = await s.ended;
+      assert.equal(end.reason, 'idle');
+      assert.equal(await containerExists(s.containerName), false);
+    });
 
-  it('an OOM kill ends the session with the memory rule', async () => {
-    const s = await start({ memoryMiB: 64 });
-    const r = await cell(s, 'chunks = []\nwhile True: chunks.append(bytearray(8 * 1024 * 1024))');
-    assert.equal(r.result.status, 'session-ended');
-    assert.equal(r.result.ended?.reason, 'oom-killed', JSON.stringify(r.result));
-    assert.equal(r.result.rule?.key, 'limits.memoryMiB');
-    assert.equal((await s.ended).reason, 'oom-killed');
-    assert.equal(await containerExists(s.containerName), false);
-  });
-
-  it('runs with the floor: no network, read-only root, non-root, and the container goes at close', async () => {
-    const s = await start();
-    const name = s.containerName;
-    const inspect = String((await engineCli(['inspect', '--format', '{{.HostConfig.NetworkMode}} {{.HostConfig.ReadonlyRootfs}} {{.Config.User}}', name])).stdout).trim();
-    assert.equal(inspect.split(' ')[0], 'none');
-    assert.equal(inspect.split(' ')[1], 'true');
-    const r = await cell(s, 'import os, socket\nprint(os.getuid() != 0)\ntry:\n    open("/x", "w")\nexcept OSError as e:\n    print(type(e).__name__)');
-    assert.equal(r.stdout, 'True\nOSError\n');
-    await s.close();
-    assert.equal((await s.ended).reason, 'closed');
-    assert.equal(await containerExists(name), false);
-  });
-
-  it('an idle session closes itself after its idle limit', async () => {
-    const s = await startSession({ profileName: 'python', profile: pythonProfile({ languages: ['python'] }), idleMs: 1500, ...(docker ? { docker } : {}) });
-    await cell(s, '1');
-    const end = await s.ended;
-    assert.equal(end.reason, 'idle');
-    assert.equal(await containerExists(s.containerName), false);
-  });
-
-  it('refuses a profile that is not Python, starting nothing', async () => {
-    await assert.rejects(
-      startSession({ profileName: 'shell', profile: shellProfile(), ...(docker ? { docker } : {}) }),
-      (e: unknown) => isSandboxError(e) && e.code === 'invalid-profile' && /"python"/.test(e.message),
-    );
+    it('refuses a profile that is not Python, starting nothing', async () => {
+      await assert.rejects(
+        startSession({ profileName: 'shell', profile: shellProfile(), ...(docker ? { docker } : {}) }),
+        (e: unknown) => isSandboxError(e) && e.code === 'invalid-profile' && /"python"/.test(e.message),
+      );
+    });
   });
 });

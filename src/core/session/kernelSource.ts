@@ -16,7 +16,8 @@
  * 4. reads its stdin on a thread of its own, so an `i` frame (the host's interrupt or timeout,
  *    naming the cell by number) arrives while a cell runs: it sends SIGINT to the main thread,
  *    which raises KeyboardInterrupt only while that cell's code runs (a late signal never
- *    reaches the next cell; any other SIGINT is ignored);
+ *    reaches the next cell; any other SIGINT is ignored). An interrupt that arrives while the
+ *    kernel writes a frame waits until the frame is whole, so the stream never breaks mid-frame;
  * 5. exits when its stdin ends (the host closed the session or went away).
  * Bytes written while no cell runs (a thread, a child process) are held, at most 64 KiB, and
  * become the next cell's output. Code that deliberately finds the private descriptor can write
@@ -48,17 +49,28 @@ KFILE = os.path.abspath(__file__)
 SEND = threading.Lock()
 PUMP = threading.Lock()
 HELD_MAX = 65536
-state = {'active': False, 'running': False, 'held': [], 'held_bytes': 0, 'count': 0, 'interrupt': 0}
+state = {'active': False, 'running': False, 'held': [], 'held_bytes': 0, 'count': 0, 'interrupt': 0, 'sending': 0, 'deferred': False}
 MAIN = threading.get_ident()
 CELLS = queue.Queue()
 
 def send(kind, body):
     data = (len(body) + 1).to_bytes(4, 'big') + kind + body
-    with SEND:
-        view = memoryview(data)
-        while view:
-            n = os.write(P_OUT, view)
-            view = view[n:]
+    main = threading.get_ident() == MAIN
+    if main:
+        state['sending'] += 1
+    try:
+        with SEND:
+            view = memoryview(data)
+            while view:
+                n = os.write(P_OUT, view)
+                view = view[n:]
+    finally:
+        if main:
+            state['sending'] -= 1
+    if main and state['deferred'] and not state['sending']:
+        state['deferred'] = False
+        if state['running']:
+            raise KeyboardInterrupt
 
 def message(obj):
     send(b'm', json.dumps(obj, ensure_ascii=True, separators=(',', ':')).encode('ascii'))
@@ -200,7 +212,10 @@ def error(e):
 
 def on_sigint(signum, frame):
     if state['running'] and state['interrupt'] == state['count']:
-        raise KeyboardInterrupt
+        if state['sending']:
+            state['deferred'] = True
+        else:
+            raise KeyboardInterrupt
 
 signal.signal(signal.SIGINT, on_sigint)
 main = types.ModuleType('__main__')
@@ -210,6 +225,7 @@ NS = main.__dict__
 
 def run(src):
     state['count'] += 1
+    state['deferred'] = False
     name = '<cell %d>' % state['count']
     linecache.cache[name] = (len(src), None, src.splitlines(True), name)
     with PUMP:
