@@ -330,7 +330,7 @@ describe('sandbox-run --mcp server (engine)', function () {
         assert.ok(text(first).includes(s1.session), 'the id is in the text too');
         assert.equal(s1.stdout.text, 'hi\n');
         assert.equal((await ownedBy(c.pid)).length, 1, 'one session container');
-        const png = `import base64\nclass P:\n    def _repr_png_(self): return base64.b64decode("${PNG_B64}")\nP()\n`;
+        const png = `import base64\nclass P:\n    def _repr_png_(self): return base64.b64decode("${PNG_B64}")\ndisplay(P())\n`;
         const second = await c.client.callTool({ name: 'run_in_sandbox', arguments: { code: png + 'display(x + 1)', session: s1.session } });
         const s2 = second.structuredContent as unknown as CellShaped;
         assert.equal(s2.status, 'ok', text(second));
