@@ -205,8 +205,8 @@ describe('interactive runs (engine)', function () {
   });
 
   it('tty: the timeout and the output bound end a terminal run as any other (engine)', async () => {
-    // 6 s: the limit covers the container's start too, which passed 1.5 s on a busy machine before
-    // the loop ran. A grace far above any signal delivery, so exit 143 shows SIGTERM came first.
+    // 6 s from the code (the limit times the program): Python's start-up on a busy machine. A grace
+    // far above any signal delivery, so exit 143 shows SIGTERM came first.
     const slow = new Session(pythonProfile({ limits: { timeoutSeconds: 6, interruptGraceSeconds: 30 } }), 'print("loop", flush=True)\nwhile True:\n    pass\n', TTY);
     const t = await slow.done;
     assert.equal(t.outcome, 'timed-out', t.message);

@@ -16,6 +16,7 @@ import { RUNSC_MIN_PIDS } from '../../src/core/profiles/limits';
 import { ownerLabels } from '../../src/core/ownership/labels';
 import { resolveMounts } from '../../src/core/mounts/mounts';
 import { runInSandbox } from '../../src/core/run/runner';
+import { runTestHooks } from '../../src/core/run/session';
 import { scheduleRemoval } from '../../src/core/container/removals';
 import { WarmPool } from '../../src/core/run/warm';
 import { bridgeGateway, chunkText, containerExists, containerHostProcesses, processAlive, ENGINE_KIND, engineCli, engineDocker, engineIsLocal, engineSeesClientFiles, hostProcesses, IMAGES, LOCAL_DOCKER_HOST, noLeftoversAfterEach, productContainers, pythonProfile, requireEngine, routedEngine, run, shellProfile, waitFor } from './helpers';
@@ -60,16 +61,29 @@ describe('runner on a real engine (engine)', function () {
   });
 
   it('ends a `while True` loop at the timeout and removes its container', async () => {
-    // The limit covers creating and starting the container too, which took more than 1.5 s on a
-    // busy 2-CPU machine (the loop never ran), and gVisor takes 3-5 s to start one there: the limit
-    // leaves the loop running when it expires. A grace far above any signal delivery: exit 143
-    // proves SIGTERM ended the loop; a removal at the grace's end would leave no exit status.
+    // The limit times the program from the moment its code was sent (stop.ts `started`). A grace
+    // far above any signal delivery: exit 143 proves SIGTERM ended the loop; a removal at the
+    // grace's end would leave no exit status.
     const timeoutSeconds = TEST_RUNTIME === 'runsc' ? 12 : 6;
     const r = await run(pythonProfile({ limits: { timeoutSeconds, interruptGraceSeconds: 30 } }), 'while True:\n    pass\n');
     assert.equal(r.result.outcome, 'timed-out');
     assert.equal(r.result.exitCode, 143, 'SIGTERM first ended the loop within the grace period');
     assert.ok(r.result.durationMs >= timeoutSeconds * 1000 && r.result.durationMs < (timeoutSeconds + 30) * 1000, `duration ${r.result.durationMs}`);
     assert.equal(await containerExists(r.result.containerName), false);
+  });
+
+  it('times the program, not the start: a start slower than the limit still runs the program', async () => {
+    // The hook holds the run after admission, before the code is sent, for 2.5 s: a busy engine's
+    // slow create and start. With a 1 s limit the program must still run (stop.ts `started`).
+    runTestHooks.beforeCode = () => delay(2500);
+    try {
+      const r = await run(shellProfile({ limits: { timeoutSeconds: 1 } }), 'echo ran\n');
+      assert.equal(r.result.outcome, 'exited', r.result.message);
+      assert.equal(r.stdout, 'ran\n');
+      assert.ok(r.result.durationMs >= 2500, `duration ${r.result.durationMs}`);
+    } finally {
+      runTestHooks.beforeCode = undefined;
+    }
   });
 
   it('cancel mid-run removes the container and stops its detached children', async () => {

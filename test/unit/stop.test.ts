@@ -85,6 +85,35 @@ describe('StopController (unit)', () => {
     stop.end();
   });
 
+  it('the wall-clock limit is armed when the code was sent (started), not before, and once', async () => {
+    const stop = new StopController(opts, LONG_GRACE_MS, 30);
+    const l = lease();
+    stop.bind(l);
+    await new Promise((r) => setTimeout(r, 120));
+    assert.equal(stop.reason, undefined, 'the limit expired before the program started');
+    stop.started();
+    assert.equal(stop.running, true);
+    stop.bind(l); // a cold retry after a warm lease: the clock keeps running, it does not restart
+    stop.started();
+    for (let i = 0; i < 100 && !stop.reason; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(stop.reason, 'timed-out');
+    assert.deepEqual(await untilCalls(l.name, 1), ['kill --signal SIGTERM']);
+    stop.force();
+    await stop.removal;
+    stop.end();
+  });
+
+  it('no limit fires after the program ended', async () => {
+    const stop = new StopController(opts, LONG_GRACE_MS, 20);
+    const l = lease();
+    stop.bind(l);
+    stop.started();
+    stop.end();
+    await new Promise((r) => setTimeout(r, 80));
+    assert.equal(stop.reason, undefined);
+    assert.deepEqual(calls(l.name), []);
+  });
+
   it('a second stop changes nothing: the first reason and its one signal stay', async () => {
     const stop = new StopController(opts, LONG_GRACE_MS);
     const l = lease();

@@ -76,7 +76,7 @@ function buildLimitsSchema() {
       memoryMiB: limit('memoryMiB', 'Memory limit in MiB; swap is disabled (`--memory` = `--memory-swap`).'),
       cpus: limit('cpus', 'CPU quota in CPUs (`--cpus`).'),
       pids: limit('pids', 'Maximum number of processes and threads, including the init process (`--pids-limit`).'),
-      timeoutSeconds: limit('timeoutSeconds', 'Wall-clock limit in seconds; when it expires the program gets SIGTERM and the container is removed interruptGraceSeconds later.'),
+      timeoutSeconds: limit('timeoutSeconds', 'Wall-clock limit in seconds, counted from the moment the code reaches the container (a compile step included; the engine creating and starting the container is not counted); when it expires the program gets SIGTERM and the container is removed interruptGraceSeconds later.'),
       outputBytes: limit(
         'outputBytes',
         'Bytes kept per stream (stdout and stderr each); the first byte past it ends the run.',

@@ -61,7 +61,7 @@ async function directStart(s: RunSession): Promise<RunResult> {
     watching = true;
     s.onChunk(stream, chunk);
   });
-  s.stopper.running = true;
+  s.stopper.started();
   const exit = await lease.exit;
   const done = await s.afterExit(lease, exit);
   if (typeof done === 'string') throw new SandboxError('start-failed', 'The container could not start.', 'Check the image and the engine (docker info), then run again.');

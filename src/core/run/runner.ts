@@ -75,13 +75,11 @@ class Run extends RunSession {
     const onForce = () => this.stopper.force();
     this.req.signal?.addEventListener('abort', onAbort, { once: true });
     this.req.forceSignal?.addEventListener('abort', onForce, { once: true });
-    const timer = setTimeout(() => this.stopper.stop('timed-out'), this.profile.limits.timeoutSeconds * 1000);
     try {
       return await this.attempts();
     } catch (e) {
       return await this.failed(e);
     } finally {
-      clearTimeout(timer);
       this.stopper.end();
       this.req.signal?.removeEventListener('abort', onAbort);
       this.req.forceSignal?.removeEventListener('abort', onForce);

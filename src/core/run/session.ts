@@ -33,6 +33,13 @@ import { describeOutcome } from './outcome';
 import { findMasked, DEFAULT_MASK_GLOBS } from '../mounts/workspaceMask';
 import { isMountContainerPath, type WorkspacePlan } from '../mounts/workspaceMount';
 
+/**
+ * Test seams (engine suite only; never set by the product): `beforeCode` runs after admission,
+ * just before the code is sent, so a test can make the container's start-up "slow" at will and
+ * prove the wall-clock limit times the program only (stop.ts `started`).
+ */
+export const runTestHooks: { beforeCode?: () => Promise<void> } = {};
+
 /** What one lease attempt gave: a result, or "start again cold" (a warm lease that failed early) / "no sh". */
 export type Attempt = RunResult | 'retry-cold' | 'no-shell';
 
@@ -80,7 +87,7 @@ export class RunSession {
     this.sink = req.onOutput ?? (() => undefined);
     const bound = profile.limits.outputBytes;
     this.streams = { stdout: new BoundedStream('stdout', bound, this.sink), stderr: new BoundedStream('stderr', bound, this.sink) };
-    this.stopper = new StopController(this.opts, profile.limits.interruptGraceSeconds * 1000);
+    this.stopper = new StopController(this.opts, profile.limits.interruptGraceSeconds * 1000, profile.limits.timeoutSeconds * 1000);
   }
 
   /** The profile as this run uses it, with the name it was asked for under. */
@@ -149,10 +156,12 @@ export class RunSession {
     if (this.stopper.reason) return this.stopped(lease);
     if (!admitted) return this.notWaiting(lease);
     await this.pids.start(this.opts, lease.name, lease.pid);
+    await runTestHooks.beforeCode?.();
+    if (this.stopper.reason) return this.stopped(lease);
     this.verdictOf = () => lease.launcher?.verdict;
     lease.consume((stream, chunk) => this.onChunk(stream, chunk));
     lease.send(this.code, this.req.interactive?.input, this.req.args);
-    this.stopper.running = true;
+    this.stopper.started();
     return this.afterExit(lease, await lease.exit);
   }
 

@@ -5,6 +5,12 @@
  * `limits.interruptGraceSeconds`; an output overflow, a forced cancel, a program not running yet,
  * or a zero grace remove at once. Removal (`docker rm -f -v`, removals.ts) ends every process in
  * the container; the attached CLI then ends by itself, or is killed after a grace.
+ *
+ * The wall-clock limit (`limits.timeoutSeconds`) is armed by {@link StopController.started}, when
+ * the code was sent: it times the program (its compile step included), not the engine creating
+ * and starting the container, which the launcher's `waiting` marker bounds on its own (admit.ts,
+ * the control timeout). A busy engine's slow start no longer eats a user's limit (as in judge0
+ * and piston, which time the program only).
  */
 import { signalContainer } from '../engine/containerOps';
 import type { DockerOptions } from '../engine/contracts';
@@ -22,7 +28,7 @@ export class StopController {
   reason: StopReason | undefined;
   /** True once removal was asked for by the controller (the program did not end by itself). */
   removing = false;
-  /** True once the code was sent (the program may be running). */
+  /** True once the code was sent (the program may be running): see {@link StopController.started}. */
   running = false;
   /** The removal started by the controller, when it started one. */
   removal: Promise<void> | undefined;
@@ -30,9 +36,23 @@ export class StopController {
   private lease: ContainerLease | undefined;
   private graceTimer: NodeJS.Timeout | undefined;
   private killTimer: NodeJS.Timeout | undefined;
+  private limitTimer: NodeJS.Timeout | undefined;
 
-  /** @param graceMs the interrupt grace (`limits.interruptGraceSeconds` in ms) */
-  constructor(private readonly opts: DockerOptions, private readonly graceMs: number) {}
+  /**
+   * @param graceMs the interrupt grace (`limits.interruptGraceSeconds` in ms)
+   * @param limitMs the wall-clock limit (`limits.timeoutSeconds` in ms), armed by {@link started}; none when omitted
+   */
+  constructor(private readonly opts: DockerOptions, private readonly graceMs: number, private readonly limitMs?: number) {}
+
+  /**
+   * The code was sent: the program may be running, and its wall-clock limit starts now (once per
+   * run: a warm lease that failed before its program started and the cold retry share one clock).
+   */
+  started(): void {
+    this.running = true;
+    if (this.limitTimer || this.ended || this.limitMs === undefined) return;
+    this.limitTimer = setTimeout(() => this.stop('timed-out'), this.limitMs);
+  }
 
   /** The container the run uses from now on; a stop that came before it removes it at once. */
   bind(lease: ContainerLease | undefined): void {
@@ -80,6 +100,7 @@ export class StopController {
   /** The program's exit is known: no later stop applies; timers end. */
   end(): void {
     this.ended = true;
+    clearTimeout(this.limitTimer);
     clearTimeout(this.graceTimer);
     clearTimeout(this.killTimer);
   }
