@@ -229,7 +229,8 @@ class SandboxMcpServer {
   private async run(input: AgentSessionInput, signal: AbortSignal): Promise<CallToolResult> {
     if (this.stopping) return refusal('Refused: the server is shutting down.');
     if (input.session !== undefined && input.stdin !== undefined) return refusal('Refused: a session has no stdin (input() reads end of input); leave out stdin, or run without "session".');
-    if (input.session !== undefined && input.session !== 'new') return this.tracked(() => this.sessions.run(input.session!, input.profile, input.code, input.timeoutSeconds, signal));
+    if (input.session === undefined && input.files !== undefined) return refusal('Refused: files go with a session in this version; pass session "new" (Python profiles), or write the files from the code.');
+    if (input.session !== undefined && input.session !== 'new') return this.tracked(() => this.sessions.run(input.session!, input.profile, input.code, input.timeoutSeconds, signal, input.files));
     if (this.active.size >= this.opts.maxRuns) {
       return refusal(`Refused: ${this.active.size} runs are already in progress, the most this server allows at once (--max-runs ${this.opts.maxRuns}). Runs are not queued: call again when one has finished.`);
     }
@@ -251,7 +252,7 @@ class SandboxMcpServer {
     const { profile } = agentProfile(chosen.profile, input.timeoutSeconds, this.opts.maxTimeoutSeconds);
     if (input.session === 'new') {
       const { profile: sessionProfile } = agentProfile(chosen.profile, undefined, this.opts.maxTimeoutSeconds);
-      return this.tracked(() => this.sessions.startAndRun(chosen.name, sessionProfile, input.code, profile.limits.timeoutSeconds, signal));
+      return this.tracked(() => this.sessions.startAndRun(chosen.name, sessionProfile, input.code, profile.limits.timeoutSeconds, signal, input.files));
     }
     const output = new AgentOutput();
     const force = new AbortController();

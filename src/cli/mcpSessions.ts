@@ -9,7 +9,8 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { isSandboxError, type DockerOptions, type Profile } from '../core';
-import { AgentCellOutput, agentCellResult, agentCellText } from '../core/agent/agentSession';
+import { AgentCellOutput, agentCellResult, agentCellText, agentFiles, type AgentSessionInput } from '../core/agent/agentSession';
+import { isRelativeFileName } from '../core/session/frames';
 import { startSession, type SandboxSession, type SessionEnd } from '../core/session/session';
 
 /** Default of `--max-sessions`. */
@@ -58,7 +59,9 @@ export class McpSessions {
    * Starts a session with `profile` (validated and capped by the caller) and runs `code` as its first cell.
    * @param timeoutSeconds this call's time limit
    */
-  async startAndRun(profileName: string, profile: Profile, code: string, timeoutSeconds: number, signal: AbortSignal): Promise<CallToolResult> {
+  async startAndRun(profileName: string, profile: Profile, code: string, timeoutSeconds: number, signal: AbortSignal, files: AgentSessionInput['files']): Promise<CallToolResult> {
+    const written = agentFiles(files, isRelativeFileName);
+    if (typeof written === 'string') return refusal(`Not run: ${written}`);
     if (this.count >= this.maxSessions) {
       return refusal(`Refused: ${this.count} sessions are already open, the most this server allows (--max-sessions ${this.maxSessions}). Sessions are not queued: close one with close_session, or run without "session".`);
     }
@@ -75,11 +78,13 @@ export class McpSessions {
     this.open.set(session.id, entry);
     void session.ended.then((end) => this.forget(session.id, end));
     this.log(`session ${session.id} started (profile ${profileName}, image ${profile.image}, container ${session.containerName})`);
-    return this.runIn(entry, code, timeoutSeconds, signal);
+    return this.runIn(entry, code, timeoutSeconds, signal, written);
   }
 
   /** Runs `code` in the session `id` (the next cell), or says why it cannot. */
-  async run(id: string, profileAsked: string | undefined, code: string, timeoutSeconds: number | undefined, signal: AbortSignal): Promise<CallToolResult> {
+  async run(id: string, profileAsked: string | undefined, code: string, timeoutSeconds: number | undefined, signal: AbortSignal, files: AgentSessionInput['files']): Promise<CallToolResult> {
+    const written = agentFiles(files, isRelativeFileName);
+    if (typeof written === 'string') return refusal(`Not run: ${written}`);
     const entry = this.open.get(id);
     if (!entry) return refusal(this.unknown(id));
     if (profileAsked !== undefined && profileAsked !== entry.profileName) {
@@ -87,7 +92,7 @@ export class McpSessions {
     }
     if (entry.busy) return refusal(`Refused: session ${id} is still running an earlier call. Calls in one session are not queued: wait for it to finish.`);
     const limit = Math.min(timeoutSeconds ?? entry.profile.limits.timeoutSeconds, entry.profile.limits.timeoutSeconds);
-    return this.runIn(entry, code, limit, signal);
+    return this.runIn(entry, code, limit, signal, written);
   }
 
   /** `close_session`: removes the session's container. */
@@ -104,7 +109,7 @@ export class McpSessions {
     await Promise.allSettled([...this.open.values()].map((e) => e.session.close()));
   }
 
-  private async runIn(entry: Open, code: string, timeoutSeconds: number, signal: AbortSignal): Promise<CallToolResult> {
+  private async runIn(entry: Open, code: string, timeoutSeconds: number, signal: AbortSignal, files: Record<string, Uint8Array>): Promise<CallToolResult> {
     const s = entry.session;
     entry.busy = true;
     const out = new AgentCellOutput();
@@ -113,7 +118,7 @@ export class McpSessions {
     signal.addEventListener('abort', onCancel, { once: true });
     let result;
     try {
-      result = await s.execute(code, out.onEvent, { timeoutSeconds });
+      result = await s.execute(code, out.onEvent, { timeoutSeconds, files, collectOutFiles: true });
     } finally {
       signal.removeEventListener('abort', onCancel);
       entry.busy = false;

@@ -95,7 +95,7 @@ describe('sandbox-run --mcp server (engine)', function () {
       const { tools } = await c.client.listTools();
       assert.deepEqual(tools.map((t) => t.name).sort(), ['close_session', 'list_profiles', 'run_in_sandbox']);
       const run = tools.find((t) => t.name === 'run_in_sandbox')!;
-      assert.deepEqual(Object.keys(run.inputSchema.properties ?? {}).sort(), ['code', 'language', 'profile', 'session', 'stdin', 'timeoutSeconds']);
+      assert.deepEqual(Object.keys(run.inputSchema.properties ?? {}).sort(), ['code', 'files', 'language', 'profile', 'session', 'stdin', 'timeoutSeconds']);
       assert.deepEqual(Object.keys(run.outputSchema?.properties ?? {}), ['session']);
       assert.deepEqual(run.inputSchema.required, ['code']);
       assert.match(run.description ?? '', /untrusted/);
@@ -338,6 +338,22 @@ describe('sandbox-run --mcp server (engine)', function () {
         assert.ok(s2.displays.includes('42'), JSON.stringify(s2.displays));
         const images = (second as CallToolResult).content.filter((p) => p.type === 'image');
         assert.deepEqual(images.map((i) => i.type === 'image' && [i.mimeType, i.data]), [['image/png', PNG_B64]]);
+        const io = await c.client.callTool({
+          name: 'run_in_sandbox',
+          arguments: {
+            session: s1.session,
+            files: { 'in/data.csv': 'a,b\n1,2\n', 'blob.bin': { base64: Buffer.from([0, 1, 2, 255]).toString('base64') } },
+            code: 'import os\nos.makedirs("/sandbox/out", exist_ok=True)\nrows = open("/sandbox/in/data.csv").read().splitlines()\nopen("/sandbox/out/n.txt", "w").write(str(len(rows)) + " " + str(list(open("/sandbox/blob.bin", "rb").read())))\nopen("/sandbox/out/raw.bin", "wb").write(bytes([0, 255]))',
+          },
+        });
+        const sio = io.structuredContent as unknown as CellShaped & { outFiles: { name: string; text?: string; base64?: string }[] };
+        assert.equal(sio.status, 'ok', text(io));
+        assert.deepEqual(sio.outFiles, [{ name: 'n.txt', bytes: 16, text: '2 [0, 1, 2, 255]' }, { name: 'raw.bin', bytes: 2, base64: 'AP8=' }]);
+        const again = (await c.client.callTool({ name: 'run_in_sandbox', arguments: { session: s1.session, code: '1' } })).structuredContent as unknown as { outFiles: unknown[] };
+        assert.deepEqual(again.outFiles, [], 'only files changed during the call come back');
+        const escape = await c.client.callTool({ name: 'run_in_sandbox', arguments: { session: s1.session, code: '1', files: { '../etc/x': 'no' } } });
+        assert.equal(escape.isError, true);
+        assert.match(text(escape), /not a relative name under \/sandbox/);
         const closed = await c.client.callTool({ name: 'close_session', arguments: { session: s1.session } });
         assert.equal(closed.isError, undefined, text(closed));
         assert.deepEqual(await ownedBy(c.pid), [], 'close_session removed the container');

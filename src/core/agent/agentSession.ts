@@ -21,6 +21,9 @@ export const AGENT_IMAGE_LIMITS = { count: 4, bytes: 1024 * 1024 } as const;
 /** Characters of display text and of a traceback an agent gets (each). */
 export const AGENT_DISPLAY_CHARS = 16 * 1024;
 
+/** Bounds of `files`: entries, decoded bytes in all. */
+export const AGENT_FILES_LIMITS = { count: 64, bytes: 1024 * 1024 } as const;
+
 /** The agent tool's input with `session`: {@link AgentRunInputSchema}'s keys plus `session`. Unknown keys are refused. */
 export const AgentSessionInputSchema = z.strictObject({
   ...AgentRunInputSchema.shape,
@@ -28,6 +31,12 @@ export const AgentSessionInputSchema = z.strictObject({
     withDescription(
       z.string().check(z.regex(SESSION_INPUT, 'must be "new" or a session id returned by an earlier call')),
       'Run in a session that keeps state (variables, imports, files in /tmp) across calls: "new" starts one (Python only) and returns its id; an id runs in that session. Omit it for a fresh, stateless run.',
+    ),
+  ),
+  files: z.optional(
+    withDescription(
+      z.record(z.string().check(z.maxLength(200, 'must be at most 200 characters')), z.union([z.string(), z.strictObject({ base64: z.string() })])),
+      'With session only: files written under /sandbox before the code runs, name (relative, e.g. "data.csv") → text, or { base64 } for bytes; at most 64 files, 1 MiB in all. Files the code writes to /sandbox/out/ come back (at most 8, 1 MiB in all).',
     ),
   ),
 });
@@ -39,6 +48,34 @@ export type AgentSessionInput = z.output<typeof AgentSessionInputSchema>;
 export interface AgentImage {
   readonly mimeType: 'image/png' | 'image/jpeg';
   readonly data: string;
+}
+
+/**
+ * The `files` input as bytes, or why it is refused (a name that is not relative, too many, too large).
+ * @returns the files by name, or a one-sentence refusal
+ */
+export function agentFiles(files: AgentSessionInput['files'], isRelative: (name: string) => boolean): Record<string, Uint8Array> | string {
+  const out: Record<string, Uint8Array> = {};
+  let total = 0;
+  const entries = Object.entries(files ?? {});
+  if (entries.length > AGENT_FILES_LIMITS.count) return `files: at most ${AGENT_FILES_LIMITS.count} files, got ${entries.length}.`;
+  for (const [name, value] of entries) {
+    if (!isRelative(name)) return `files: ${JSON.stringify(name)} is not a relative name under /sandbox (no leading /, no empty, . or .. parts).`;
+    if (typeof value !== 'string' && !/^[A-Za-z0-9+/]*={0,2}$/.test(value.base64)) return `files: ${JSON.stringify(name)} has base64 that is not base64.`;
+    const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : Buffer.from(value.base64, 'base64');
+    total += bytes.length;
+    if (total > AGENT_FILES_LIMITS.bytes) return `files: at most ${AGENT_FILES_LIMITS.bytes} bytes in all.`;
+    out[name] = bytes;
+  }
+  return out;
+}
+
+/** A file the code wrote to /sandbox/out/: UTF-8 text when it is that, else base64. */
+export interface AgentOutFile {
+  readonly name: string;
+  readonly bytes: number;
+  readonly text?: string;
+  readonly base64?: string;
 }
 
 /** Filters untrusted text for a model (no escape sequences or control characters but tab and line feed), at most `max` characters. */
@@ -56,6 +93,8 @@ export class AgentCellOutput {
   readonly images: AgentImage[] = [];
   imagesDropped = 0;
   error: { ename: string; evalue: string; traceback: string } | undefined;
+  readonly outFiles: AgentOutFile[] = [];
+  outFilesDropped = 0;
 
   /** Give this to `SandboxSession.execute`. */
   readonly onEvent = (e: CellEvent): void => {
@@ -65,6 +104,18 @@ export class AgentCellOutput {
         return this.output.sink(e.kind, e.bytes);
       case 'notice':
         return this.output.sink('notice', e.text);
+      case 'files':
+        this.outFilesDropped += e.dropped;
+        for (const f of e.files) {
+          let text: string | undefined;
+          try {
+            text = new TextDecoder('utf-8', { fatal: true }).decode(f.data);
+          } catch {
+            text = undefined;
+          }
+          this.outFiles.push({ name: f.name, bytes: f.data.length, ...(text !== undefined && !text.includes('\0') ? { text } : { base64: f.data.toString('base64') }) });
+        }
+        return;
       case 'error':
         this.error = { ename: clean(e.ename, 200), evalue: clean(e.evalue, 2000), traceback: clean(e.traceback.join('')) };
         return;
@@ -114,6 +165,9 @@ export interface AgentCellResult {
   /** Images returned as image content beside this result, and how many were left out (over the limits). */
   readonly images: { readonly returned: number; readonly dropped: number };
   readonly error?: { readonly ename: string; readonly evalue: string; readonly traceback: string };
+  /** Files the code wrote to /sandbox/out/ during the call (text or base64), and how many were left out. */
+  readonly outFiles: readonly AgentOutFile[];
+  readonly outFilesDropped: number;
 }
 
 /** Shapes a finished cell for an agent. */
@@ -135,6 +189,8 @@ export function agentCellResult(result: CellResult, out: AgentCellOutput, sessio
     displays: out.displayTexts(),
     images: { returned: out.images.length, dropped: out.imagesDropped },
     ...(out.error ? { error: out.error } : {}),
+    outFiles: [...out.outFiles],
+    outFilesDropped: out.outFilesDropped,
   };
 }
 
@@ -159,5 +215,9 @@ export function agentCellText(r: AgentCellResult, fenceId: string = newFenceId()
   for (const stream of ['stdout', 'stderr'] as const) block(stream, r[stream].text, ` bytes="${r[stream].bytes}"${r[stream].truncated ? ' truncated="true"' : ''}`);
   r.displays.forEach((d) => block('display', d));
   if (r.error) block('error', `${r.error.traceback}`);
+  if (r.outFiles.length > 0 || r.outFilesDropped > 0) {
+    lines.push(`Files written to /sandbox/out/: ${r.outFiles.length} returned in structuredContent.outFiles${r.outFilesDropped ? `, ${r.outFilesDropped} left out (at most 8, 1 MiB in all)` : ''}.`);
+    for (const f of r.outFiles) block('file', `${clean(f.name, 200)} (${f.bytes} bytes${f.text === undefined ? ', binary' : ''})${f.text !== undefined ? `\n${clean(f.text)}` : ''}`);
+  }
   return lines.join('\n');
 }

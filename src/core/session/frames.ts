@@ -2,9 +2,10 @@
  * The session protocol's frames and messages (issue 24), host side. One frame, both ways:
  * a 4-byte big-endian length L, then L bytes: one kind byte and the body.
  * - host → kernel: `x` + the cell's code as UTF-8; `i` + the running cell's number (4 bytes,
- *   big-endian): interrupt it (anything else ends the kernel);
+ *   big-endian): interrupt it; `f` + JSON `{files, collect}` for the next cell (files to write
+ *   under /sandbox first; whether to send the files of /sandbox/out/ after it). Anything else ends the kernel;
  * - kernel → host: `o` / `e` + raw bytes of the cell's stdout / stderr, and `m` + one JSON
- *   message (ASCII): `hello`, `display`, `error`, `done` ({@link KernelMessage}).
+ *   message (ASCII): `hello`, `display`, `error`, `files`, `done` ({@link KernelMessage}).
  * Messages are data only: the reader checks each against its exact shape, keeps only the
  * allow-listed MIME types ({@link DISPLAY_MIMES}), and never acts on their content; a frame or
  * message of any other shape is a protocol error (the session ends, session.ts).
@@ -23,6 +24,7 @@ export type KernelMessage =
   | { readonly t: 'hello'; readonly protocol: 1; readonly ipython: boolean; readonly python: string }
   | { readonly t: 'display'; readonly data: DisplayData }
   | { readonly t: 'error'; readonly ename: string; readonly evalue: string; readonly traceback: readonly string[] }
+  | { readonly t: 'files'; readonly files: readonly { readonly name: string; readonly data: Buffer }[]; readonly dropped: number }
   | { readonly t: 'done'; readonly n: number; readonly status: 'ok' | 'error' | 'interrupted' };
 
 /** What one kernel frame gave: program bytes, a message, an oversized frame skipped (its size, bytes), or a protocol error. */
@@ -38,6 +40,20 @@ export function encodeCell(code: string): Buffer {
   const head = Buffer.alloc(5);
   head.writeUInt32BE(body.length + 1, 0);
   head[4] = 0x78; // 'x'
+  return Buffer.concat([head, body]);
+}
+
+/** A relative file name under /sandbox: 1–200 characters, `/`-separated parts, none empty, `.` or `..`, no NUL. */
+export function isRelativeFileName(name: string): boolean {
+  return name.length > 0 && name.length <= 200 && !name.includes('\0') && !name.startsWith('/') && name.split('/').every((p) => p !== '' && p !== '.' && p !== '..');
+}
+
+/** The `f` frame: files to write before the next cell (names checked by the caller, {@link isRelativeFileName}) and whether to collect /sandbox/out/ after it. */
+export function encodeCellFiles(files: Readonly<Record<string, Uint8Array>>, collect: boolean): Buffer {
+  const body = Buffer.from(JSON.stringify({ files: Object.fromEntries(Object.entries(files).map(([k, v]) => [k, Buffer.from(v).toString('base64')])), collect }), 'utf8');
+  const head = Buffer.alloc(5);
+  head.writeUInt32BE(body.length + 1, 0);
+  head[4] = 0x66; // 'f'
   return Buffer.concat([head, body]);
 }
 
@@ -141,6 +157,19 @@ export function parseMessage(body: Buffer): KernelMessage | string {
     case 'error':
       if (keys === 'ename,evalue,t,traceback' && isString(m.ename) && isString(m.evalue) && Array.isArray(m.traceback) && m.traceback.every(isString)) {
         return { t: 'error', ename: m.ename, evalue: m.evalue, traceback: m.traceback };
+      }
+      break;
+    case 'files':
+      if (keys === 'dropped,files,t' && Number.isSafeInteger(m.dropped) && Array.isArray(m.files) && m.files.length <= 64) {
+        const files: { name: string; data: Buffer }[] = [];
+        for (const f of m.files as unknown[]) {
+          const o = f as Record<string, unknown>;
+          if (typeof f !== 'object' || f === null || Object.keys(o).sort().join(',') !== 'data,name' || !isString(o.name) || !isRelativeFileName(o.name) || !isString(o.data) || !/^[A-Za-z0-9+/]*=*$/.test(o.data)) {
+            return 'a files message of no accepted shape';
+          }
+          files.push({ name: o.name, data: Buffer.from(o.data, 'base64') });
+        }
+        return { t: 'files', files, dropped: m.dropped as number };
       }
       break;
     case 'done':

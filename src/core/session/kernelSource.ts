@@ -18,14 +18,18 @@
  *    which raises KeyboardInterrupt only while that cell's code runs (a late signal never
  *    reaches the next cell; any other SIGINT is ignored). An interrupt that arrives while the
  *    kernel writes a frame waits until the frame is whole, so the stream never breaks mid-frame;
- * 5. exits when its stdin ends (the host closed the session or went away).
+ * 5. on an `f` frame (JSON `{files: {name: base64}, collect: bool}`, before the next cell) writes
+ *    those files under /sandbox before that cell's code runs (relative names only; a bad one is
+ *    the cell's error), and with `collect` sends a `files` message after it: the regular files
+ *    under /sandbox/out/ changed during the cell, at most 8 and 1 MiB in all (symlinks never followed);
+ * 6. exits when its stdin ends (the host closed the session or went away).
  * Bytes written while no cell runs (a thread, a child process) are held, at most 64 KiB, and
  * become the next cell's output. Code that deliberately finds the private descriptor can write
  * frames of its own; they are data of its own cell like its output, bounded the same way, and a
  * malformed one or one outside a cell ends the session (session.ts).
  */
 export const KERNEL_SOURCE = String.raw`
-import ast, base64, builtins, io, json, linecache, os, queue, select, signal, sys, threading, traceback, types
+import ast, base64, builtins, io, json, linecache, os, queue, select, signal, sys, threading, time, traceback, types
 
 P_IN = os.dup(0)
 P_OUT = os.dup(1)
@@ -223,7 +227,56 @@ main.__dict__['__builtins__'] = builtins
 sys.modules['__main__'] = main
 NS = main.__dict__
 
-def run(src):
+SANDBOX = '/sandbox'
+OUT_FILES, OUT_BYTES = 8, 1024 * 1024
+
+def safe_name(name):
+    parts = name.split('/')
+    return isinstance(name, str) and 0 < len(name) <= 200 and '\0' not in name and not name.startswith('/') and all(p not in ('', '.', '..') for p in parts)
+
+def write_files(files):
+    for name, b64 in files.items():
+        if not safe_name(name):
+            raise ValueError('not a relative file name: %r' % name)
+        path = os.path.join(SANDBOX, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+        with os.fdopen(fd, 'wb') as f:
+            f.write(base64.b64decode(b64))
+
+def out_files(since):
+    found, total, dropped = [], 0, 0
+    root = os.path.join(SANDBOX, 'out')
+    for top, dirs, names in os.walk(root):
+        dirs.sort()
+        for n in sorted(names):
+            path = os.path.join(top, n)
+            try:
+                st = os.lstat(path)
+            except OSError:
+                continue
+            if not os.path.isfile(path) or os.path.islink(path) or st.st_mtime_ns < since:
+                continue
+            rel = os.path.relpath(path, root)
+            if len(found) >= OUT_FILES or total + st.st_size > OUT_BYTES or not safe_name(rel):
+                dropped += 1
+                continue
+            try:
+                fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+                with os.fdopen(fd, 'rb') as f:
+                    data = f.read(OUT_BYTES - total + 1)
+            except OSError:
+                dropped += 1
+                continue
+            if total + len(data) > OUT_BYTES:
+                dropped += 1
+                continue
+            total += len(data)
+            found.append({'name': rel, 'data': base64.b64encode(data).decode('ascii')})
+    return found, dropped
+
+def run(src, req=None):
+    since = time.time_ns()
     state['count'] += 1
     state['deferred'] = False
     name = '<cell %d>' % state['count']
@@ -242,6 +295,8 @@ def run(src):
             last = ast.Interactive([tree.body.pop()])
         first = compile(tree, name, 'exec')
         second = compile(last, name, 'single') if last is not None else None
+        if req and req.get('files'):
+            write_files(req['files'])
         state['running'] = True
         try:
             if state['interrupt'] == state['count']:
@@ -258,6 +313,13 @@ def run(src):
         status = 'error'
         error(e)
     figures()
+    if req and req.get('collect'):
+        try:
+            found, dropped = out_files(since)
+            drain()
+            message({'t': 'files', 'files': found, 'dropped': dropped})
+        except Exception as e:
+            error(e)
     drain()
     with PUMP:
         state['active'] = False
@@ -277,7 +339,9 @@ def reader():
         size = int.from_bytes(read_exact(4), 'big')
         body = read_exact(size)
         if body[:1] == b'x':
-            CELLS.put(body[1:])
+            CELLS.put((b'x', body[1:]))
+        elif body[:1] == b'f':
+            CELLS.put((b'f', body[1:]))
         elif body[:1] == b'i' and len(body) == 5:
             n = int.from_bytes(body[1:], 'big')
             state['interrupt'] = n
@@ -288,6 +352,12 @@ def reader():
 
 threading.Thread(target=reader, daemon=True).start()
 message({'t': 'hello', 'protocol': 1, 'ipython': FORMATTER is not None, 'python': sys.version.split()[0]})
+req = None
 while True:
-    run(CELLS.get().decode('utf-8', 'replace'))
+    kind, body = CELLS.get()
+    if kind == b'f':
+        req = json.loads(body)
+        continue
+    run(body.decode('utf-8', 'replace'), req)
+    req = None
 `;

@@ -23,7 +23,7 @@ import { SandboxError } from '../errors';
 import { diagnoseExit } from '../run/diagnose';
 import type { RuleNote } from '../run/result';
 import { sandboxRule } from '../run/rules';
-import { encodeCell, encodeInterrupt, FrameReader, type DisplayData, type KernelFrame, type KernelMessage } from './frames';
+import { encodeCell, encodeCellFiles, encodeInterrupt, FrameReader, isRelativeFileName, type DisplayData, type KernelFrame, type KernelMessage } from './frames';
 import { KERNEL_SOURCE } from './kernelSource';
 import { startSessionContainer, type SessionContainer, type SessionContainerRequest } from './start';
 
@@ -32,6 +32,7 @@ export type CellEvent =
   | { readonly kind: 'stdout' | 'stderr'; readonly bytes: Buffer }
   | { readonly kind: 'display'; readonly data: DisplayData }
   | { readonly kind: 'error'; readonly ename: string; readonly evalue: string; readonly traceback: readonly string[] }
+  | { readonly kind: 'files'; readonly files: readonly { readonly name: string; readonly data: Buffer }[]; readonly dropped: number }
   | { readonly kind: 'notice'; readonly text: string };
 
 /** Why a session ended; `message` is one sentence for people, `rule` the sandbox rule when one ended it. */
@@ -158,12 +159,21 @@ export class SandboxSession {
    * Runs one cell after those already asked for; `onEvent` gets its output as it arrives.
    * Never throws for cell or session failures: they are results (`session-ended` with `ended`).
    * @param opts `signal`: aborting it interrupts the cell (SIGINT), as {@link interrupt};
-   *   `timeoutSeconds`: this cell's time limit when lower than the profile's `limits.timeoutSeconds`
+   *   `timeoutSeconds`: this cell's time limit when lower than the profile's `limits.timeoutSeconds`;
+   *   `files`: written under /sandbox before the code runs (relative names); `collectOutFiles`:
+   *   the files of /sandbox/out/ changed by the cell come back as a `files` event (at most 8, 1 MiB in all)
+   * @throws SandboxError `invalid-arguments` for a file name that is not relative (nothing is sent)
    */
-  execute(code: string, onEvent: (e: CellEvent) => void = () => undefined, opts: { readonly signal?: AbortSignal; readonly timeoutSeconds?: number } = {}): Promise<CellResult> {
+  execute(
+    code: string, onEvent: (e: CellEvent) => void = () => undefined,
+    opts: { readonly signal?: AbortSignal; readonly timeoutSeconds?: number; readonly files?: Readonly<Record<string, Uint8Array>>; readonly collectOutFiles?: boolean } = {},
+  ): Promise<CellResult> {
+    const bad = Object.keys(opts.files ?? {}).find((n) => !isRelativeFileName(n));
+    if (bad !== undefined) throw new SandboxError('invalid-arguments', `The file name ${JSON.stringify(bad)} is not a relative name under /sandbox, so nothing ran.`, 'Give names such as data.csv or in/data.csv (no leading /, no . or .. parts).');
+    const io = opts.files || opts.collectOutFiles ? encodeCellFiles(opts.files ?? {}, opts.collectOutFiles === true) : undefined;
     this.pending++;
     const limit = Math.min(this.c.profile.limits.timeoutSeconds, opts.timeoutSeconds ?? Infinity);
-    const run = this.queue.then(() => this.runCell(code, onEvent, limit, opts.signal));
+    const run = this.queue.then(() => this.runCell(code, onEvent, limit, opts.signal, io));
     this.queue = run.catch(() => undefined).finally(() => this.pending--);
     return run;
   }
@@ -188,7 +198,7 @@ export class SandboxSession {
     await this.removal?.catch(() => undefined);
   }
 
-  private runCell(code: string, onEvent: (e: CellEvent) => void, timeoutSeconds: number, signal?: AbortSignal): Promise<CellResult> {
+  private runCell(code: string, onEvent: (e: CellEvent) => void, timeoutSeconds: number, signal?: AbortSignal, io?: Buffer): Promise<CellResult> {
     const t0 = performance.now();
     if (this.endInfo) return Promise.resolve(endedResult(this.endInfo, t0));
     clearTimeout(this.idleTimer);
@@ -206,6 +216,7 @@ export class SandboxSession {
     });
     this.cell = cell;
     cell.timers.push(setTimeout(() => this.stopCell(cell, 'timed-out'), timeoutSeconds * 1000));
+    if (io) this.input.write(io);
     this.input.write(encodeCell(code));
     if (signal?.aborted) onAbort();
     return result;
@@ -352,5 +363,6 @@ function endedResult(end: SessionEnd, t0: number): CellResult {
 }
 
 function eventOf(m: Exclude<KernelMessage, { t: 'hello' | 'done' }>): CellEvent {
+  if (m.t === 'files') return { kind: 'files', files: m.files, dropped: m.dropped };
   return m.t === 'display' ? { kind: 'display', data: m.data } : { kind: 'error', ename: m.ename, evalue: m.evalue, traceback: m.traceback };
 }
