@@ -366,6 +366,29 @@ describe('sandbox-run --mcp server (engine)', function () {
       await waitFor(() => !alive(c.pid), 10_000, 'the server to exit');
     });
 
+    it('a cancelled session call interrupts its cell; the session keeps its state', async () => {
+      const c = await connect();
+      try {
+        const first = (await c.client.callTool({ name: 'run_in_sandbox', arguments: { code: 'x = 5', language: 'python', session: 'new' } })).structuredContent as unknown as CellShaped;
+        const [name] = await ownedBy(c.pid);
+        assert.ok(name);
+        const controller = new AbortController();
+        const call = c.client.callTool({ name: 'run_in_sandbox', arguments: { code: 'import time\nopen("/tmp/started", "w").close()\nwhile True: time.sleep(0.05)', session: first.session } }, undefined, { signal: controller.signal, timeout: 60_000 });
+        call.catch(() => undefined);
+        await waitFor(async () => (await engineCli(['exec', name, 'test', '-e', '/tmp/started'], { reject: false })).exitCode === 0, 30_000, 'the cell to run');
+        controller.abort('test cancels');
+        await assert.rejects(call);
+        let after: CallToolResult | undefined;
+        await waitFor(async () => !(after = (await c.client.callTool({ name: 'run_in_sandbox', arguments: { code: 'print(x)', session: first.session } })) as CallToolResult).isError, 20_000, 'the session to take calls again');
+        assert.equal((after!.structuredContent as unknown as CellShaped).stdout.text, '5\n');
+        assert.deepEqual(await ownedBy(c.pid), [name], 'the same container serves the session');
+      } finally {
+        await c.client.close();
+      }
+      await waitFor(() => !alive(c.pid), 20_000, 'the server to exit');
+      assert.deepEqual(await ownedBy(c.pid), []);
+    });
+
     it('refuses a session over --max-sessions (not queued), closes an idle one after --session-idle, and removes every session when the client goes away', async () => {
       const c = await connect(['--max-sessions', '1', '--session-idle', '3']);
       try {
