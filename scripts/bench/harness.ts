@@ -8,7 +8,7 @@ export const JSON_DIGITS = {
   cold_ratio: 4, warm_ratio: 4, concurrent8_ratio: 4, concurrent32_ratio: 4, remote_cold_ratio: 4, cancel_ratio: 4, flood_stop_s: 4, flood_rss_ratio: 4,
   throughput_ratio: 4, cli_exit_ratio: 4, mcp_warm_ratio: 4, mcp_concurrent4_ratio: 4, gvisor_cold_ratio: 4, compiled_cold_ratio: 4, deps_cached_ratio: 4,
   session_cell_ms: 1, session_start_ratio: 4, bundle_bytes: 0, bundle_total_bytes: 0, activation_ms: 2, cold_first_byte_ms: 1, warm_first_byte_ms: 1,
-  cold_cli_exit_ms: 1,
+  cold_cli_exit_ms: 1, warm_floor_ratio: 4,
 } as const;
 /** What a section measured (NaN: not measurable; null, remote_cold_ratio only: not measured there). */
 export type Figures = Partial<Record<keyof typeof JSON_DIGITS, number | null>> & { scaling_ratios?: Record<string, number> };

@@ -3,57 +3,60 @@
  * `dependencies`, and for a python profile the code's PEP 723 `# /// script` block) are installed
  * only with that flag, in an install container on `--install-network NAME` (default `bridge`) with
  * the registry variables of this environment (PIP_INDEX_URL, PIP_EXTRA_INDEX_URL,
- * PIP_TRUSTED_HOST and the proxy variables), which the run never gets. Without the flag a run that
- * declares any fails before starting with one sentence naming the flag and the packages.
+ * PIP_TRUSTED_HOST, npm_config_registry and the proxy variables), which the run never gets.
+ * Without the flag a run that declares any fails before starting with one sentence naming the
+ * flag and the packages. `--install-timeout`, `--max-set-mib` and `--cache-max-mib` are the
+ * editor's `sandboxRunner.dependencies.*` settings (core profiles/dependencySettings.ts).
  */
 import type { DockerOptions, Profile } from '../core';
 import { SandboxError } from '../core/errors';
-import { readScriptMetadata, SCRIPT_BLOCK } from '../core/deps/pep723';
-import { ensureDependencySet, pythonRunMount } from '../core/deps/install';
-import { profileSettingPath } from '../core/layout';
+import { declaredDependencies, installDeclared, installEnvironment, shownSpecs } from '../core/deps/declared';
+import { parseDependencySettings, type DependencySettings } from '../core/profiles/dependencySettings';
 import { TerminalTextFilter } from '../core/output/terminalText';
 import type { CliValues } from './options';
 
-/** Longest an install may take, ms (issue 22's default of `dependencies.installTimeoutSeconds`, 300 s). */
-const INSTALL_TIMEOUT_MS = 300_000;
-/** Largest installed set, MiB (issue 22's default of `dependencies.maxSetMiB`). */
-const MAX_SET_MIB = 1024;
-/** Variables of this environment passed to the install container only. */
-const REGISTRY_VARS = ['PIP_INDEX_URL', 'PIP_EXTRA_INDEX_URL', 'PIP_TRUSTED_HOST', 'HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy'] as const;
+/** The CLI option of each install setting. */
+const FLAG: Record<keyof DependencySettings, string | undefined> = {
+  network: 'install-network', installTimeoutSeconds: 'install-timeout', maxSetMiB: 'max-set-mib', cacheMaxMiB: 'cache-max-mib', pipIndexUrl: undefined, npmRegistry: undefined,
+};
 
-/** True for a profile whose packages pip installs (its languages or command name Python). */
-export function isPythonProfile(profile: Profile): boolean {
-  return profile.languages.includes('python') || /(?:^|\/)python3?(?:\.\d+)?$/.test(profile.command[0] ?? '');
+/**
+ * The install settings from the command line (numbers parsed from their text).
+ * @throws SandboxError `invalid-profile` naming the first bad option
+ */
+export function cliInstallSettings(values: CliValues): DependencySettings {
+  const read = (key: keyof DependencySettings): unknown => {
+    const flag = FLAG[key];
+    const text = flag ? (values as Record<string, unknown>)[flag] : undefined;
+    if (typeof text !== 'string' || key === 'network') return text;
+    return /^\s*$/.test(text) ? text : Number(text);
+  };
+  const { settings, issues } = parseDependencySettings(read, (key) => `--${FLAG[key] ?? key}`);
+  if (issues.length > 0) throw new SandboxError('invalid-profile', `${issues[0]!.message}, so nothing ran.`, 'Correct the option, then run again.');
+  return settings;
 }
 
 /**
  * What the run mounts for its declared dependencies; undefined when it declares none.
  * @param log receives the installer's output (filtered) and notices, for stderr
- * @throws SandboxError `invalid-profile` without `--dependencies`, for a bad block or spec, or for
- *   node profiles (not installed yet); the errors of `ensureDependencySet`
+ * @throws SandboxError `invalid-profile` without `--dependencies`, for a bad block, spec or option,
+ *   or for node profiles (not installed yet); the errors of `ensureDependencySet`
  */
 export async function cliDependencySet(
   values: CliValues, engine: DockerOptions, profileName: string, profile: Profile, code: Buffer, signal: AbortSignal, log: (text: string) => void,
 ) {
-  const python = isPythonProfile(profile);
-  const block = python ? readScriptMetadata(code.toString('utf8')) : { kind: 'none' as const };
-  if (block.kind === 'invalid') throw new SandboxError('invalid-profile', block.message, 'Nothing ran.');
-  const specs = [...profile.dependencies, ...(block.kind === 'ok' ? block.metadata.dependencies : [])];
-  if (specs.length === 0) return undefined;
-  const where = block.kind === 'ok' && block.metadata.dependencies.length > 0 ? SCRIPT_BLOCK : profileSettingPath(profileName, 'dependencies');
-  const shown = specs.map((s) => JSON.stringify(s)).join(', ');
+  const declared = declaredDependencies(profileName, profile, code.toString('utf8'));
+  if (!declared) return undefined;
+  const shown = shownSpecs(declared.specs);
   if (!values.dependencies) {
     throw new SandboxError('invalid-profile', `This run declares dependencies (${shown}), which sandbox-run installs only with --dependencies, so nothing ran.`, 'Add --dependencies (they are installed in a separate container, the only phase with network), or remove them.');
   }
-  if (!python) throw new SandboxError('invalid-profile', `Profile "${profileName}" declares dependencies (${shown}), but only python profiles install them yet, so nothing ran.`, 'Remove "dependencies" from the profile.');
-  const registryEnv: Record<string, string> = {};
-  for (const name of REGISTRY_VARS) if (process.env[name]) registryEnv[name] = process.env[name]!;
-  const network = values['install-network'] ?? 'bridge';
+  if (declared.manager !== 'pip') throw new SandboxError('invalid-profile', `Profile "${profileName}" declares dependencies (${shown}), but only python profiles install them yet, so nothing ran.`, 'Remove "dependencies" from the profile.');
+  const settings = cliInstallSettings(values);
   const filter = new TerminalTextFilter();
-  const set = await ensureDependencySet({
-    docker: engine, profile, profileName, manager: 'pip', specs, where, network, registryEnv,
-    timeoutMs: INSTALL_TIMEOUT_MS, maxSetMiB: MAX_SET_MIB, signal, onOutput: (t) => log(filter.push(t)),
+  const { set, mount } = await installDeclared(declared, {
+    docker: engine, profileName, profile, settings, installEnv: installEnvironment(settings, process.env), signal, onOutput: (t) => log(filter.push(t)),
   });
-  log(`[sandbox-runner] dependencies ${set.installed ? `installed on network ${network}` : 'from the cache'}: ${shown}; the program runs with them read-only.\n`);
-  return pythonRunMount(set);
+  log(`[sandbox-runner] dependencies ${set.installed ? `installed on network ${settings.network}` : 'from the cache'}: ${shown}; the program runs with them read-only.\n`);
+  return mount;
 }

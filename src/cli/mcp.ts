@@ -1,7 +1,7 @@
 /**
  * `sandbox-run --mcp` (issue 14): a Model Context Protocol server over stdio, built on the
  * official TypeScript SDK (`@modelcontextprotocol/sdk`), offering two tools:
- * - `run_in_sandbox` `{ code, language?, profile?, stdin?, timeoutSeconds? }`: one run with the
+ * - `run_in_sandbox` `{ code, language?, profile?, stdin?, timeoutSeconds?, dependencies? }`: one run with the
  *   same core, profiles (built-ins merged with `--workspace DIR`'s settings, read at each call)
  *   and refusal rules as `sandboxRunner`'s CLI; a workspace loosening is always refused (there is
  *   no `--allow-loosening` here: an MCP configuration often lives in the workspace it would vouch
@@ -16,6 +16,7 @@
  * Warm start (issue 26): a profile that served a call keeps one warm container (core warm.ts
  * `WarmPool`, the editor's pool) for the next, for at most `--max-runs` profiles; an idle one is
  * removed after {@link MCP_WARM_IDLE_MS}, and every one when the server stops.
+ * Dependencies (issue 22): installed only with `--allow-dependencies` (./mcpDependencies.ts).
  * stdout carries MCP JSON-RPC only; the server's own lines go to stderr.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -37,6 +38,13 @@ import { engineFromFlags } from './engineArgs';
 import { EXIT } from './exitCodes';
 import { ownLine } from './terminalOutput';
 import { readWorkspaceSettings } from './workspaceSettings';
+import { isSandboxError } from '../core/errors';
+import { refusedResult } from '../core/run/outcome';
+import type { DependencySettings } from '../core/profiles/dependencySettings';
+import { cliInstallSettings } from './dependencies';
+import { mcpDeclared, mcpInstall } from './mcpDependencies';
+import { shownSpecs } from '../core/deps/declared';
+import type { CliValues } from './options';
 
 /** Default of `--max-runs`: runs one client may have in progress at once. */
 export const DEFAULT_MAX_RUNS = 4;
@@ -57,6 +65,8 @@ export interface McpOptions {
   readonly maxTimeoutSeconds: number;
   /** The server's version, for the MCP handshake. */
   readonly version: string;
+  /** Issue 22: the install settings when started with `--allow-dependencies`; undefined: calls that declare packages are refused. */
+  readonly dependencies?: DependencySettings;
   /** Sessions open at once, at most (`--max-sessions`). */
   readonly maxSessions: number;
   /** An unused session is closed after this long, seconds (`--session-idle`). */
@@ -73,6 +83,7 @@ const NOT_WITH_MCP: Readonly<Record<string, string>> = {
   'profile-json': 'each call names a profile of the workspace (list_profiles)',
   timeout: 'use --max-timeout SECONDS to cap the time limit of agent runs',
   raw: 'output goes to the client as data, never to a terminal',
+  dependencies: 'use --allow-dependencies to let agents\' runs install the packages they declare',
 };
 
 /**
@@ -83,7 +94,7 @@ const NOT_WITH_MCP: Readonly<Record<string, string>> = {
  */
 export function mcpOptions(
   values: Readonly<Record<string, string | boolean | undefined>>, positionals: readonly string[], programArgs: readonly string[] = [],
-): { maxRuns: number; maxTimeoutSeconds: number; maxSessions: number; sessionIdleSeconds: number } | { error: string } {
+): { maxRuns: number; maxTimeoutSeconds: number; maxSessions: number; sessionIdleSeconds: number; dependencies?: DependencySettings } | { error: string } {
   for (const [flag, why] of Object.entries(NOT_WITH_MCP)) {
     if (values[flag] !== undefined && values[flag] !== false) return { error: `--mcp cannot be combined with --${flag}: ${why}.` };
   }
@@ -105,7 +116,12 @@ export function mcpOptions(
   const idle = values['session-idle'];
   const sessionIdleSeconds = idle === undefined ? DEFAULT_SESSION_IDLE_SECONDS : typeof idle === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(idle) ? Number(idle) : NaN;
   if (!(sessionIdleSeconds >= 1 && sessionIdleSeconds <= 86400)) return { error: '--session-idle must be a number of seconds from 1 to 86400.' };
-  return { maxRuns, maxTimeoutSeconds, maxSessions, sessionIdleSeconds };
+  if (values['allow-dependencies'] !== true) return { maxRuns, maxTimeoutSeconds, maxSessions, sessionIdleSeconds };
+  try {
+    return { maxRuns, maxTimeoutSeconds, maxSessions, sessionIdleSeconds, dependencies: cliInstallSettings(values as CliValues) };
+  } catch (e) {
+    return { error: `${(e as Error).message}` };
+  }
 }
 
 /** Writes one of the server's own lines to stderr (stdout is the protocol's). */
@@ -230,6 +246,7 @@ class SandboxMcpServer {
     if (this.stopping) return refusal('Refused: the server is shutting down.');
     if (input.session !== undefined && input.stdin !== undefined) return refusal('Refused: a session has no stdin (input() reads end of input); leave out stdin, or run without "session".');
     if (input.session === undefined && input.files !== undefined) return refusal('Refused: files go with a session in this version; pass session "new" (Python profiles), or write the files from the code.');
+    if (input.session !== undefined && input.dependencies?.length) return refusal('Not run: sessions do not install dependencies yet. Run it without "session", or leave out "dependencies".');
     if (input.session !== undefined && input.session !== 'new') return this.tracked(() => this.sessions.run(input.session!, input.profile, input.code, input.timeoutSeconds, signal, input.files));
     if (this.active.size >= this.opts.maxRuns) {
       return refusal(`Refused: ${this.active.size} runs are already in progress, the most this server allows at once (--max-runs ${this.opts.maxRuns}). Runs are not queued: call again when one has finished.`);
@@ -250,6 +267,12 @@ class SandboxMcpServer {
       return refusal(`Refused: ${this.active.size} runs are already in progress, the most this server allows at once (--max-runs ${this.opts.maxRuns}). Runs are not queued: call again when one has finished.`);
     }
     const { profile } = agentProfile(chosen.profile, input.timeoutSeconds, this.opts.maxTimeoutSeconds);
+    // Issue 22: packages are installed only with --allow-dependencies; refused before anything starts otherwise.
+    const deps = mcpDeclared(chosen.name, profile, input.code, input.dependencies, this.opts.dependencies);
+    if ('refusal' in deps) return refusal(deps.refusal);
+    if (input.session !== undefined && deps.declared) {
+      return refusal(`Not run: sessions do not install dependencies yet (this call declares ${shownSpecs(deps.declared.specs)}). Run it without "session", or remove the dependencies.`);
+    }
     if (input.session === 'new') {
       const { profile: sessionProfile } = agentProfile(chosen.profile, undefined, this.opts.maxTimeoutSeconds);
       return this.tracked(() => this.sessions.startAndRun(chosen.name, sessionProfile, input.code, profile.limits.timeoutSeconds, signal, input.files));
@@ -260,17 +283,29 @@ class SandboxMcpServer {
     // A cancelled request gets no response: nobody waits for a graceful end, so removal at once.
     const onCancel = () => force.abort();
     signal.addEventListener('abort', onCancel, { once: true });
-    const done = runInSandbox({
-      profileName: chosen.name,
-      profile,
-      docker: this.opts.engine,
-      code: input.code,
-      signal: force.signal,
-      forceSignal: force.signal,
-      onOutput: output.sink,
-      ...(input.stdin !== undefined ? { interactive: agentStdin(input.stdin) } : {}),
-      warm: this.warmFor(chosen.name),
-    });
+    const start = async (): Promise<RunResult> => {
+      let dependencySet;
+      if (deps.declared) {
+        const t0 = performance.now();
+        try {
+          dependencySet = await mcpInstall(deps.declared, this.opts.engine, chosen.name, profile, this.opts.dependencies!, force.signal, log);
+        } catch (e) {
+          return refusedResult(isSandboxError(e) ? e.toInfo() : { code: 'engine-error', message: `The dependency install failed: ${String(e)}`, fix: 'Call again.', detail: '' }, t0);
+        }
+      }
+      return runInSandbox({
+        profileName: chosen.name,
+        profile,
+        docker: this.opts.engine,
+        code: input.code,
+        signal: force.signal,
+        forceSignal: force.signal,
+        onOutput: output.sink,
+        ...(input.stdin !== undefined ? { interactive: agentStdin(input.stdin) } : {}),
+        ...(dependencySet ? { dependencySet } : { warm: this.warmFor(chosen.name) }),
+      });
+    };
+    const done = start();
     const entry: Active = { force, done };
     this.active.add(entry);
     log(`run ${n} started (profile ${chosen.name}, image ${profile.image})`);

@@ -28,6 +28,10 @@ const OPTIONS = {
   'session-idle': { type: 'string' },
   dependencies: { type: 'boolean' },
   'install-network': { type: 'string' },
+  'install-timeout': { type: 'string' },
+  'max-set-mib': { type: 'string' },
+  'cache-max-mib': { type: 'string' },
+  'allow-dependencies': { type: 'boolean' },
   'prune-deps': { type: 'boolean' },
   ...ENGINE_FLAGS,
 } as const;

@@ -20,8 +20,10 @@ export async function reap(opts: DockerOptions): Promise<number> {
   }
   for (const name of report.removed) row(`removed\t${name}`);
   for (const dir of report.removedAnchors ?? []) row(`removed\t${dir}`);
+  for (const volume of report.removedVolumes ?? []) row(`removed\t${volume}`);
   for (const k of report.kept) row(`kept\t${k.name}\t${k.reason}`);
-  const anchors = report.removedAnchors?.length ? ` and ${report.removedAnchors.length} mount anchor folder(s)` : '';
+  const anchors = (report.removedAnchors?.length ? ` and ${report.removedAnchors.length} mount anchor folder(s)` : '') +
+    (report.removedVolumes?.length ? ` and ${report.removedVolumes.length} unpublished dependency volume(s)` : '');
   say(`removed ${report.removed.length} orphaned container(s)${anchors}, kept ${report.kept.length} (engine ${targetText(engineTarget(opts))}).`);
   return 0;
 }

@@ -46,7 +46,14 @@ Options:
                          variables reach the install container only (docs/dependencies.md)
       --install-network NAME
                          the docker network of the install container (default bridge; an
-                         --internal network with your mirror gives registry-only egress)
+                         --internal network with your mirror gives registry-only egress;
+                         not host)
+      --install-timeout SECONDS
+                         longest an install may take (10-3600, default 300)
+      --max-set-mib MIB  largest installed set (1-16384, default 1024)
+      --cache-max-mib MIB
+                         after an install, remove the least recently used sets until all
+                         fit in this size (64-1048576, default 4096)
       --prune-deps       remove the installed dependency sets (volumes) of the engine in use
                          that no container uses, print what was removed and kept, then exit
       --list-profiles    list the profiles and their problems, then exit
@@ -67,6 +74,10 @@ Options:
       --max-runs N       with --mcp: runs in progress at once, at most (default 4; more are refused)
       --max-timeout SECONDS
                          with --mcp: cap on an agent run's time limit (default 120)
+      --allow-dependencies
+                         with --mcp: install the packages a call declares (its "dependencies"
+                         input, a PEP 723 block, the profile's), as --dependencies does;
+                         without it such a call is refused
       --max-sessions N   with --mcp: open sessions (run_in_sandbox session "new"), at most
                          (default 2; more are refused, not queued)
       --session-idle SECONDS

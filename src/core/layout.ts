@@ -61,6 +61,8 @@ export const SETTING_KEYS = [
   'profiles', 'defaultProfile', 'timeoutSeconds', 'outputBytes', 'interactive', 'markdownCodeLens',
   'clearOutputBeforeRun', 'revealOutput', 'warmStart', 'warmIdleSeconds', 'maskedFiles',
   'dockerPath', 'dockerContext', 'dockerHost', 'agentTool.enabled', 'agentTool.maxTimeoutSeconds',
+  'dependencies.network', 'dependencies.pipIndexUrl', 'dependencies.npmRegistry', 'dependencies.installTimeoutSeconds',
+  'dependencies.maxSetMiB', 'dependencies.cacheMaxMiB',
 ] as const;
 
 /** A setting key below the section, e.g. `profiles`. */

@@ -1,6 +1,6 @@
 /**
  * The language model tool `sandboxRunner_run` ("Run in Sandbox", issue 14): chat agents call it
- * with `{ code, language?, profile?, stdin?, timeoutSeconds? }` (core agentRun.ts). Lives in the
+ * with `{ code, language?, profile?, stdin?, timeoutSeconds?, dependencies? }` (core agentRun.ts). Lives in the
  * engine bundle (loaded on the first call, src/vscode/agentToolEntry.ts registers a forwarder).
  * - `prepareInvocation` shows what will run before the user confirms (VS Code's confirmation for
  *   tools with side effects): the profile, image, network and limits, and the first lines of the
@@ -15,6 +15,11 @@
  *   from an agent tool). The chat's cancellation token cancels the run. The model gets core
  *   agentRun.ts's text: outcome, the sandbox rule, stdout and stderr bounded and fenced as
  *   untrusted program output.
+ * - `dependencies` (issue 22): the packages the input and a PEP 723 block in the code declare are
+ *   listed in the confirmation, with the index and what has network; confirming is the consent.
+ *   They install before the run (RunManager `StartRequest.install`) with the user's
+ *   `sandboxRunner.dependencies.*` settings. In Restricted Mode an agent's run that declares
+ *   packages is refused: there, only the person's own modal installs.
  * - `sandboxRunner.agentTool.enabled` false: every call is refused with a message (package.json's
  *   `when` also hides the tool from agents then).
  */
@@ -24,10 +29,12 @@ import { decideRunStart, type RunRefusal } from '../core/admission/runStart';
 import {
   agentGrantLines, agentNoProfileText, AgentOutput, agentProfile, agentQuery, agentResult, agentResultText, agentStdin, DEFAULT_AGENT_MAX_TIMEOUT_SECONDS, parseAgentInput, type AgentRunInput,
 } from '../core/agent/agentRun';
+import { declaredDependencies, installDeclared, installEnvironment, installSource, shownSpecs, type DeclaredDependencies } from '../core/deps/declared';
+import { isSandboxError, SandboxError } from '../core/errors';
 import type { ConsentStore } from './consent';
-import type { RunStarter } from './startRequest';
+import type { InstallStep, RunStarter } from './startRequest';
 import { channelRunProfile, type ProgramOutput } from './programOutput';
-import { currentSettings, dockerOptions, SECTION, type SettingsSnapshot } from './settings';
+import { currentSettings, dockerOptions, installSettings, SECTION, type SettingsSnapshot } from './settings';
 
 /** The tool's name (package.json `contributes.languageModelTools`). */
 export const AGENT_TOOL_NAME = 'sandboxRunner_run';
@@ -53,6 +60,8 @@ interface Admitted {
   readonly chosen: ResolvedProfile;
   readonly profile: Profile;
   readonly settings: SettingsSnapshot;
+  /** Issue 22: what the run installs first, with the index it installs from. */
+  readonly dependencies?: { readonly declared: DeclaredDependencies; readonly source: string };
 }
 
 /** A fence of backticks longer than any run of backticks in `text` (at least 3), so the text cannot close it. */
@@ -129,7 +138,19 @@ export class AgentTool implements vscode.LanguageModelTool<unknown> {
     if (decision.kind !== 'go') return { refusal: agentToolRefusalText(decision, settings, input) };
     const { chosen } = decision;
     const { profile } = agentProfile(channelRunProfile(chosen.profile), input.timeoutSeconds, tool.maxTimeoutSeconds);
-    return { input, chosen, profile, settings };
+    let declared;
+    try {
+      declared = declaredDependencies(chosen.name, profile, input.code, input.dependencies);
+    } catch (e) {
+      return { refusal: `Not run: ${isSandboxError(e) ? `${e.message} ${e.fix}` : String(e)}` };
+    }
+    if (!declared) return { input, chosen, profile, settings };
+    const shown = shownSpecs(declared.specs);
+    if (!settings.trusted) return { refusal: `Not run: the code declares dependencies (${shown}), and in Restricted Mode packages are installed only after the user allows them in the editor. Use only the standard library, or ask the user to run the code from the editor.` };
+    if (declared.manager !== 'pip') return { refusal: `Not run: profile "${chosen.name}" declares dependencies (${shown}), but only python profiles install them yet. Use a python profile, or no dependencies.` };
+    const { settings: install, issues } = installSettings();
+    if (issues.length > 0) return { refusal: `Not run: ${issues[0]!.message} in the user's settings, so no dependencies can be installed. Ask the user to correct it, or use no dependencies.` };
+    return { input, chosen, profile, settings, dependencies: { declared, source: installSource(declared.manager, installEnvironment(install, process.env)) } };
   }
 
   prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<unknown>): vscode.PreparedToolInvocation {
@@ -167,6 +188,7 @@ export class AgentTool implements vscode.LanguageModelTool<unknown> {
       onOutput: output.sink,
       interactive: agentStdin(input.stdin),
       onArgv: (argv) => deps.log.debug(`docker ${argv.map((a) => JSON.stringify(a)).join(' ')}`),
+      ...(admitted.dependencies ? { install: agentInstall(chosen.name, profile, admitted.dependencies.declared) } : {}),
     }, { token, settle: (r) => frame.end(r) });
     deps.log.info(`run ${info.id} started by the agent tool with profile ${chosen.name}`);
     const result = await done;
@@ -181,7 +203,7 @@ export class AgentTool implements vscode.LanguageModelTool<unknown> {
  * text. Untrusted MarkdownString (no command links, no HTML, no theme icons); values from
  * settings through `appendText` (escaped), the code fenced (see {@link fenceFor}).
  */
-export function confirmationMessage(a: Pick<Admitted, 'chosen' | 'profile' | 'input'>): vscode.MarkdownString {
+export function confirmationMessage(a: Pick<Admitted, 'chosen' | 'profile' | 'input' | 'dependencies'>): vscode.MarkdownString {
   const md = new vscode.MarkdownString(undefined, false);
   md.isTrusted = false;
   md.supportHtml = false;
@@ -196,9 +218,25 @@ export function confirmationMessage(a: Pick<Admitted, 'chosen' | 'profile' | 'in
   for (const grant of agentGrantLines(a.profile)) line(grant);
   line(vscode.l10n.t('Limits: {0} MiB memory, {1} CPU, {2} processes, {3} s, {4} bytes per stream', l.memoryMiB, l.cpus, l.pids, l.timeoutSeconds, l.outputBytes));
   if (a.input.stdin !== undefined) line(vscode.l10n.t('Standard input: {0} characters from the agent', a.input.stdin.length));
+  if (a.dependencies) {
+    line(vscode.l10n.t('Packages installed first: {0}', shownSpecs(a.dependencies.declared.specs)));
+    line(vscode.l10n.t('Index: {0}', a.dependencies.source));
+    line(a.profile.network === 'none' ? vscode.l10n.t('Network only while installing; the program runs without network.') : vscode.l10n.t('Network while installing; the program then runs with its profile\'s network ({0}).', a.profile.network));
+  }
   const preview = codePreview(a.input.code);
   const fence = fenceFor(preview.text);
   md.appendMarkdown(`${fence}\n${preview.text}\n${fence}\n`);
   if (preview.moreLines > 0) md.appendMarkdown('\n').appendText(preview.moreLines === 1 ? vscode.l10n.t('… and 1 more line') : vscode.l10n.t('… and {0} more lines', preview.moreLines));
   return md;
+}
+
+/** The install step of an agent's run (issue 22): the user's install settings, read when it runs. */
+function agentInstall(profileName: string, profile: Profile, declared: DeclaredDependencies): InstallStep {
+  return async (signal, onOutput) => {
+    const { settings, issues } = installSettings();
+    if (issues.length > 0) throw new SandboxError('invalid-profile', `${issues[0]!.message}, so the dependencies were not installed and nothing ran.`, 'Correct it in your user settings, then run again.');
+    const { set, mount } = await installDeclared(declared, { docker: dockerOptions(), profileName, profile, settings, installEnv: installEnvironment(settings, process.env), signal, onOutput });
+    onOutput(`[sandbox-runner] dependencies ${set.installed ? `installed on network ${settings.network}` : 'from the cache'}: ${shownSpecs(declared.specs)}\n`);
+    return mount;
+  };
 }

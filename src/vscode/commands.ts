@@ -14,7 +14,8 @@ import type { ProgramOutput } from './programOutput';
 import type { RunController } from './runController';
 import type { RunManager } from './runManager';
 import { editorTarget, fileTarget, type Target } from './runTarget';
-import { currentSettings } from './settings';
+import { currentSettings, dockerOptions } from './settings';
+import { engine } from './lazy';
 
 /** What the extension's commands need. */
 export interface CommandDeps {
@@ -136,6 +137,7 @@ function viewHandlers(deps: CommandDeps): Record<string, (...args: unknown[]) =>
     'sandboxRunner.showOutput': () => deps.output.show(),
     'sandboxRunner.refreshProfiles': () => deps.refreshProfiles(),
     'sandboxRunner.revokeConsents': () => deps.consents.revokeAll(),
+    'sandboxRunner.clearDependencyCache': () => clearDependencyCache(),
     'sandboxRunner.openProfileSetting': async (arg?: unknown) => {
       const source = isNode(arg, 'profile') ? arg.summary.source : 'user';
       const command = source === 'workspace' ? 'workbench.action.openWorkspaceSettingsFile' : 'workbench.action.openSettingsJson';
@@ -143,6 +145,26 @@ function viewHandlers(deps: CommandDeps): Record<string, (...args: unknown[]) =>
       return vscode.commands.executeCommand(command);
     },
   };
+}
+
+/**
+ * "Clear Dependency Cache" (issue 22): removes every installed dependency set of the engine in use
+ * that no container uses (core prune.ts `pruneDependencySets`, as `sandbox-run --prune-deps`) and
+ * says how many volumes went and how many were kept (in use). Resolves with that report.
+ */
+async function clearDependencyCache(): Promise<{ removed: readonly string[]; kept: readonly { name: string; reason: string }[] } | undefined> {
+  try {
+    const report = await engine().pruneDependencySets(dockerOptions());
+    void vscode.window.showInformationMessage(
+      report.kept.length === 0
+        ? vscode.l10n.t('Dependency cache cleared: {0} volumes removed.', report.removed.length)
+        : vscode.l10n.t('Dependency cache: {0} volumes removed, {1} kept because a run or an install is using them.', report.removed.length, report.kept.length),
+    );
+    return report;
+  } catch (e) {
+    void vscode.window.showErrorMessage(vscode.l10n.t('The dependency cache was not cleared: {0}', e instanceof Error ? e.message : String(e)));
+    return undefined;
+  }
 }
 
 /** Registers every command; all disposables go into `context.subscriptions`. */

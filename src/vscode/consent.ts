@@ -10,6 +10,8 @@ import type { LooseningReport } from '../core';
 import { looseningFingerprint } from '../core/admission/loosening';
 
 const KEY = 'sandboxRunner.looseningConsents';
+/** Issue 22: consents to install a dependency set, keyed like loosenings (folder NUL fingerprint). */
+const INSTALL_KEY = 'sandboxRunner.installConsents';
 const allowLabel = () => vscode.l10n.t('Allow for This Workspace');
 const reviewLabel = () => vscode.l10n.t('Review Workspace Settings');
 
@@ -44,9 +46,24 @@ export class ConsentStore {
     return this.all().includes(consentKey(report, scope));
   }
 
-  /** Number of consents stored for this workspace. */
+  /** Number of consents stored for this workspace (loosenings and dependency installs). */
   get count(): number {
-    return this.all().length;
+    return this.all().length + this.installs().length;
+  }
+
+  private installs(): string[] {
+    return this.state.get<string[]>(INSTALL_KEY, []);
+  }
+
+  /** True when the user allowed installing the set `fingerprint` (core deps/declared.ts `installFingerprint`) for the folder `scope`. */
+  hasInstall(fingerprint: string, scope: string): boolean {
+    return this.installs().includes(`${scope}\u0000${fingerprint}`);
+  }
+
+  /** Allows installing the set `fingerprint` for the folder `scope`. */
+  async grantInstall(fingerprint: string, scope: string): Promise<void> {
+    await this.state.update(INSTALL_KEY, [...new Set([...this.installs(), `${scope}\u0000${fingerprint}`])]);
+    this.emitter.fire();
   }
 
   /** Allows exactly this loosening for the folder `scope` (see {@link consentScope}). */
@@ -55,9 +72,10 @@ export class ConsentStore {
     this.emitter.fire();
   }
 
-  /** Forgets every consent of this workspace; loosening profiles will ask again. */
+  /** Forgets every consent of this workspace; loosening profiles and dependency installs will ask again. */
   async revokeAll(): Promise<void> {
     await this.state.update(KEY, []);
+    await this.state.update(INSTALL_KEY, []);
     this.emitter.fire();
   }
 

@@ -11,6 +11,7 @@ import type { Profile, ResolvedProfile, RunResult, WarmPool } from '../core';
 import { decideRunStart } from '../core/admission/runStart';
 import { shebangInterpreter } from '../core/profiles/shebang';
 import { consentScope, ensureConsent, type ConsentStore } from './consent';
+import { admitDependencies } from './dependencyRun';
 import { reportMalformedSettings, reportNoProfile, reportNotAllowed, reportRunFailure, reportUnknownProfile } from './failures';
 import { headerLines, openRunTerminal, terminalText, type RunTerminal } from './interactiveRun';
 import { engine } from './lazy';
@@ -18,6 +19,7 @@ import { channelRunProfile, footer, type ProgramOutput } from './programOutput';
 import { startedRun, type RunHistory } from './runHistory';
 import type { RunManager } from './runManager';
 import type { Target } from './runTarget';
+import type { InstallStep } from './startRequest';
 import { currentSettings, dockerOptions, interactiveSetting, outputSettings, preferRuntime, type OutputSettings, type SettingsSnapshot } from './settings';
 import type { SourceLinks } from './sourceLinks';
 import { workspaceRunFor, type WorkspaceRunFields } from './workspaceRun';
@@ -95,8 +97,15 @@ export class RunController {
     const where = workspaceRunFor(target);
     const admitted = await this.admit(target, options.profileName, where);
     if (!admitted) return undefined;
-    const interactive = options.interactive ?? interactiveSetting(scopeOf(target));
     const { chosen } = admitted;
+    // Issue 22: what the run declares, and consent to install it, before any terminal or header.
+    const deps = await admitDependencies({ profileName: chosen.name, profile: chosen.profile, code: target.code, scope: scopeOf(target), trusted: admitted.settings.trusted, consents: this.deps.consents });
+    if (deps.kind === 'declined') {
+      this.deps.output.line(`[sandbox-runner] Not run: installing ${engine().shownSpecs(deps.declared.untrustedSpecs)} for ${target.label.replace(/\n/g, ' ')} was not allowed.`);
+      return undefined;
+    }
+    const install = deps.kind === 'install' ? deps.install : undefined;
+    const interactive = options.interactive ?? interactiveSetting(scopeOf(target));
     // The terminal shows colours: no NO_COLOR/TERM=dumb there (see CHANNEL_ENV).
     const shown = interactive ? chosen.profile : channelRunProfile(chosen.profile);
     // sandboxRunner.preferRuntime (issue 25, machine-scoped): asked of the engine only when set.
@@ -108,7 +117,7 @@ export class RunController {
       return undefined;
     }
     this.deps.noteRun?.(target.languageId);
-    return this.start(target, { ...admitted, where }, profile, term, options);
+    return this.start(target, { ...admitted, where }, profile, term, options, install);
   }
 
   /**
@@ -167,7 +176,7 @@ export class RunController {
   }
 
   /** Starts the admitted run, with its frame in the channel, and follows it to its result. */
-  private async start(target: Target, admitted: Admitted, profile: Profile, term: RunTerminal | undefined, options: RunOptions): Promise<RunResult> {
+  private async start(target: Target, admitted: Admitted, profile: Profile, term: RunTerminal | undefined, options: RunOptions, install?: InstallStep): Promise<RunResult> {
     const { token, args = [] } = options;
     const { deps } = this;
     const { chosen, settings } = admitted;
@@ -207,6 +216,7 @@ export class RunController {
         onArgv: (argv) => deps.log.debug(`docker ${argv.map((a) => JSON.stringify(a)).join(' ')}`),
         ...admitted.where,
         args,
+        ...(install ? { install } : {}),
       },
       { token, settle },
     );

@@ -5,11 +5,12 @@
  * deactivate) resolves once every container is removed.
  */
 import * as vscode from 'vscode';
-import type { RunResult } from '../core';
+import type { RunRequest, RunResult } from '../core';
+import { isSandboxError } from '../core/errors';
 import type { ActiveRunInfo, FinishedRun } from './api';
 import { abortOnCancel } from './cancellation';
 import { engine } from './lazy';
-import type { StartOptions, StartRequest } from './startRequest';
+import type { InstallStep, StartOptions, StartRequest } from './startRequest';
 
 export type { StartOptions, StartRequest } from './startRequest';
 
@@ -26,6 +27,8 @@ interface Entry {
 
 export class RunManager implements vscode.Disposable {
   private readonly entries = new Map<string, Entry>();
+  /** Runs whose dependencies are being installed (issue 22): the status bar says "installing". */
+  private readonly installingIds = new Set<string>();
   private readonly startEmitter = new vscode.EventEmitter<ActiveRunInfo>();
   private readonly finishEmitter = new vscode.EventEmitter<FinishedRun>();
   private readonly changeEmitter = new vscode.EventEmitter<void>();
@@ -41,13 +44,15 @@ export class RunManager implements vscode.Disposable {
    * `options.settle` ran and `onDidFinish` fired.
    */
   start(request: StartRequest, options: StartOptions = {}): { info: ActiveRunInfo; done: Promise<RunResult> } {
-    const { documentUri, ...runRequest } = request;
+    const { documentUri, install, ...runRequest } = request;
     // The Web Crypto global (Node 19+, Electron): node:crypto itself is not loaded at activation.
     const info: ActiveRunInfo = { id: crypto.randomUUID(), profileName: request.profileName, label: request.label, startedAt: Date.now() };
     const controller = new AbortController();
     const force = new AbortController();
     const bridge = abortOnCancel(options.token, controller);
-    const done = engine().runInSandbox({ ...runRequest, signal: controller.signal, forceSignal: force.signal });
+    const done = install
+      ? this.installThenRun(info.id, install, runRequest, controller, force)
+      : engine().runInSandbox({ ...runRequest, signal: controller.signal, forceSignal: force.signal });
     this.entries.set(info.id, { info, documentUri, controller, force, done });
     void vscode.commands.executeCommand('setContext', 'sandboxRunner.runActive', true);
     this.startEmitter.fire(info);
@@ -62,6 +67,38 @@ export class RunManager implements vscode.Disposable {
       return result;
     });
     return { info, done: finished };
+  }
+
+  /**
+   * Issue 22: runs `install` (the run shows as installing meanwhile; its output goes to the run's
+   * sink as notice lines), then the program with the set mounted. A refusal or failed install is
+   * the run's `failed-to-start` result, a cancel during it `cancelled`; the program never starts then.
+   */
+  private async installThenRun(id: string, install: InstallStep, request: Omit<RunRequest, 'signal' | 'forceSignal'>, controller: AbortController, force: AbortController): Promise<RunResult> {
+    const t0 = performance.now();
+    const lines = new NoticeLines((line) => request.onOutput?.('notice', line));
+    this.installingIds.add(id);
+    this.changeEmitter.fire();
+    let dependencySet;
+    try {
+      // Either cancel stops an install at once (it has no program to interrupt gracefully).
+      dependencySet = await install(AbortSignal.any([controller.signal, force.signal]), (text) => lines.push(text));
+    } catch (e) {
+      lines.end();
+      const info = isSandboxError(e) ? e.toInfo() : { code: 'engine-error' as const, message: `The dependency install failed: ${String(e)}`, fix: 'Run again.', detail: '' };
+      const refused = engine().refusedResult(info, t0);
+      return controller.signal.aborted || force.signal.aborted ? { ...refused, outcome: 'cancelled', message: info.message } : refused;
+    } finally {
+      this.installingIds.delete(id);
+      this.changeEmitter.fire();
+    }
+    lines.end();
+    return engine().runInSandbox({ ...request, dependencySet, signal: controller.signal, forceSignal: force.signal });
+  }
+
+  /** True while some run is installing its dependencies (issue 22). */
+  installing(): boolean {
+    return this.installingIds.size > 0;
   }
 
   /** Ids of the active runs of the document `documentUri` (`Uri.toString()`), oldest first. */
@@ -105,5 +142,23 @@ export class RunManager implements vscode.Disposable {
     this.startEmitter.dispose();
     this.finishEmitter.dispose();
     this.changeEmitter.dispose();
+  }
+}
+
+/** The installer's output as whole lines (a notice each; the last partial line at `end`). */
+class NoticeLines {
+  private rest = '';
+
+  constructor(private readonly emit: (line: string) => void) {}
+
+  push(text: string): void {
+    const parts = (this.rest + text).split('\n');
+    this.rest = parts.pop()!;
+    for (const line of parts) if (line.trim()) this.emit(line);
+  }
+
+  end(): void {
+    if (this.rest.trim()) this.emit(this.rest);
+    this.rest = '';
   }
 }

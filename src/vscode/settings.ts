@@ -8,6 +8,7 @@
 import * as vscode from 'vscode';
 import type { DockerOptions, LooseningReport, ProfileIssue, ProfileLayer, ProfileQuery, ProfileSet, RouteSettings } from '../core';
 import { limitsSchema } from '../core/profiles/limits';
+import { parseDependencySettings } from '../core/profiles/dependencySettings';
 import { profileLoosenings, routeLoosening } from '../core/admission/loosening';
 import { resolveProfiles } from '../core/profiles/profileResolution';
 import { engineSettingsFrom, engineSettingsOptions, type EngineSettings } from './engineChoice';
@@ -209,4 +210,15 @@ export function outputSettings(scope?: SettingsScope): OutputSettings {
     clear: effective<unknown>('clearOutputBeforeRun', scope) === true,
     reveal: reveal === 'onError' || reveal === 'never' ? reveal : 'always',
   };
+}
+
+/**
+ * The install settings of dependencies (issue 22, `sandboxRunner.dependencies.*`) from user
+ * (machine) settings only: a workspace value is never read. A bad value is reported naming its
+ * key (core dependencySettings.ts `parseDependencySettings`); the caller refuses the run that
+ * needs an install.
+ */
+export function installSettings(): ReturnType<typeof parseDependencySettings> {
+  const config = vscode.workspace.getConfiguration(SECTION);
+  return parseDependencySettings((key) => config.inspect(`dependencies.${key}`)?.globalValue, (key) => `${SECTION}.dependencies.${key}`);
 }

@@ -8,9 +8,21 @@ import type * as vscode from 'vscode';
 import type { RunRequest, RunResult } from '../core';
 import type { ActiveRunInfo } from './api';
 
+/**
+ * Installs a run's dependency set (or finds it cached) and returns what the run mounts
+ * (dependencyRun.ts). Rejects with a SandboxError when it refuses or fails; nothing is published then.
+ * @param onOutput the installer's output, filtered, in pieces (not whole lines)
+ */
+export type InstallStep = (signal: AbortSignal, onOutput: (text: string) => void) => Promise<NonNullable<RunRequest['dependencySet']>>;
+
 /** What a caller supplies to start a run (the signals are the manager's). */
 export type StartRequest = Omit<RunRequest, 'signal' | 'forceSignal'> & {
   readonly label: string;
+  /**
+   * Issue 22: installs the run's dependencies before the program starts, under the same
+   * cancellation (the run shows as installing meanwhile); its output goes to `onOutput` as notices.
+   */
+  readonly install?: InstallStep;
   /** The document the code came from (`Uri.toString()`): the editor's stop button cancels its runs. */
   readonly documentUri?: string;
 };

@@ -1,6 +1,7 @@
 /**
  * The status-bar cancel item: visible only while runs are active, showing a stop codicon, the
- * number of runs and the elapsed time of the oldest; clicking it runs `sandboxRunner.cancel`.
+ * number of runs and the elapsed time of the oldest (or "installing" while a run installs its
+ * dependencies, issue 22); clicking it runs `sandboxRunner.cancel`.
  */
 import * as vscode from 'vscode';
 import type { RunManager } from './runManager';
@@ -38,7 +39,9 @@ export class RunStatusBar implements vscode.Disposable {
       return;
     }
     const oldest = active[0]!;
-    this.item.text = vscode.l10n.t({ message: '$(debug-stop) Sandbox {0} · {1}', args: [active.length, elapsed(Date.now() - oldest.startedAt)], comment: ['{0}: the number of runs in progress; {1}: elapsed time of the oldest, m:ss'] });
+    this.item.text = this.runs.installing()
+      ? vscode.l10n.t({ message: '$(sync~spin) Sandbox installing · {0}', args: [elapsed(Date.now() - oldest.startedAt)], comment: ['Issue 22: a run is installing its dependencies; {0}: elapsed time of the oldest run, m:ss'] })
+      : vscode.l10n.t({ message: '$(debug-stop) Sandbox {0} · {1}', args: [active.length, elapsed(Date.now() - oldest.startedAt)], comment: ['{0}: the number of runs in progress; {1}: elapsed time of the oldest, m:ss'] });
     this.item.tooltip =
       (active.length === 1 ? vscode.l10n.t('Cancel the sandbox run:') + '\n' : vscode.l10n.t('Cancel sandbox runs:') + '\n') +
       active.map((r) => vscode.l10n.t('• {0} ({1})', r.label, r.profileName)).join('\n');

@@ -38,6 +38,16 @@ describe('agent runs: input, profile, bounded output, labelled result (unit)', (
     assert.ok('refusal' in parseAgentInput({ code: 'x'.repeat(256 * 1024 + 1) }));
   });
 
+  it('accepts dependencies as a list of at most 64 strings of at most 200 characters (issue 22)', () => {
+    const ok = parseAgentInput({ code: 'import rich', dependencies: ['rich>=13', 'requests'] });
+    assert.ok('input' in ok && ok.input.dependencies?.length === 2);
+    for (const [dependencies, why] of [['rich', /dependencies: /], [[1], /dependencies\.0: /], [[''], /entries must not be empty/], [['x'.repeat(201)], /at most 200 characters/], [Array(65).fill('a'), /at most 64 packages/]] as const) {
+      const r = parseAgentInput({ code: 'x', dependencies });
+      assert.ok('refusal' in r, JSON.stringify(dependencies));
+      assert.match(r.refusal, why);
+    }
+  });
+
   it('picks the profile by name, else by language (agents\' aliases included), else refuses listing the profiles', () => {
     const set = resolveProfiles([]);
     const pick = (input: { profile?: string; language?: string }) => {

@@ -15,10 +15,12 @@ describe('settings schema (unit)', () => {
     assert.equal(c.properties['sandboxRunner.dockerPath'].scope, 'machine');
     // Where code goes: machine-scoped (never from a workspace) and restricted in untrusted workspaces.
     const pkg = JSON.parse(readFileSync(join(__dirname, '../../../package.json'), 'utf8'));
-    for (const key of ['sandboxRunner.dockerContext', 'sandboxRunner.dockerHost']) {
+    for (const key of ['sandboxRunner.dockerContext', 'sandboxRunner.dockerHost', 'sandboxRunner.dependencies.network', 'sandboxRunner.dependencies.pipIndexUrl', 'sandboxRunner.dependencies.npmRegistry']) {
       assert.equal(c.properties[key].scope, 'machine', key);
       assert.ok(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations.includes(key), key);
     }
+    // Issue 22: no install setting is read from a workspace.
+    for (const key of Object.keys(c.properties).filter((k) => k.startsWith('sandboxRunner.dependencies.'))) assert.equal(c.properties[key].scope, 'machine', key);
     // A workspace can set neither the warm-start mode nor its expiry.
     assert.equal(c.properties['sandboxRunner.warmStart'].scope, 'application');
     assert.equal(c.properties['sandboxRunner.warmIdleSeconds'].scope, 'application');

@@ -18,6 +18,7 @@ import type { ProfileQuery, ProfileSet } from '../profiles/profileResolution';
 import type { RunOutcome, RunResult } from '../run/result';
 import { TerminalTextFilter } from '../output/terminalText';
 import { FENCE_ALIASES } from '../source/fenceLanguages';
+import { MAX_DEPENDENCIES, MAX_DEPENDENCY_CHARS } from '../profiles/dependencySpecs';
 import type { InteractiveIo } from '../interactive';
 
 /** Bounds of an agent's input: characters of `code` and `stdin`, the timeout's range in seconds. */
@@ -42,7 +43,7 @@ export const DEFAULT_AGENT_MAX_TIMEOUT_SECONDS = 120;
 const LANGUAGE = /^[A-Za-z0-9][A-Za-z0-9._+#-]*$/;
 
 /**
- * The input of both agent tools: `{ code, language?, profile?, stdin?, timeoutSeconds? }`
+ * The input of both agent tools: `{ code, language?, profile?, stdin?, timeoutSeconds?, dependencies? }`
  * (zod mini; `z.toJSONSchema` of it is the tool's JSON schema, kept equal to package.json's
  * `languageModelTools` entry by a unit test). Unknown keys are refused.
  */
@@ -75,6 +76,13 @@ export const AgentRunInputSchema = z.strictObject({
       'Wall-clock limit in seconds; capped by the user\'s maximum for agent runs.',
     ),
   ),
+  dependencies: z.optional(
+    withDescription(
+      z.array(z.string().check(z.minLength(1, 'entries must not be empty'), z.maxLength(MAX_DEPENDENCY_CHARS, `entries must be at most ${MAX_DEPENDENCY_CHARS} characters`)))
+        .check(z.maxLength(MAX_DEPENDENCIES, `must list at most ${MAX_DEPENDENCIES} packages`)),
+      'Packages the code imports that the image lacks (issue 22), as requirement strings: PEP 508 for python ("requests>=2.31"). They are installed in a separate container (wheels only, the only phase with network) and the code runs with them read-only and without network. No URLs, paths or options. Only when the user allows installs (VS Code: the confirmation lists them; MCP server: started with --allow-dependencies).',
+    ),
+  ),
 });
 
 /** A validated agent input. */
@@ -91,7 +99,7 @@ export function parseAgentInput(raw: unknown): { input: AgentRunInput } | { refu
     if (i.code === 'unrecognized_keys') return `${i.keys.join(', ')}: not an input of this tool`;
     return `${i.path.map(String).join('.') || 'input'}: ${i.message}`;
   });
-  return { refusal: `Invalid input: ${problems.join('; ')}. Expected { code, language?, profile?, stdin?, timeoutSeconds? }.` };
+  return { refusal: `Invalid input: ${problems.join('; ')}. Expected { code, language?, profile?, stdin?, timeoutSeconds?, dependencies? }.` };
 }
 
 /** Common names agents use for a language, mapped to the VS Code language ids the built-in profiles list. */

@@ -32,6 +32,10 @@ import { dependencySetKey, dependencyVolumeName } from './cacheKey';
 export const DEPS_KEY_LABEL = `${PRODUCT_LABEL}.deps-key`;
 /** Label on a published name volume: the data volume holding the set. */
 export const DEPS_DATA_LABEL = `${PRODUCT_LABEL}.deps-data`;
+/** Label on a published name volume: the set's installed size in KiB, as the install measured it (LRU pruning, prune.ts). */
+export const DEPS_KIB_LABEL = `${PRODUCT_LABEL}.deps-kib`;
+/** Label on a published name volume: the image's Python version (`3.11.2`), for `requires-python` (deps/declared.ts). */
+export const DEPS_PYTHON_LABEL = `${PRODUCT_LABEL}.deps-python`;
 /** Where the data volume is mounted in the install container (an image's 1777 `/var/tmp`, see {@link installSet}). */
 export const INSTALL_MOUNT = '/var/tmp';
 /** Where a set is mounted read-only in a run; Python's path entry is `${RUN_MOUNT}/set`. */
@@ -72,6 +76,8 @@ export interface InstalledSet {
   readonly dataVolume: string;
   /** True when this call installed it (false: it was cached). */
   readonly installed: boolean;
+  /** The image's Python version the install saw (`3.11.2`); undefined when unknown (a set published before it was recorded). */
+  readonly pythonVersion?: string;
 }
 
 const inFlight = new Map<string, Promise<InstalledSet>>();
@@ -120,7 +126,8 @@ export async function publishedSet(opts: DockerOptions, key: string): Promise<In
   if (labels?.[DEPS_KEY_LABEL] !== key || !data || !/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(data)) return undefined;
   const d = await docker(opts, ['volume', 'inspect', '--format', '{{json .Labels}}', data]);
   if (d.exitCode !== 0) return undefined;
-  return { key, dataVolume: data, installed: false };
+  const python = labels[DEPS_PYTHON_LABEL];
+  return { key, dataVolume: data, installed: false, ...(python && /^\d+(?:\.\d+)+$/.test(python) ? { pythonVersion: python } : {}) };
 }
 
 /**
@@ -135,6 +142,9 @@ const INSTALL_SCRIPT = [
   `kib=$(du -sk ${INSTALL_MOUNT}/set | cut -f1)`,
   'if [ "$kib" -gt "$cap" ]; then echo "sandbox-runner: the installed set is $kib KiB, more than the cap of $cap KiB" >&2; exit 90; fi',
   `: > ${INSTALL_MOUNT}/.complete`,
+  // The last line of stdout (nothing runs after it): the size the runner labels the published set with.
+  'echo "sandbox-runner-python=$(python3 -c \'import platform; print(platform.python_version())\')"',
+  'echo "sandbox-runner-set-kib=$kib"',
 ].join('\n');
 
 async function installSet(req: InstallRequest, key: string): Promise<InstalledSet> {
@@ -150,9 +160,13 @@ async function installSet(req: InstallRequest, key: string): Promise<InstalledSe
     ['sh', '-c', INSTALL_SCRIPT, 'sh', String(req.maxSetMiB * 1024), ...req.specs],
   );
   let ok = false;
+  let kib = 0;
+  let python = '';
   try {
-    const exit = await runInstaller(req, name, argv);
+    const { exit, stdoutTail } = await runInstaller(req, name, argv);
     if (exit !== 0) throw installFailure(req, exit);
+    kib = Number(/sandbox-runner-set-kib=(\d{1,12})\n?$/.exec(stdoutTail)?.[1] ?? 0);
+    python = /sandbox-runner-python=(\d{1,4}(?:\.\d{1,4}){1,3})\nsandbox-runner-set-kib=\d{1,12}\n?$/.exec(stdoutTail)?.[1] ?? '';
     ok = true;
   } finally {
     await removeContainer(req.docker, name).catch(() => undefined);
@@ -160,20 +174,22 @@ async function installSet(req: InstallRequest, key: string): Promise<InstalledSe
   }
   // Publish: the name volume, created last. If another process published first, use its set.
   const pub = dependencyVolumeName(key);
-  await docker(req.docker, ['volume', 'create', '--label', `${LABELS.product}=1`, '--label', `${DEPS_KEY_LABEL}=${key}`, '--label', `${DEPS_DATA_LABEL}=${dataVolume}`, pub]);
+  await docker(req.docker, ['volume', 'create', '--label', `${LABELS.product}=1`, '--label', `${DEPS_KEY_LABEL}=${key}`, '--label', `${DEPS_DATA_LABEL}=${dataVolume}`, '--label', `${DEPS_KIB_LABEL}=${kib}`, '--label', `${DEPS_PYTHON_LABEL}=${python}`, pub]);
   const winner = await publishedSet(req.docker, key);
   if (!winner) throw new SandboxError('engine-error', 'The installed dependency set could not be published.', 'Run again; if it persists, run sandbox-run --prune-deps.');
   if (winner.dataVolume !== dataVolume) await docker(req.docker, ['volume', 'rm', '-f', dataVolume]).catch(() => undefined);
   return { ...winner, installed: winner.dataVolume === dataVolume };
 }
 
-/** Runs the install container; its output goes to `onOutput`, filtered and bounded. @returns its exit code */
-async function runInstaller(req: InstallRequest, name: string, argv: readonly string[]): Promise<number> {
+/** Runs the install container; its output goes to `onOutput`, filtered and bounded. @returns its exit code and the last 256 bytes of its stdout */
+async function runInstaller(req: InstallRequest, name: string, argv: readonly string[]): Promise<{ exit: number; stdoutTail: string }> {
   const { signal } = req;
   if (signal?.aborted) throw cancelled();
   const child = execa(req.docker.dockerPath || 'docker', argv, { ...spawnOptions(req.docker, argv), stdin: 'ignore', buffer: false, reject: false });
   let left = req.profile.limits.outputBytes;
   const filters = [new TerminalTextFilter(), new TerminalTextFilter()];
+  let tail = Buffer.alloc(0);
+  child.stdout?.on('data', (chunk: Buffer) => (tail = Buffer.concat([tail, chunk]).subarray(-256)));
   [child.stdout, child.stderr].forEach((stream, i) =>
     stream?.on('data', (chunk: Buffer) => {
       if (left <= 0) return;
@@ -196,7 +212,7 @@ async function runInstaller(req: InstallRequest, name: string, argv: readonly st
     if (why === 'timeout') {
       throw new SandboxError('start-failed', `Installing ${req.specs.length} dependencies took longer than ${Math.round(req.timeoutMs / 1000)} s, so the install was stopped and nothing was published.`, 'Raise sandboxRunner.dependencies.installTimeoutSeconds (CLI --install-timeout), or install fewer packages.');
     }
-    return r.exitCode ?? -1;
+    return { exit: r.exitCode ?? -1, stdoutTail: tail.toString('latin1') };
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);

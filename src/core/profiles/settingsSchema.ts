@@ -21,6 +21,7 @@ import { SETTING_KEYS, settingId, type SettingKey } from '../layout';
 import { limitsSchema } from './limits';
 import { profileSchema as profileZod } from './profileSchema';
 import { DEFAULT_MASK_GLOBS } from './defaults';
+import { dependencySettingsSchemas } from './dependencySettings';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -204,6 +205,45 @@ function agentToolSettings() {
   };
 }
 
+/** Issue 22: how dependency sets are installed (machine-scoped; zod schemas in dependencySettings.ts). */
+function installSettings() {
+  const s = dependencySettingsSchemas();
+  const machine = ' Machine-scoped: never read from workspace settings.';
+  return {
+    'dependencies.network': {
+      ...inputSchema(s.network),
+      markdownDescription:
+        'The Docker network of the container that installs a run\'s declared dependencies (PEP 723 `# /// script` blocks, profile `dependencies`, an agent\'s `dependencies`); the program itself always runs on its profile\'s network. For registry-only egress name an `--internal` network that holds your mirror or proxy (see docs/dependencies.md). `host` is refused.' + machine,
+      scope: 'machine',
+    },
+    'dependencies.pipIndexUrl': {
+      ...inputSchema(s.pipIndexUrl),
+      markdownDescription: 'The PEP 503 index pip installs from, set as `PIP_INDEX_URL` in the install container only (never in the run). Empty: the extension host\'s `PIP_INDEX_URL`, else pip\'s default (PyPI). Part of the cache key of an installed set.' + machine,
+      scope: 'machine',
+    },
+    'dependencies.npmRegistry': {
+      ...inputSchema(s.npmRegistry),
+      markdownDescription: 'The npm registry npm installs from, set as `npm_config_registry` in the install container only (never in the run). Empty: the extension host\'s `npm_config_registry`, else npm\'s default.' + machine,
+      scope: 'machine',
+    },
+    'dependencies.installTimeoutSeconds': {
+      ...inputSchema(s.installTimeoutSeconds),
+      markdownDescription: 'Longest an install may take, in seconds; past it the install container is removed, nothing is published and the program does not run (CLI `--install-timeout`).' + machine,
+      scope: 'machine',
+    },
+    'dependencies.maxSetMiB': {
+      ...inputSchema(s.maxSetMiB),
+      markdownDescription: 'Largest installed dependency set, in MiB; a larger set is refused and nothing is published (CLI `--max-set-mib`).' + machine,
+      scope: 'machine',
+    },
+    'dependencies.cacheMaxMiB': {
+      ...inputSchema(s.cacheMaxMiB),
+      markdownDescription: 'Size of all installed dependency sets on an engine, in MiB: after an install, the least recently used sets are removed until the rest fit (sets a run is using are kept). "Sandbox Runner: Clear Dependency Cache" removes them all (CLI `--cache-max-mib`, `--prune-deps`).' + machine,
+      scope: 'machine',
+    },
+  };
+}
+
 /**
  * The configuration contribution: every key of {@link SETTING_KEYS}, as `sandboxRunner.<key>`, in
  * that order.
@@ -213,7 +253,7 @@ function agentToolSettings() {
 export function settingsContribution(): JsonSchema {
   const profileSchema = inputSchema(z.partial(profileZod()));
   const byKey: Record<SettingKey, JsonSchema> = {
-    ...runSettings(profileSchema), ...outputSettings(), ...hostSettings(), ...engineSettings(), ...agentToolSettings(),
+    ...runSettings(profileSchema), ...outputSettings(), ...hostSettings(), ...engineSettings(), ...agentToolSettings(), ...installSettings(),
   };
   return {
     title: 'Sandbox Runner',

@@ -23,6 +23,7 @@ import { LABELS, PRODUCT_LABEL } from '../ownership/labels';
 import { processLease, removeOldLeaseFiles } from '../ownership/ownerLease';
 import { containerLiveness, localLeaseView, localProbe, type LeaseView, type OwnerLiveness, type ProcessProbe } from '../ownership/liveness';
 import { removeStaleAnchors, removeStaleEngineDirs, removeStaleSnippetDir } from './hostDirs';
+import { sweepUnpublishedSets } from './depVolumes';
 
 /** Options of {@link reapOrphans} and {@link removeOwnContainers}. */
 export interface ReapOptions {
@@ -94,6 +95,8 @@ export interface ReapReport {
   readonly removedAnchors?: string[];
   /** Engine work directories (docker.ts) of dead processes that were removed. */
   readonly removedEngineDirs?: string[];
+  /** Unpublished dependency data volumes of dead owners that were removed (issue 22, depVolumes.ts). */
+  readonly removedVolumes?: string[];
   /** Containers left in place, each with the reason. */
   readonly kept: KeptContainer[];
 }
@@ -230,8 +233,11 @@ export async function reapOrphans(opts: ReapOptions = {}): Promise<ReapReport> {
   const removed = await removeAll(box, await withoutImageLabelled(box, orphans, kept), kept);
   const own = processLease();
   if (!opts.leases && own) removeOldLeaseFiles(own.dir, Date.now(), own.clockTrusted());
+  // Issue 22: unpublished dependency volumes of dead owners, in the same time box (never fails the sweep).
+  const volumes = await answered(box, (o) => sweepUnpublishedSets(o, probe, leases)).catch(() => ({ removed: [] }));
   return {
     removed,
+    removedVolumes: volumes.removed,
     removedAnchors: removeStaleAnchors(probe),
     removedEngineDirs: removeStaleEngineDirs(probe),
     kept: kept.sort((a, b) => a.name.localeCompare(b.name)),

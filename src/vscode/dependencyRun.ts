@@ -1,0 +1,125 @@
+/**
+ * A run's declared dependencies in the editor (issue 22): what the code's PEP 723 block, the
+ * profile's `dependencies` and an agent's `dependencies` input ask for (core deps/declared.ts),
+ * consent to install them, and the install step the run manager runs before the program
+ * (runManager.ts `StartRequest.install`: its status shows "installing", its output goes under the
+ * run's header, and cancelling the run stops it with nothing published).
+ *
+ * Consent: the specs of a PEP 723 block are untrusted; the first install of a set asks in a modal
+ * listing the packages with their specs, the index and what has network, remembered per workspace
+ * folder and set (consent.ts, revocable from the Sandbox Profiles view). In Restricted Mode the
+ * answer is never remembered: the modal is the only way, every time. A profile's `dependencies`
+ * need no second question: a user profile's are the user's own choice, and a workspace profile's
+ * are a loosening, consented to (or refused) before this step by core `decideRunStart`. An agent's
+ * input is confirmed by the language model tool's confirmation, which lists the packages.
+ */
+import * as vscode from 'vscode';
+import type { Profile } from '../core';
+import type { DeclaredDependencies } from '../core/deps/declared';
+import { SandboxError } from '../core/errors';
+import { consentScope, type ConsentStore } from './consent';
+import { engine } from './lazy';
+import { dockerOptions, installSettings } from './settings';
+import type { InstallStep } from './startRequest';
+
+
+/** What admission decided: nothing to install, an install step (which may reject at once with a refusal), or declined by the user. */
+export type DependencyAdmission =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'install'; readonly install: InstallStep; readonly declared?: DeclaredDependencies }
+  | { readonly kind: 'declined'; readonly declared: DeclaredDependencies };
+
+/** What {@link admitDependencies} needs. */
+export interface DependencyQuestion {
+  readonly profileName: string;
+  readonly profile: Profile;
+  readonly code: string;
+  /** The document (its workspace folder keys the consent). */
+  readonly scope?: vscode.Uri;
+  /** False in Restricted Mode: the answer is not remembered. */
+  readonly trusted: boolean;
+  readonly consents: ConsentStore;
+  /** An agent's `dependencies` input; when given, the tool's own confirmation was the consent. */
+  readonly agentSpecs?: readonly string[];
+}
+
+/** An install step that refuses with `error` before anything starts (shown as the run's failure). */
+function refuse(error: unknown): InstallStep {
+  return () => Promise.reject(error instanceof Error ? error : new Error(String(error)));
+}
+
+/**
+ * Reads what the run declares and, for untrusted specs from a person's run, asks consent.
+ * A bad block, spec or `sandboxRunner.dependencies.*` setting becomes an install step that
+ * refuses at once, so the run's frame shows the sentence naming it and nothing starts.
+ */
+export async function admitDependencies(q: DependencyQuestion): Promise<DependencyAdmission> {
+  const code = engine();
+  let declared: DeclaredDependencies | undefined;
+  try {
+    declared = code.declaredDependencies(q.profileName, q.profile, q.code, q.agentSpecs);
+  } catch (e) {
+    return { kind: 'install', install: refuse(e) };
+  }
+  if (!declared) return { kind: 'none' };
+  const { settings, issues } = installSettings();
+  if (issues.length > 0) {
+    return { kind: 'install', declared, install: refuse(new SandboxError('invalid-profile', `${issues[0]!.message}, so the dependencies were not installed and nothing ran.`, 'Correct it in your user settings, then run again.')) };
+  }
+  const installEnv = code.installEnvironment(settings, process.env);
+  const source = code.installSource(declared.manager, installEnv);
+  if (declared.untrustedSpecs.length > 0 && q.agentSpecs === undefined) {
+    const fingerprint = code.installFingerprint(declared.manager, declared.specs, source);
+    const scope = consentScope(q.scope);
+    if (!(q.trusted && q.consents.hasInstall(fingerprint, scope))) {
+      if (!(await askInstall(declared, source, q.profile))) return { kind: 'declined', declared };
+      if (q.trusted) await q.consents.grantInstall(fingerprint, scope);
+    }
+  }
+  const docker = dockerOptions();
+  const found = declared;
+  return {
+    kind: 'install',
+    declared,
+    install: async (signal, onOutput) => {
+      const { set, mount } = await code.installDeclared(found, { docker, profileName: q.profileName, profile: q.profile, settings, installEnv, signal, onOutput });
+      onOutput(
+        set.installed
+          ? vscode.l10n.t('dependencies installed on network {0}: {1}; the program runs with them read-only.', settings.network, code.shownSpecs(found.specs))
+          : vscode.l10n.t('dependencies from the cache: {0}; the program runs with them read-only.', code.shownSpecs(found.specs)),
+      );
+      return mount;
+    },
+  };
+}
+
+/** The modal's detail: the packages with their specs, the index, and what has network. Specs are shown JSON-quoted (untrusted text). */
+export function installDetail(declared: DeclaredDependencies, source: string, profile: Pick<Profile, 'network'>, trusted: boolean): string {
+  const shown = (s: string) => JSON.stringify(s.length > 120 ? `${s.slice(0, 119)}…` : s);
+  return [
+    vscode.l10n.t('The code declares these packages in its "# /// script" block:'),
+    ...declared.untrustedSpecs.map((s) => `• ${shown(s)}`),
+    ...(declared.profileSpecs.length > 0 ? [vscode.l10n.t('Also installed, from the profile: {0}', declared.profileSpecs.map(shown).join(', '))] : []),
+    '',
+    vscode.l10n.t('Index: {0}', source),
+    profile.network === 'none'
+      ? vscode.l10n.t('Network only while installing; the program runs without network.')
+      : vscode.l10n.t('Network while installing; the program then runs with its profile\'s network ({0}).', profile.network),
+    vscode.l10n.t('They are installed in a separate container (wheels only, so no package code runs while installing) and mounted read-only into the run.'),
+    '',
+    trusted
+      ? vscode.l10n.t('Allow only if you trust these packages. The answer is remembered for this folder and this set; revoke it from the Sandbox Profiles view.')
+      : vscode.l10n.t('Restricted Mode: the answer is not remembered; you are asked at every run.'),
+  ].join('\n');
+}
+
+/** Asks, modally, whether to install the set. Resolves true on "Install and Run". */
+async function askInstall(declared: DeclaredDependencies, source: string, profile: Profile): Promise<boolean> {
+  const install = vscode.l10n.t('Install and Run');
+  const choice = await vscode.window.showWarningMessage(
+    vscode.l10n.t('Install {0} packages for this script?', declared.untrustedSpecs.length),
+    { modal: true, detail: installDetail(declared, source, profile, vscode.workspace.isTrusted) },
+    install,
+  );
+  return choice === install;
+}
