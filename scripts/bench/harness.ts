@@ -28,6 +28,8 @@ const TARGETS = {
   mcp_warm_ratio: { cmp: '≤', value: 0.3, unit: 'x', what: 'MCP `tools/call` round trip (SDK client, stdio) / raw cold `docker run --rm`' },
   compiled_cold_ratio: { cmp: '≤', value: 1.05, unit: 'x', what: 'C hello world, compile + run through the runner (built-in c profile) / raw `docker run --rm … sh -c "gcc … && ./a.out"`, same flags' },
   gvisor_cold_ratio: { cmp: '≤', value: 1.05, unit: 'x', what: 'cold run with runtime runsc / raw `docker run --runtime runsc`, same flags' },
+  session_cell_ms: { cmp: '≤', value: 20, unit: 'ms', what: 'a `1+1` cell in a live session, execute → result (median)' },
+  session_start_ratio: { cmp: '≤', value: 1.2, unit: 'x', what: 'a new session\'s start + first cell / raw cold `docker run --rm` (python)' },
   bundle_bytes: { cmp: '≤', value: 150_000, unit: 'bytes', what: 'JavaScript loaded at activation' },
   bundle_total_bytes: { cmp: '≤', value: 600_000, unit: 'bytes', what: 'all JavaScript the extension may load (the old 400,000 retired, issue 26)' },
   activation_ms: { cmp: '≤', value: 15, unit: 'ms', what: 'require(dist/extension.js) + activate() with a fake vscode' },
