@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { ensureDependencySet, RUN_MOUNT, type InstallRequest } from '../../src/core/deps/install';
 import { dependencySetKey, dependencyVolumeName } from '../../src/core/deps/cacheKey';
 import { isSandboxError } from '../../src/core/errors';
-import { PRODUCT_FILTER } from '../../src/core/ownership/labels';
 import { LANGUAGE_IMAGES } from '../support/images';
 import { requireEngine as requireTestEngine, TEST_ENGINE } from '../support/engine';
 import { engineCli, engineDocker, IMAGES, noLeftoversAfterEach, productContainers, pythonProfile, runCli } from './helpers';
@@ -66,9 +65,15 @@ http.server.ThreadingHTTPServer(('', 8000), functools.partial(http.server.Simple
 const suffix = `${process.pid}-${Date.now().toString(36)}`;
 const NET = `sandbox-runner-test-deps-${suffix}`;
 const REGISTRY_NAME = `sandbox-runner-test-registry-${suffix}`;
-const INDEX = 'http://registry:8000/simple/';
+/**
+ * The index's host name on the suite's networks: its own, so the sets this run makes have keys of
+ * their own (the key hashes the index URL) and another client running the same suite on the same
+ * engine never finds, prunes or counts them.
+ */
+const HOST = `registry-${suffix}`;
+const INDEX = `http://${HOST}:8000/simple/`;
 /** The CLI suite's index: the same server, another URL, so its set has a key of its own. */
-const INDEX_CLI = 'http://registry:8000/simple';
+const INDEX_CLI = `http://${HOST}:8000/simple`;
 
 /** The run's profile: the pip image, the floor's defaults. */
 const profile = () => pythonProfile({ image: LANGUAGE_IMAGES.pythonPip, limits: { memoryMiB: 512 } });
@@ -76,7 +81,7 @@ const profile = () => pythonProfile({ image: LANGUAGE_IMAGES.pythonPip, limits: 
 function request(specs: readonly string[], extra: Partial<InstallRequest> = {}): InstallRequest {
   return {
     docker: engineDocker() ?? {}, profile: profile(), profileName: 'python', manager: 'pip', specs, where: 'the test', network: NET,
-    registryEnv: { PIP_INDEX_URL: INDEX, PIP_TRUSTED_HOST: 'registry' }, timeoutMs: 120_000, maxSetMiB: 64, ...extra,
+    registryEnv: { PIP_INDEX_URL: INDEX, PIP_TRUSTED_HOST: HOST }, timeoutMs: 120_000, maxSetMiB: 64, ...extra,
   };
 }
 
@@ -86,10 +91,14 @@ async function setVolumes(key: string): Promise<string[]> {
   return String(r.stdout).split('\n').filter(Boolean).sort();
 }
 
-/** Every product volume on the engine (to compare before and after a refused or cancelled install). */
-async function productVolumes(): Promise<string[]> {
-  const r = await engineCli(['volume', 'ls', '-q', '--filter', PRODUCT_FILTER], { stdin: 'ignore' });
-  return String(r.stdout).split('\n').filter(Boolean).sort();
+/**
+ * The volumes of the set `specs` would make from the suite's index (to compare before and after a
+ * refused or cancelled install): only this set's, since another client of the engine may publish
+ * sets of its own meanwhile.
+ */
+async function ownSetVolumes(specs: readonly string[]): Promise<string[]> {
+  const imageId = String((await engineCli(['image', 'inspect', '--format', '{{.Id}}', LANGUAGE_IMAGES.pythonPip], { stdin: 'ignore' })).stdout).trim();
+  return setVolumes(dependencySetKey({ imageId, manager: 'pip', specs, indexUrl: INDEX }));
 }
 
 /** Runs python in a floor-like container (no network unless given) with the set mounted read-only the way a run mounts it. */
@@ -108,7 +117,7 @@ describe('dependency installs (engine)', function () {
   before(async () => {
     await requireTestEngine(TEST_ENGINE, [LANGUAGE_IMAGES.pythonPip]);
     await engineCli(['network', 'create', '--internal', NET], { stdin: 'ignore' });
-    await engineCli(['run', '-d', '--rm', '--name', REGISTRY_NAME, '--network', NET, '--network-alias', 'registry', '--pull', 'never', IMAGES.python, 'python3', '-c', REGISTRY], { stdin: 'ignore' });
+    await engineCli(['run', '-d', '--rm', '--name', REGISTRY_NAME, '--network', NET, '--network-alias', HOST, '--network-alias', 'registry', '--pull', 'never', IMAGES.python, 'python3', '-c', REGISTRY], { stdin: 'ignore' });
     for (let i = 0; i < 100; i++) {
       const logs = await engineCli(['logs', REGISTRY_NAME], { stdin: 'ignore', reject: false });
       if (String(logs.stdout).includes('ready')) return;
@@ -130,6 +139,7 @@ describe('dependency installs (engine)', function () {
     assert.equal(sets.filter((s) => s.installed).length, 1, 'one install');
     assert.equal(new Set(sets.map((s) => s.dataVolume)).size, 1, 'one data volume');
     assert.deepEqual(await setVolumes(sets[0]!.key), [dependencyVolumeName(sets[0]!.key), sets[0]!.dataVolume].sort());
+    assert.deepEqual(await ownSetVolumes(['tinyapp']), await setVolumes(sets[0]!.key), 'the suite computes a set\'s key as the installer does (the refusal cases below rely on it)');
     const r = await runWithSet(sets[0]!.dataVolume, 'import tinyapp, os; print(tinyapp.hello(), sorted(os.listdir("/opt/sandbox-deps")))');
     assert.equal(String(r.stdout), "HELLO! ['.complete', 'set']", String(r.stderr));
   });
@@ -154,14 +164,15 @@ describe('dependency installs (engine)', function () {
 
   it('refuses an sdist-only package with a sentence that says why, and publishes nothing', async () => {
     const before = await productContainers();
-    const volumesBefore = await productVolumes();
+    const volumesBefore = await ownSetVolumes(['sdistonly']);
+    assert.deepEqual(volumesBefore, []);
     await assert.rejects(ensureDependencySet(request(['sdistonly'])), (e: unknown) => {
       assert.ok(isSandboxError(e) && e.code === 'start-failed', String(e));
       assert.match(e.message, /only wheels are installed \(building a source distribution runs the package's code\)/);
       return true;
     });
     assert.deepEqual(await productContainers(), before);
-    assert.deepEqual(await productVolumes(), volumesBefore, 'no volume left behind');
+    assert.deepEqual(await ownSetVolumes(['sdistonly']), [], 'no volume left behind');
   });
 
   it('refuses URL, path, option and VCS specs before any engine call', async () => {
@@ -176,13 +187,13 @@ describe('dependency installs (engine)', function () {
   });
 
   it('a cancelled install leaves no container and no volume', async () => {
-    const volumesBefore = await productVolumes();
+    assert.deepEqual(await ownSetVolumes(['tinyfmt']), []);
     const ac = new AbortController();
     const outputs: string[] = [];
     const p = ensureDependencySet(request(['tinyfmt'], { signal: ac.signal, onOutput: (t) => { outputs.push(t); ac.abort(); } }));
     await assert.rejects(p, /cancelled; nothing was published/);
     assert.deepEqual(await productContainers(), []);
-    assert.deepEqual(await productVolumes(), volumesBefore, 'no volume left behind');
+    assert.deepEqual(await ownSetVolumes(['tinyfmt']), [], 'no volume left behind');
   });
 });
 
@@ -199,7 +210,7 @@ describe('sandbox-run --dependencies (engine)', function () {
     await requireTestEngine(TEST_ENGINE, [LANGUAGE_IMAGES.pythonPip]);
     ws = await mkdtemp(join(tmpdir(), 'sr-deps-ws-'));
     await engineCli(['network', 'create', '--internal', NET2], { stdin: 'ignore' });
-    await engineCli(['run', '-d', '--rm', '--name', REG2, '--network', NET2, '--network-alias', 'registry', '--pull', 'never', IMAGES.python, 'python3', '-c', REGISTRY], { stdin: 'ignore' });
+    await engineCli(['run', '-d', '--rm', '--name', REG2, '--network', NET2, '--network-alias', HOST, '--network-alias', 'registry', '--pull', 'never', IMAGES.python, 'python3', '-c', REGISTRY], { stdin: 'ignore' });
     for (let i = 0; i < 100 && !String((await engineCli(['logs', REG2], { stdin: 'ignore', reject: false })).stdout).includes('ready'); i++) await new Promise((r) => setTimeout(r, 200));
   });
 
@@ -223,7 +234,7 @@ describe('sandbox-run --dependencies (engine)', function () {
   });
 
   it('with --dependencies it installs from the index on the install network, and the program runs without network or registry variables', async () => {
-    const env = { ...process.env, PIP_INDEX_URL: INDEX_CLI, PIP_TRUSTED_HOST: 'registry' };
+    const env = { ...process.env, PIP_INDEX_URL: INDEX_CLI, PIP_TRUSTED_HOST: HOST };
     const r = await runCli(ws, ['--dependencies', '--install-network', NET2, '--profile-json', profileJson, '-'], { input: script, env });
     assert.equal(r.exitCode, 0, String(r.stderr));
     assert.equal(String(r.stdout), 'HELLO! None');
