@@ -10,7 +10,7 @@
 
 /** Core folders, lowest first (see ARCHITECTURE.md's code map). */
 const CORE_ORDER = [
-  'engine', 'engine/podman', 'profiles', 'output', 'ownership', 'container', 'mounts', 'deps', 'admission', 'source', 'sweep', 'run', 'agent',
+  'engine', 'engine/podman', 'profiles', 'output', 'ownership', 'container', 'mounts', 'deps', 'admission', 'source', 'sweep', 'run', 'session', 'agent',
 ];
 
 const esc = (s) => s.replace(/[/.]/g, '\\$&');

@@ -66,3 +66,38 @@ export async function sweep(pids: readonly number[], env?: EngineEnv): Promise<n
   if (names.length) await execa('docker', ['rm', '-f', '-v', ...names], { reject: false, ...(env ? { env } : {}) });
   return names.length;
 }
+
+/**
+ * The engine's floor for a warm run (`warm_floor_ratio`, information): the raw side's argv started
+ * ahead with its stdin open until the launcher's `waiting` marker came (untimed, as the pool does),
+ * then timed from writing the framed code to the docker CLI's exit (`--rm`: removal included, as in
+ * raw cold). No admission, no pool, no runner: what any client that learns the exit from the
+ * engine (the attached CLI, or `wait`) cannot beat. `prints` is checked in stdout.
+ * @throws Error when the marker never comes (30 s), the CLI exits non-zero, or the output differs
+ */
+export async function rawPrestarted(spec: RawSpec, prints: string, what: string): Promise<Timing> {
+  const p = execa('docker', spec.runArgv, { ...SPAWN_OPTIONS, buffer: false, stdin: 'pipe' });
+  let [out, err, t0, firstByteMs] = ['', '', 0, NaN];
+  const waiting = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${what}: no waiting marker within 30 s: ${err.trim()}`)), 30_000);
+    const seen = () => (out + err).includes('sandbox-runner:waiting') && (clearTimeout(timer), resolve());
+    p.stdout?.on('data', (b: Buffer) => {
+      if (t0 && Number.isNaN(firstByteMs)) firstByteMs = performance.now() - t0;
+      out += b.toString('utf8');
+      seen();
+    });
+    p.stderr?.on('data', (b: Buffer) => ((err = (err + b.toString('utf8')).slice(-4000)), seen()));
+  });
+  try {
+    await waiting;
+    t0 = performance.now();
+    p.stdin?.end(spec.input);
+    const r = await p;
+    const ms = performance.now() - t0;
+    if (r.exitCode !== 0) throw new Error(`${what}: docker run exited ${r.exitCode}: ${err.trim()}`);
+    if (!out.endsWith(prints)) throw new Error(`${what}: printed ${JSON.stringify(out.slice(-200))}`);
+    return { ms, firstByteMs };
+  } finally {
+    p.kill('SIGKILL');
+  }
+}

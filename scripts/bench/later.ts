@@ -1,5 +1,5 @@
 /** Rows of the issues filed with issue 26: `gvisor_cold_ratio` (measured when the engine offers runsc) and the rows of features
- * not on this branch yet (`deps_cached_ratio`, `session_cell_ms`, `session_start_ratio`: INFO, -1 in the JSON). */
+ * not on this branch yet (`deps_cached_ratio`: INFO, -1 in the JSON; sessions are measured in session.ts). */
 import { execa } from 'execa';
 import { ProfileSchema } from '../../src/core/profiles/profileSchema';
 import { CASES, coreRun, eachCase, firstByteNote, type Case, type Pair } from './cold';
@@ -27,12 +27,10 @@ export async function gvisor(ctx: Ctx): Promise<Figures> {
   return { gvisor_cold_ratio: r.ratio };
 }
 
-/** The rows whose features other issues build (22: dependencies, 24: sessions), not on this branch */
+/** The rows whose features other issues build (22: dependencies), not on this branch */
 export async function later(ctx: Ctx): Promise<Figures> {
   const rows: [string, string][] = [
     ['deps_cached_ratio', 'run with cached dependencies / raw (issue 22: dependencies)'],
-    ['session_cell_ms', 'one notebook cell in a running session, ms (issue 24: sessions)'],
-    ['session_start_ratio', 'session start / raw cold run (issue 24: sessions)'],
   ];
   for (const [key, what] of rows) ctx.rows.push(noFigure(key, '(info)', 'INFO', `(not measured: ${what} is not on this branch; JSON -1)`));
   return {};

@@ -39,7 +39,9 @@ async function main(): Promise<number> {
   }
   // Issue 14: the MCP server (src/cli/mcp.ts); its stdout is the protocol's.
   if (values.mcp) return mcp().mcpCommand(values, positionals, args);
-  if (values['max-runs'] !== undefined || values['max-timeout'] !== undefined) fail('--max-runs and --max-timeout go with --mcp. Run "sandbox-run --help" for usage.');
+  if (values['max-runs'] !== undefined || values['max-timeout'] !== undefined || values['max-sessions'] !== undefined || values['session-idle'] !== undefined) {
+    fail('--max-runs, --max-timeout, --max-sessions and --session-idle go with --mcp. Run "sandbox-run --help" for usage.');
+  }
 
   if ((values.reap || values['list-profiles']) && (positionals.length > 0 || cli.terminated || values['profile-json'] !== undefined)) {
     fail(`--${values.reap ? 'reap' : 'list-profiles'} takes no FILE, program arguments or --profile-json. Run "sandbox-run --help" for usage.`);

@@ -24,6 +24,8 @@ const OPTIONS = {
   mcp: { type: 'boolean' },
   'max-runs': { type: 'string' },
   'max-timeout': { type: 'string' },
+  'max-sessions': { type: 'string' },
+  'session-idle': { type: 'string' },
   dependencies: { type: 'boolean' },
   'install-network': { type: 'string' },
   'install-timeout': { type: 'string' },

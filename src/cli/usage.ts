@@ -68,9 +68,9 @@ Options:
   -q, --quiet            do not print the summary line on stderr (it names the profile, the
                          image and the engine that ran the code); why a run could not start
                          is still printed
-      --mcp              serve the Model Context Protocol on stdin/stdout (tools run_in_sandbox
-                         and list_profiles) with the same profiles and refusal rules; a
-                         loosening profile is always refused (not with --allow-loosening)
+      --mcp              serve the Model Context Protocol on stdin/stdout (tools run_in_sandbox,
+                         close_session and list_profiles) with the same profiles and refusal
+                         rules; a loosening profile is always refused (not with --allow-loosening)
       --max-runs N       with --mcp: runs in progress at once, at most (default 4; more are refused)
       --max-timeout SECONDS
                          with --mcp: cap on an agent run's time limit (default 120)
@@ -78,6 +78,10 @@ Options:
                          with --mcp: install the packages a call declares (its "dependencies"
                          input, a PEP 723 block, the profile's), as --dependencies does;
                          without it such a call is refused
+      --max-sessions N   with --mcp: open sessions (run_in_sandbox session "new"), at most
+                         (default 2; more are refused, not queued)
+      --session-idle SECONDS
+                         with --mcp: a session unused this long is closed (default 600)
   -h, --help             show this help
 
 Exit status: the program's own exit status when it ends by itself, else

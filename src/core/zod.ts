@@ -7,6 +7,6 @@
  */
 export {
   _default, array, describe, enum, globalRegistry, gte, int, lte, maxLength, minLength, number, optional, partial, positive, prefault,
-  record, refine, regex, strictObject, string, lazy,
+  record, refine, regex, strictObject, string, lazy, union,
 } from 'zod/mini';
 export type { core, infer, input, output, ZodMiniType } from 'zod/mini';

@@ -140,13 +140,15 @@ describe('fault injection (engine)', function () {
       assert.equal(r.result.error?.code, 'engine-error');
       assert.match(r.result.message, /did not answer within 2 s/);
       assert.ok(Date.now() - t0 < 8000, `took ${Date.now() - t0} ms`);
-      // The same with a timeout shorter than the hang: the run ends as timed out, nothing hangs.
+      // The same with a time limit shorter than the hang: the limit times the program, which never
+      // started, so the control timeout ends the run as the engine's failure, and nothing hangs.
       const t1 = Date.now();
       const short = await runCold('echo x\n', {
         profile: shellProfile({ limits: { timeoutSeconds: 0.5 } }),
         docker: { env: { DOCKER_HOST: `unix://${sock}` }, controlTimeoutMs: 1500 },
       });
-      assert.equal(short.result.outcome, 'timed-out');
+      assert.equal(short.result.outcome, 'failed-to-start', short.result.message);
+      assert.match(short.result.message, /did not answer within 2 s/);
       assert.ok(Date.now() - t1 < 8000, `took ${Date.now() - t1} ms`);
     } finally {
       server.kill('SIGKILL');

@@ -91,11 +91,12 @@ describe('sandbox-run --mcp server (engine)', function () {
       assert.deepEqual(await ownedBy(c.pid), [], 'the server left a container behind');
     });
 
-    it('lists run_in_sandbox (with its input schema) and list_profiles', async () => {
+    it('lists run_in_sandbox (with its input and output schemas), close_session and list_profiles', async () => {
       const { tools } = await c.client.listTools();
-      assert.deepEqual(tools.map((t) => t.name).sort(), ['list_profiles', 'run_in_sandbox']);
+      assert.deepEqual(tools.map((t) => t.name).sort(), ['close_session', 'list_profiles', 'run_in_sandbox']);
       const run = tools.find((t) => t.name === 'run_in_sandbox')!;
-      assert.deepEqual(Object.keys(run.inputSchema.properties ?? {}).sort(), ['code', 'language', 'profile', 'stdin', 'timeoutSeconds']);
+      assert.deepEqual(Object.keys(run.inputSchema.properties ?? {}).sort(), ['code', 'files', 'language', 'profile', 'session', 'stdin', 'timeoutSeconds']);
+      assert.deepEqual(Object.keys(run.outputSchema?.properties ?? {}), ['session']);
       assert.deepEqual(run.inputSchema.required, ['code']);
       assert.match(run.description ?? '', /untrusted/);
     });
@@ -313,5 +314,113 @@ describe('sandbox-run --mcp server (engine)', function () {
     client.kill('SIGKILL');
     await waitFor(() => !alive(serverPid), 20_000, 'the server to exit after its client was killed');
     assert.deepEqual(await ownedBy(serverPid), [], 'the server exited before removing its container');
+  });
+  describe('sessions (issue 24)', () => {
+    /** A 1x1 PNG, as a class's _repr_png_ returns it. */
+    const PNG_B64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
+    interface CellShaped { session: string; status: string; executionCount: number; stdout: { text: string }; displays: string[]; images: { returned: number }; ended?: { reason: string } }
+
+    it('session "new" returns an id; later calls keep state, displays come back as text and images as image content; close_session removes the container', async () => {
+      const c = await connect();
+      try {
+        const first = await c.client.callTool({ name: 'run_in_sandbox', arguments: { code: 'x = 41\nprint("hi")', language: 'python', session: 'new' } });
+        assert.equal(first.isError, undefined, text(first));
+        const s1 = first.structuredContent as unknown as CellShaped;
+        assert.match(s1.session, /^[0-9a-f-]{36}$/);
+        assert.ok(text(first).includes(s1.session), 'the id is in the text too');
+        assert.equal(s1.stdout.text, 'hi\n');
+        assert.equal((await ownedBy(c.pid)).length, 1, 'one session container');
+        const png = `import base64\nclass P:\n    def _repr_png_(self): return base64.b64decode("${PNG_B64}")\ndisplay(P())\n`;
+        const second = await c.client.callTool({ name: 'run_in_sandbox', arguments: { code: png + 'display(x + 1)', session: s1.session } });
+        const s2 = second.structuredContent as unknown as CellShaped;
+        assert.equal(s2.status, 'ok', text(second));
+        assert.equal(s2.executionCount, 2);
+        assert.ok(s2.displays.includes('42'), JSON.stringify(s2.displays));
+        const images = (second as CallToolResult).content.filter((p) => p.type === 'image');
+        assert.deepEqual(images.map((i) => i.type === 'image' && [i.mimeType, i.data]), [['image/png', PNG_B64]]);
+        const io = await c.client.callTool({
+          name: 'run_in_sandbox',
+          arguments: {
+            session: s1.session,
+            files: { 'in/data.csv': 'a,b\n1,2\n', 'blob.bin': { base64: Buffer.from([0, 1, 2, 255]).toString('base64') } },
+            code: 'import os\nos.makedirs("/sandbox/out", exist_ok=True)\nrows = open("/sandbox/in/data.csv").read().splitlines()\nopen("/sandbox/out/n.txt", "w").write(str(len(rows)) + " " + str(list(open("/sandbox/blob.bin", "rb").read())))\nopen("/sandbox/out/raw.bin", "wb").write(bytes([0, 255]))',
+          },
+        });
+        const sio = io.structuredContent as unknown as CellShaped & { outFiles: { name: string; text?: string; base64?: string }[] };
+        assert.equal(sio.status, 'ok', text(io));
+        assert.deepEqual(sio.outFiles, [{ name: 'n.txt', bytes: 16, text: '2 [0, 1, 2, 255]' }, { name: 'raw.bin', bytes: 2, base64: 'AP8=' }]);
+        const again = (await c.client.callTool({ name: 'run_in_sandbox', arguments: { session: s1.session, code: '1' } })).structuredContent as unknown as { outFiles: unknown[] };
+        assert.deepEqual(again.outFiles, [], 'only files changed during the call come back');
+        const escape = await c.client.callTool({ name: 'run_in_sandbox', arguments: { session: s1.session, code: '1', files: { '../etc/x': 'no' } } });
+        assert.equal(escape.isError, true);
+        assert.match(text(escape), /not a relative name under \/sandbox/);
+        const closed = await c.client.callTool({ name: 'close_session', arguments: { session: s1.session } });
+        assert.equal(closed.isError, undefined, text(closed));
+        assert.deepEqual(await ownedBy(c.pid), [], 'close_session removed the container');
+        const after = await c.client.callTool({ name: 'run_in_sandbox', arguments: { code: 'x', session: s1.session } });
+        assert.equal(after.isError, true);
+        assert.match(text(after), /has ended \(closed\)/);
+      } finally {
+        await c.client.close();
+      }
+      await waitFor(() => !alive(c.pid), 10_000, 'the server to exit');
+    });
+
+    it('a cancelled session call interrupts its cell; the session keeps its state', async () => {
+      const c = await connect();
+      try {
+        const first = (await c.client.callTool({ name: 'run_in_sandbox', arguments: { code: 'x = 5', language: 'python', session: 'new' } })).structuredContent as unknown as CellShaped;
+        const [name] = await ownedBy(c.pid);
+        assert.ok(name);
+        const controller = new AbortController();
+        const call = c.client.callTool({ name: 'run_in_sandbox', arguments: { code: 'import time\nopen("/tmp/started", "w").close()\nwhile True: time.sleep(0.05)', session: first.session } }, undefined, { signal: controller.signal, timeout: 60_000 });
+        call.catch(() => undefined);
+        await waitFor(async () => (await engineCli(['exec', name, 'test', '-e', '/tmp/started'], { reject: false })).exitCode === 0, 30_000, 'the cell to run');
+        controller.abort('test cancels');
+        await assert.rejects(call);
+        let after: CallToolResult | undefined;
+        await waitFor(async () => !(after = (await c.client.callTool({ name: 'run_in_sandbox', arguments: { code: 'print(x)', session: first.session } })) as CallToolResult).isError, 20_000, 'the session to take calls again');
+        assert.equal((after!.structuredContent as unknown as CellShaped).stdout.text, '5\n');
+        assert.deepEqual(await ownedBy(c.pid), [name], 'the same container serves the session');
+      } finally {
+        await c.client.close();
+      }
+      await waitFor(() => !alive(c.pid), 20_000, 'the server to exit');
+      assert.deepEqual(await ownedBy(c.pid), []);
+    });
+
+    it('refuses a session over --max-sessions (not queued), closes an idle one after --session-idle, and removes every session when the client goes away', async () => {
+      const c = await connect(['--max-sessions', '1', '--session-idle', '3']);
+      try {
+        const a = (await c.client.callTool({ name: 'run_in_sandbox', arguments: { code: '1', language: 'python', session: 'new' } })).structuredContent as unknown as CellShaped;
+        assert.equal(a.status, 'ok');
+        const b = await c.client.callTool({ name: 'run_in_sandbox', arguments: { code: '1', language: 'python', session: 'new' } });
+        assert.equal(b.isError, true);
+        assert.match(text(b), /--max-sessions 1\)\. Sessions are not queued/);
+        await waitFor(async () => (await ownedBy(c.pid)).length === 0, 20_000, 'the idle session to be closed');
+        const late = await c.client.callTool({ name: 'run_in_sandbox', arguments: { code: '1', session: a.session } });
+        assert.match(text(late), /has ended \(idle\)/);
+        const d = (await c.client.callTool({ name: 'run_in_sandbox', arguments: { code: 'import time', language: 'python', session: 'new' } })).structuredContent as unknown as CellShaped;
+        assert.equal(d.status, 'ok', 'a slot is free again');
+        assert.equal((await ownedBy(c.pid)).length, 1);
+      } finally {
+        await c.client.close();
+      }
+      await waitFor(() => !alive(c.pid), 20_000, 'the server to exit');
+      assert.deepEqual(await ownedBy(c.pid), [], 'the server left a session container behind');
+    });
+
+    it('when the server is killed with SIGKILL, its session container stops and the next --reap removes it', async () => {
+      const { child, send, lines } = rawServer();
+      send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'run_in_sandbox', arguments: { code: 'x = 1', language: 'python', session: 'new' } } });
+      await waitFor(() => lines().some((l) => (JSON.parse(l) as { id?: number }).id === 2), 60_000, 'the session to start');
+      const names = await ownedBy(child.pid!);
+      assert.equal(names.length, 1);
+      child.kill('SIGKILL');
+      await waitFor(() => !alive(child.pid!), 10_000, 'the server to die');
+      const reap = await execa('node', [CLI, '--reap'], { reject: false, env: env() });
+      assert.equal(reap.exitCode, 0, String(reap.stderr));
+      assert.deepEqual(await ownedBy(child.pid!), [], 'the orphan sweep removed the session container');
+    });
   });
 });

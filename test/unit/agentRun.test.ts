@@ -148,8 +148,10 @@ describe('agent runs: input, profile, bounded output, labelled result (unit)', (
   it('--mcp refuses --allow-loosening and other run flags; --max-runs and --max-timeout are checked', () => {
     assert.match((mcpOptions({ 'allow-loosening': true }, []) as { error: string }).error, /--mcp cannot be combined with --allow-loosening/);
     assert.match((mcpOptions({}, ['a.py']) as { error: string }).error, /takes no FILE/);
-    assert.deepEqual(mcpOptions({}, []), { maxRuns: 4, maxTimeoutSeconds: 120 });
-    assert.deepEqual(mcpOptions({ 'max-runs': '2', 'max-timeout': '5' }, []), { maxRuns: 2, maxTimeoutSeconds: 5 });
+    assert.deepEqual(mcpOptions({}, []), { maxRuns: 4, maxTimeoutSeconds: 120, maxSessions: 2, sessionIdleSeconds: 600 });
+    assert.deepEqual(mcpOptions({ 'max-runs': '2', 'max-timeout': '5', 'max-sessions': '3', 'session-idle': '30' }, []), { maxRuns: 2, maxTimeoutSeconds: 5, maxSessions: 3, sessionIdleSeconds: 30 });
+    assert.ok('error' in mcpOptions({ 'max-sessions': '0' }, []));
+    assert.ok('error' in mcpOptions({ 'session-idle': 'later' }, []));
     assert.ok('error' in mcpOptions({ 'max-runs': '0' }, []));
     assert.ok('error' in mcpOptions({ 'max-timeout': 'soon' }, []));
     // Silently ignored before: an inline profile and program arguments mean nothing to an MCP server.

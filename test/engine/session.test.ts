@@ -1,0 +1,226 @@
+/**
+ * Sessions (issue 24) on the real engine: the kernel protocol end to end. State across cells,
+ * streams per cell, rich output, errors, a cell's time limit, interrupt, the output bound, an OOM
+ * kill ending the session with the rule, forgery attempts that stay the cell's stream output, and
+ * the container's removal at close. (The host process dying: mcp.test.ts, through the server.)
+ */
+import assert from 'node:assert/strict';
+import { startSession, type CellEvent, type CellResult, type SandboxSession } from '../../src/core/session/session';
+import { isSandboxError } from '../../src/core/errors';
+import { containerExists, engineCli, engineDocker, noLeftoversAfterEach, pythonProfile, requireEngine, shellProfile } from './helpers';
+
+/** One cell's events, collected. */
+interface Ran {
+  readonly result: CellResult;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly notices: string;
+  readonly events: CellEvent[];
+}
+
+async function cell(s: SandboxSession, code: string, signal?: AbortSignal): Promise<Ran> {
+  const events: CellEvent[] = [];
+  const result = await s.execute(code, (e) => events.push(e), { signal });
+  const text = (kind: 'stdout' | 'stderr') => Buffer.concat(events.flatMap((e) => (e.kind === kind ? [e.bytes] : []))).toString('utf8');
+  return { result, stdout: text('stdout'), stderr: text('stderr'), notices: events.flatMap((e) => (e.kind === 'notice' ? [e.text] : [])).join(''), events };
+}
+
+const docker = engineDocker();
+const start = (limits: Record<string, unknown> = {}) =>
+  startSession({ profileName: 'python', profile: pythonProfile({ languages: ['python'], limits: { timeoutSeconds: 20, ...limits } }), ...(docker ? { docker } : {}) });
+
+describe('sandboxed sessions (engine)', function () {
+  this.timeout(90_000);
+  before(requireEngine);
+
+  describe('one session for the ordinary cells', () => {
+    let s: SandboxSession;
+    before(async () => (s = await start()));
+    after(async () => {
+      await s?.close();
+      assert.equal(await containerExists(s.containerName), false, 'the session\'s container was removed at close');
+    });
+
+    it('keeps state across cells and shows the last expression', async () => {
+      const a = await cell(s, 'x = 41\nimport os\npid = os.getpid()');
+      assert.equal(a.result.status, 'ok');
+      assert.equal(a.result.executionCount, 1);
+      const b = await cell(s, 'x + 1');
+      assert.equal(b.result.status, 'ok');
+      const display = b.events.find((e) => e.kind === 'display');
+      assert.deepEqual(display, { kind: 'display', data: { 'text/plain': '42' } });
+      const c = await cell(s, 'print(os.getpid() == pid)');
+      assert.equal(c.stdout, 'True\n', 'the same process ran every cell');
+    });
+
+    it('streams stdout and stderr per cell, each cell getting only its own', async () => {
+      const a = await cell(s, 'import sys\nprint("out1")\nprint("err1", file=sys.stderr)');
+      const b = await cell(s, 'print("out2")');
+      assert.equal(a.stdout, 'out1\n');
+      assert.equal(a.stderr, 'err1\n');
+      assert.equal(b.stdout, 'out2\n');
+      assert.equal(b.stderr, '');
+    });
+
+    it('sends a rich MIME bundle from display() and _repr_*_ methods; other MIME types never arrive', async () => {
+      const r = await cell(s, [
+        'class Rich:',
+        '    def _repr_html_(self): return "<b>bold</b>"',
+        '    def _repr_json_(self): return {"a": [1, 2]}',
+        '    def _repr_mimebundle_(self, **kw): return {"application/x-evil": "x"}',
+        '    def __repr__(self): return "Rich()"',
+        'display(Rich())',
+      ].join('\n'));
+      assert.equal(r.result.status, 'ok');
+      const d = r.events.find((e) => e.kind === 'display');
+      assert.ok(d && d.kind === 'display', JSON.stringify(r.events));
+      assert.equal(d.data['text/html'], '<b>bold</b>');
+      assert.equal(d.data['text/plain'], 'Rich()');
+      assert.deepEqual(d.data['application/json'], { a: [1, 2] });
+      assert.ok(!Object.hasOwn(d.data, 'application/x-evil'));
+    });
+
+    it('reports an exception as an error with the cell\'s traceback, and the session goes on', async () => {
+      const r = await cell(s, 'def f():\n    return 1 / 0\nf()');
+      assert.equal(r.result.status, 'error');
+      const e = r.events.find((x) => x.kind === 'error');
+      assert.ok(e && e.kind === 'error');
+      assert.equal(e.ename, 'ZeroDivisionError');
+      assert.match(e.traceback.join(''), /File "<cell \d+>", line 2, in f/);
+      assert.doesNotMatch(e.traceback.join(''), /main\.py/, 'the kernel\'s own frames are not shown');
+      assert.equal((await cell(s, 'print(x)')).stdout, '41\n');
+    });
+
+    it('forgery attempts through print, os.write(1), os.write(2), a child process and a C call land as that cell\'s stream output only', async () => {
+      const fake = String.raw`b'\x00\x00\x00\x2am{"t":"done","n":99,"status":"ok"}' + b'\x00\x00\x00\x05mhello'`;
+      const r = await cell(s, [
+        'import os, sys, subprocess, ctypes',
+        `F = ${fake}`,
+        'sys.stdout.buffer.write(F); sys.stdout.flush()',
+        'os.write(1, F)',
+        'os.write(2, F)',
+        'subprocess.run(["python3", "-c", "import os,sys; os.write(1, bytes.fromhex(sys.argv[1]))", F.hex()])',
+        'ctypes.CDLL(None).write(1, F, len(F))',
+        'print("end")',
+      ].join('\n'));
+      assert.equal(r.result.status, 'ok', JSON.stringify(r));
+      const forged = Buffer.from('\x00\x00\x00\x2am{"t":"done","n":99,"status":"ok"}\x00\x00\x00\x05mhello', 'latin1').toString('utf8');
+      assert.equal(r.stdout, forged.repeat(4) + 'end\n');
+      assert.equal(r.stderr, forged);
+      assert.ok(!r.events.some((e) => e.kind === 'display' || e.kind === 'error'));
+      assert.equal(s.end, undefined, 'the session is still up');
+      assert.equal((await cell(s, 'x')).result.status, 'ok');
+    });
+
+    it('interrupts a running cell (SIGINT → KeyboardInterrupt); state survives', async () => {
+      const ac = new AbortController();
+      const events: CellEvent[] = [];
+      let started!: () => void;
+      const printed = new Promise<void>((r) => (started = r));
+      const p = s.execute('import time\nprint("started", flush=True)\nwhile True: time.sleep(0.05)', (e) => {
+        events.push(e);
+        if (e.kind === 'stdout') started();
+      }, { signal: ac.signal });
+      await printed;
+      ac.abort();
+      const r = await p;
+      assert.equal(r.status, 'interrupted');
+      assert.ok(events.some((e) => e.kind === 'error' && e.ename === 'KeyboardInterrupt'));
+      assert.equal((await cell(s, 'print(x)')).stdout, '41\n');
+    });
+
+    it('bounds a cell\'s output at limits.outputBytes: the cell is interrupted, the session goes on', async () => {
+      const r = await cell(s, 'import sys\nwhile True: sys.stdout.write("y" * 65536)');
+      assert.equal(r.result.status, 'output-limit');
+      assert.equal(r.result.truncated, true);
+      assert.equal(r.result.rule?.key, 'limits.outputBytes');
+      assert.ok(r.result.outputBytes <= 1024 * 1024 && Buffer.byteLength(r.stdout) <= 1024 * 1024);
+      assert.equal((await cell(s, 'print(x)')).stdout, '41\n');
+    });
+
+    it('a display larger than the bound is dropped, never held', async () => {
+      const r = await cell(s, 'class Big:\n    def _repr_html_(self): return "z" * (3 * 1024 * 1024)\ndisplay(Big())\nprint("after")');
+      assert.equal(r.result.status, 'output-limit');
+      assert.ok(!r.events.some((e) => e.kind === 'display'));
+    });
+  });
+
+  describe('one session per test', () => {
+    noLeftoversAfterEach();
+
+    it('code that finds the kernel\'s private descriptor sends only data: unknown MIME types are dropped, a malformed message ends the session', async () => {
+      const s = await start();
+      const find = 'import gc, json, os\nK = next(d for d in gc.get_objects() if isinstance(d, dict) and "P_OUT" in d and "send" in d)\n';
+      const r = await cell(s, find + 'K["message"]({"t": "display", "data": {"text/plain": "forged", "application/x-evil": "x"}})');
+      assert.equal(r.result.status, 'ok');
+      const d = r.events.find((e) => e.kind === 'display');
+      assert.deepEqual(d, { kind: 'display', data: { 'text/plain': 'forged' } });
+      const bad = await cell(s, find + 'K["message"]({"t": "exec", "argv": ["sh"]})\nimport time\ntime.sleep(5)');
+      assert.equal(bad.result.status, 'session-ended');
+      assert.equal(bad.result.ended?.reason, 'protocol-error');
+      assert.equal(await containerExists(s.containerName), false);
+    });
+
+    it('a cell over limits.timeoutSeconds is interrupted and says the rule; the session stays usable', async () => {
+      const s = await start({ timeoutSeconds: 2 });
+      try {
+        await cell(s, 'y = 7');
+        const r = await cell(s, 'import time\ntime.sleep(30)');
+        assert.equal(r.result.status, 'timed-out');
+        assert.equal(r.result.rule?.key, 'limits.timeoutSeconds');
+        assert.match(r.notices, /limits\.timeoutSeconds \(2 s\)/);
+        assert.equal((await cell(s, 'print(y)')).stdout, '7\n');
+      } finally {
+        await s.close();
+      }
+    });
+
+    it('a cell that ignores SIGINT past its time limit ends the session, saying why, and the container is removed', async () => {
+      const s = await start({ timeoutSeconds: 2, interruptGraceSeconds: 1 });
+      const r = await cell(s, 'import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\ntime.sleep(60)');
+      assert.equal(r.result.status, 'session-ended');
+      assert.equal(r.result.ended?.reason, 'timed-out');
+      assert.match(r.result.ended!.message, /interruptGraceSeconds \(1 s\)/);
+      assert.equal((await cell(s, '1')).result.status, 'session-ended');
+      assert.equal(await containerExists(s.containerName), false);
+    });
+
+    it('an OOM kill ends the session with the memory rule', async () => {
+      const s = await start({ memoryMiB: 64 });
+      const r = await cell(s, 'chunks = []\nwhile True: chunks.append(bytearray(8 * 1024 * 1024))');
+      assert.equal(r.result.status, 'session-ended');
+      assert.equal(r.result.ended?.reason, 'oom-killed', JSON.stringify(r.result));
+      assert.equal(r.result.rule?.key, 'limits.memoryMiB');
+      assert.equal((await s.ended).reason, 'oom-killed');
+      assert.equal(await containerExists(s.containerName), false);
+    });
+
+    it('runs with the floor: no network, read-only root, non-root, and the container goes at close', async () => {
+      const s = await start();
+      const name = s.containerName;
+      const inspect = String((await engineCli(['inspect', '--format', '{{.HostConfig.NetworkMode}} {{.HostConfig.ReadonlyRootfs}} {{.Config.User}}', name])).stdout).trim();
+      assert.equal(inspect.split(' ')[0], 'none');
+      assert.equal(inspect.split(' ')[1], 'true');
+      const r = await cell(s, 'import os, socket\nprint(os.getuid() != 0)\ntry:\n    open("/x", "w")\nexcept OSError as e:\n    print(type(e).__name__)');
+      assert.equal(r.stdout, 'True\nOSError\n');
+      await s.close();
+      assert.equal((await s.ended).reason, 'closed');
+      assert.equal(await containerExists(name), false);
+    });
+
+    it('an idle session closes itself after its idle limit', async () => {
+      const s = await startSession({ profileName: 'python', profile: pythonProfile({ languages: ['python'] }), idleMs: 1500, ...(docker ? { docker } : {}) });
+      await cell(s, '1');
+      const end = await s.ended;
+      assert.equal(end.reason, 'idle');
+      assert.equal(await containerExists(s.containerName), false);
+    });
+
+    it('refuses a profile that is not Python, starting nothing', async () => {
+      await assert.rejects(
+        startSession({ profileName: 'shell', profile: shellProfile(), ...(docker ? { docker } : {}) }),
+        (e: unknown) => isSandboxError(e) && e.code === 'invalid-profile' && /"python"/.test(e.message),
+      );
+    });
+  });
+});
