@@ -95,7 +95,7 @@ describe('sandbox-run --mcp server (engine)', function () {
       const { tools } = await c.client.listTools();
       assert.deepEqual(tools.map((t) => t.name).sort(), ['close_session', 'list_profiles', 'run_in_sandbox']);
       const run = tools.find((t) => t.name === 'run_in_sandbox')!;
-      assert.deepEqual(Object.keys(run.inputSchema.properties ?? {}).sort(), ['code', 'files', 'language', 'profile', 'session', 'stdin', 'timeoutSeconds']);
+      assert.deepEqual(Object.keys(run.inputSchema.properties ?? {}).sort(), ['code', 'dependencies', 'files', 'language', 'profile', 'session', 'stdin', 'timeoutSeconds']);
       assert.deepEqual(Object.keys(run.outputSchema?.properties ?? {}), ['session']);
       assert.deepEqual(run.inputSchema.required, ['code']);
       assert.match(run.description ?? '', /untrusted/);
