@@ -15,6 +15,9 @@
 #   sandbox-runner-test/go:1       debootstrap minbase bookworm + golang-go (the go profile)
 #   sandbox-runner-test/python-pip:1  debootstrap minbase bookworm + python3-pip: the image whose
 #                                  install container runs pip (issue 22, test/engine/dependencies)
+#   sandbox-runner-test/node-npm:1 the langs image (its Node) + npm $NPM_VERSION from the npm
+#                                  registry (`npm pack npm`, one layer of ~19 MB): the image whose
+#                                  install container runs npm (issue 22, test/engine/npmDependencies)
 #
 # Images that already exist are kept unless --force is given. Every image is then
 # smoke-tested under the same restrictions the extension uses.
@@ -39,6 +42,9 @@ LANGS_IMAGE=sandbox-runner-test/langs:2
 TS_NODE_VERSION=24.21.0
 GO_IMAGE=sandbox-runner-test/go:1
 PIP_IMAGE=sandbox-runner-test/python-pip:1
+NPM_IMAGE=sandbox-runner-test/node-npm:1
+# npm in the node-npm image (needs Node ^20.17 || >=22.9: the langs image's $TS_NODE_VERSION); bump NPM_IMAGE's tag when changing it.
+NPM_VERSION=11.19.1
 SUITE=bookworm
 
 say() { echo "build-test-images: $*"; }
@@ -51,7 +57,7 @@ for arg in "$@"; do
     --force) FORCE=1 ;;
     --no-languages) LANGUAGES=0 ;;
     -h | --help)
-      echo "usage: $0 [--force] [--no-languages]   (rebuild images even if present; skip the langs, go and python-pip images, which only the language and dependency suites use)"
+      echo "usage: $0 [--force] [--no-languages]   (rebuild images even if present; skip the langs, go, python-pip and node-npm images, which only the language and dependency suites use)"
       exit 0
       ;;
     *) die "unknown argument: $arg (usage: $0 [--force] [--no-languages])" ;;
@@ -229,6 +235,30 @@ build_python_pip() {
   [ -f "$DEBOOTSTRAP_ROOT/usr/lib/python3/dist-packages/pip/__init__.py" ] || die "pip missing from the $PIP_IMAGE rootfs"
   import_rootfs "$DEBOOTSTRAP_ROOT" "$PIP_IMAGE" 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
 }
+
+# The langs image plus npm: `npm pack npm@$NPM_VERSION` (npm bundles its own dependencies)
+# unpacked at /usr/local/lib/node_modules/npm with npm/npx links in /usr/local/bin, added as one
+# layer by `docker create` + `docker cp -` (a tar stream) + `docker commit`: nothing runs in the image.
+build_node_npm() {
+  local dir=$WORK/npm-pack root=$WORK/npm-root tgz cid
+  command -v npm >/dev/null 2>&1 || die "npm is missing (it fetches npm@$NPM_VERSION for the $NPM_IMAGE image)"
+  # shellcheck source=scripts/lib/npm.sh
+  source "$(dirname "${BASH_SOURCE[0]}")/lib/npm.sh"
+  mkdir -p "$dir" "$root/usr/local/lib/node_modules" "$root/usr/local/bin"
+  tgz=$(cd "$dir" && npm_clean ${NPM_MACHINE_GLOBALCONFIG:+npm_config_globalconfig=$NPM_MACHINE_GLOBALCONFIG} \
+    npm pack --silent --no-update-notifier "npm@$NPM_VERSION" </dev/null | tail -n 1) || die "npm pack npm@$NPM_VERSION failed"
+  tar -xzf "$dir/$tgz" -C "$dir" || die "$tgz is not a tarball"
+  mv "$dir/package" "$root/usr/local/lib/node_modules/npm"
+  ln -s ../lib/node_modules/npm/bin/npm-cli.js "$root/usr/local/bin/npm"
+  ln -s ../lib/node_modules/npm/bin/npx-cli.js "$root/usr/local/bin/npx"
+  cid=$(docker create --pull never "$LANGS_IMAGE" true) || die "docker create $LANGS_IMAGE failed"
+  if ! tar -C "$root" --numeric-owner --owner=0 --group=0 -c . | docker cp - "$cid:/" ||
+    ! docker commit "$cid" "$NPM_IMAGE" >/dev/null; then
+    docker rm -f "$cid" >/dev/null 2>&1 || true
+    die "adding npm to $LANGS_IMAGE failed"
+  fi
+  docker rm -f "$cid" >/dev/null
+}
 # --- end issue 22 ---------------------------------------------------------------------------
 
 ensure_image() { # IMAGE BUILD_FUNCTION
@@ -265,6 +295,7 @@ if [ "$LANGUAGES" -eq 1 ]; then
   ensure_image "$LANGS_IMAGE" build_langs
   ensure_image "$GO_IMAGE" build_go
   ensure_image "$PIP_IMAGE" build_python_pip # issue 22
+  ensure_image "$NPM_IMAGE" build_node_npm    # issue 22 (after the langs image it adds a layer to)
 fi
 
 verify "$BUSYBOX_IMAGE" sh -c 'echo ok'
@@ -274,4 +305,5 @@ if [ "$LANGUAGES" -eq 1 ]; then
   verify "$LANGS_IMAGE" sh -c 'gcc --version | head -n1; g++ --version | head -n1; ruby -v; php -v | head -n1; perl -e "print \"perl \$]\\n\""; bash -c "echo bash \$BASH_VERSION"; rustc --version; java -version 2>&1 | head -n1; Rscript --version; node --version'
   verify "$GO_IMAGE" go version
   verify "$PIP_IMAGE" python3 -m pip --version # issue 22
+  verify "$NPM_IMAGE" sh -c 'HOME=/tmp npm --version' # issue 22
 fi

@@ -9,7 +9,7 @@ import { exitCodeFor, EXIT } from './exitCodes';
 import type { CliValues } from './options';
 import type { RunTarget } from './runTarget';
 import { interruptSignals } from './signals';
-import { cliDependencySet } from './dependencies';
+import { cliDependencySet, missingPackageHint } from './dependencies';
 import { TerminalOutput } from './terminalOutput';
 
 /** Longest the summary waits for the engine's identity after the run ended, ms. */
@@ -72,13 +72,14 @@ export async function runFile(run: CliRun): Promise<number> {
   }
   let dependencySet;
   try {
-    dependencySet = await cliDependencySet(values, engine, run.profileName, profile, run.code, controller.signal, (t) => process.stderr.write(t));
+    dependencySet = await cliDependencySet(values, engine, run.profileName, profile, run.code, controller.signal, (t) => process.stderr.write(t), target.paths);
   } catch (e) {
     if (!isSandboxError(e)) throw e;
     terminal.end();
     terminal.line(`${e.message} ${e.fix}`);
     return EXIT.failedToStart;
   }
+  const deps = missingPackageHint(run.profileName, profile, terminal.program);
   const result: RunResult = await runInSandbox({
     ...(dependencySet ? { dependencySet } : {}),
     profileName: run.profileName,
@@ -90,13 +91,15 @@ export async function runFile(run: CliRun): Promise<number> {
     signal: controller.signal,
     forceSignal: force.signal,
     args: run.args,
-    onOutput: terminal.program,
+    onOutput: deps.sink,
     // -i: this process's stdin after the code (a pipe, never a terminal run: see usage.ts).
     ...(values.interactive ? { interactive: { input: process.stdin } } : {}),
   });
   // Nothing more is read: a stdin left open (a terminal, `yes |`) must not keep this process alive.
   if (values.interactive) process.stdin.destroy();
   terminal.end();
+  const hint = values.quiet ? undefined : deps.hint();
+  if (hint) terminal.line(hint);
   if (!values.quiet) {
     const network = profile.network === 'none' ? 'off' : 'on';
     // Normally known long before the run ends; an engine slow to say what it is delays the summary at most this long.

@@ -42,8 +42,9 @@ Options:
                          "# /// script" block, the profile's "dependencies") in a separate
                          container first, the only phase with network; the program gets them
                          read-only and runs without network. Without it such a run is refused.
-                         PIP_INDEX_URL, PIP_EXTRA_INDEX_URL, PIP_TRUSTED_HOST and the proxy
-                         variables reach the install container only (docs/dependencies.md)
+                         PIP_INDEX_URL, PIP_EXTRA_INDEX_URL, PIP_TRUSTED_HOST (python: pip),
+                         npm_config_registry (node: npm) and the proxy variables reach the
+                         install container only (docs/dependencies.md)
       --install-network NAME
                          the docker network of the install container (default bridge; an
                          --internal network with your mirror gives registry-only egress;

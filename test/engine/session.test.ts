@@ -195,6 +195,15 @@ describe('sandboxed sessions (engine)', function () {
       assert.equal(await containerExists(s.containerName), false);
     });
 
+    it('a crash of the kernel (os._exit) ends the session, saying so, and removes the container', async () => {
+      const s = await start();
+      const r = await cell(s, 'import os\nos._exit(3)');
+      assert.equal(r.result.status, 'session-ended');
+      assert.equal(r.result.ended?.reason, 'exited');
+      assert.match(r.result.ended!.message, /kernel exited \(status 3\)/);
+      assert.equal(await containerExists(s.containerName), false);
+    });
+
     it('runs with the floor: no network, read-only root, non-root, and the container goes at close', async () => {
       const s = await start();
       const name = s.containerName;

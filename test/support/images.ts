@@ -35,4 +35,6 @@ export const LANGUAGE_IMAGES = {
   go: 'sandbox-runner-test/go:1',
   /** debootstrap minbase bookworm with python3-pip: the image whose install container runs pip (issue 22, dependencies suite). */
   pythonPip: 'sandbox-runner-test/python-pip:1',
+  /** The langs image with npm added (one layer): the image whose install container runs npm (issue 22, npm dependencies suite). */
+  nodeNpm: 'sandbox-runner-test/node-npm:1',
 } as const;

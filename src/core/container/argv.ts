@@ -434,10 +434,11 @@ function forEngine(spec: ContainerSpec, argv: readonly string[]): readonly strin
  * content flags (the set's volume, writable, is its only persistent writable path; the profile's
  * environment plus the registry variables the caller put in it) and `command` as the whole argv
  * (`--entrypoint command[0] -- IMAGE command[1..]`). The network is `spec.network`.
+ * `opts.stdin`: `--interactive`, for an installer that reads its input (an npm lockfile) from stdin.
  * @throws SandboxError `invalid-profile` as {@link buildRunArgv}
  */
-export function buildInstallArgv(spec: ContainerSpec, command: readonly [string, ...string[]]): readonly string[] {
+export function buildInstallArgv(spec: ContainerSpec, command: readonly [string, ...string[]], opts: { readonly stdin?: boolean } = {}): readonly string[] {
   assertSpec(spec, false);
   refusePodmanMounts(spec);
-  return forEngine(spec, ['run', '--sig-proxy=false', ...floorFlags(spec).flat(), ...contentFlags(spec).flat(), '--entrypoint', command[0], '--', spec.profile.image, ...command.slice(1)]);
+  return forEngine(spec, ['run', '--sig-proxy=false', ...(opts.stdin ? ['--interactive'] : []), ...floorFlags(spec).flat(), ...contentFlags(spec).flat(), '--entrypoint', command[0], '--', spec.profile.image, ...command.slice(1)]);
 }

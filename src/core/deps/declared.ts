@@ -15,6 +15,7 @@ import type { Profile } from '../profiles/profileSchema';
 import type { DockerOptions } from '../engine/contracts';
 import { noteSetUse } from './cacheUse';
 import { ensureDependencySet, pythonRunMount, type InstalledSet } from './install';
+import { nodeRunMount } from './npm';
 import { pruneOverCap } from './prune';
 import { requiresPythonProblem } from './requiresPython';
 import { readScriptMetadata, SCRIPT_BLOCK } from './pep723';
@@ -33,6 +34,11 @@ export function isPythonProfile(profile: Profile): boolean {
   return profile.languages.includes('python') || /(?:^|\/)python3?(?:\.\d+)?$/.test(profile.command[0] ?? '');
 }
 
+/** True for a profile whose packages npm installs (its languages name javascript or typescript, or its command is node). */
+export function isNodeProfile(profile: Profile): boolean {
+  return profile.languages.some((l) => l === 'javascript' || l === 'typescript') || /(?:^|\/)node(?:js)?$/.test(profile.command[0] ?? '');
+}
+
 /** A run's declared dependencies. */
 export interface DeclaredDependencies {
   readonly manager: DependencyManager;
@@ -46,6 +52,8 @@ export interface DeclaredDependencies {
   readonly where: string;
   /** The block's `requires-python`, when it has one. */
   readonly requiresPython?: string;
+  /** npm: a workspace lockfile to install with `npm ci` (lockfile.ts); `specs` is then `[its keySpec]`. */
+  readonly lockfile?: { readonly packageJson: Buffer; readonly lockfile: Buffer };
 }
 
 /**
@@ -132,7 +140,7 @@ export async function installDeclared(declared: DeclaredDependencies, ctx: Insta
   const set = await ensureDependencySet({
     docker: ctx.docker, profile: ctx.profile, profileName: ctx.profileName, manager: declared.manager, specs: declared.specs, where: declared.where,
     network: ctx.settings.network, registryEnv: ctx.installEnv, timeoutMs: ctx.settings.installTimeoutSeconds * 1000, maxSetMiB: ctx.settings.maxSetMiB,
-    ...(ctx.signal ? { signal: ctx.signal } : {}), ...(ctx.onOutput ? { onOutput: ctx.onOutput } : {}),
+    ...(ctx.signal ? { signal: ctx.signal } : {}), ...(ctx.onOutput ? { onOutput: ctx.onOutput } : {}), ...(declared.lockfile ? { lockfile: declared.lockfile } : {}),
   });
   noteSetUse(set.key);
   // requires-python (PEP 723) against the image's Python, as the install recorded it.
@@ -143,5 +151,5 @@ export async function installDeclared(declared: DeclaredDependencies, ctx: Insta
     const pruned = await pruneOverCap(ctx.docker, ctx.settings.cacheMaxMiB, new Set([set.key])).catch(() => undefined);
     if (pruned && pruned.removedSets > 0) ctx.onOutput?.(`[sandbox-runner] removed ${pruned.removedSets} least recently used dependency sets (${Math.round(pruned.removedKiB / 1024)} MiB) to keep the cache under ${ctx.settings.cacheMaxMiB} MiB.\n`);
   }
-  return { mount: pythonRunMount(set), set };
+  return { mount: declared.manager === 'npm' ? nodeRunMount(set) : pythonRunMount(set), set };
 }

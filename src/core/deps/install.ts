@@ -3,10 +3,11 @@
  * - same image and floor as the run (container/argv.ts `buildInstallArgv`: non-root, no
  *   capabilities, no-new-privileges, read-only root, tmpfs /tmp and HOME, the profile's limits);
  *   its only writable persistent path is the set's data volume, its network the install network;
- * - registry variables (`PIP_INDEX_URL`, …) are set in this container only;
- * - `pip install --only-binary=:all:` (no sdist is built, so no package code runs), specs as argv
- *   items after `--`, passed to a constant `sh -c` script as its positional parameters (never
- *   inside the script text);
+ * - registry variables (`PIP_INDEX_URL`, `npm_config_registry`, …) are set in this container only;
+ * - `pip install --only-binary=:all:` (no sdist is built, so no package code runs), or
+ *   `npm install --ignore-scripts` (npm.ts: no lifecycle script runs), specs as argv items after
+ *   `--`, passed to a constant `sh -c` script as its positional parameters (never inside the
+ *   script text);
  * - published only when finished: the container writes `.complete` last, and after it exited 0
  *   the runner creates the set's name volume (cacheKey.ts `dependencyVolumeName`), labelled with
  *   the data volume it points to. A data volume nobody published is never mounted and is removed.
@@ -27,6 +28,7 @@ import { LABELS, ownerLabels, PRODUCT_LABEL } from '../ownership/labels';
 import { dependencyListProblem, normaliseSpecs, type DependencyManager } from '../profiles/dependencySpecs';
 import type { Profile } from '../profiles/profileSchema';
 import { dependencySetKey, dependencyVolumeName } from './cacheKey';
+import { NPM_REGISTRY_VAR, npmCiScript, npmInstallFailure, npmInstallScript } from './npm';
 
 /** Label on a set's volumes: the set key (64 hex digits). */
 export const DEPS_KEY_LABEL = `${PRODUCT_LABEL}.deps-key`;
@@ -54,11 +56,16 @@ export interface InstallRequest {
   readonly profileName: string;
   readonly manager: DependencyManager;
   readonly specs: readonly string[];
+  /**
+   * npm only: install this workspace lockfile (lockfile.ts `readNpmLockfile`, already checked)
+   * with `npm ci` instead of `specs`, which is then `[lockfile.keySpec]` (the set's key).
+   */
+  readonly lockfile?: { readonly packageJson: Buffer; readonly lockfile: Buffer };
   /** Where the specs come from, for messages (e.g. `the script's "# /// script" block`). */
   readonly where: string;
   /** The install network (a Docker network name; default `bridge`). */
   readonly network: string;
-  /** Registry variables for the install container only (`PIP_INDEX_URL`, `PIP_TRUSTED_HOST`, proxies). */
+  /** Registry variables for the install container only (`PIP_INDEX_URL`, `PIP_TRUSTED_HOST`, `npm_config_registry`, proxies); the index or registry URL is part of the set's key. */
   readonly registryEnv?: Readonly<Record<string, string>>;
   /** Longest an install may take, ms. */
   readonly timeoutMs: number;
@@ -89,10 +96,9 @@ const inFlight = new Map<string, Promise<InstalledSet>>();
  *   size cap (the install container and its data volume are removed, nothing is published)
  */
 export async function ensureDependencySet(req: InstallRequest): Promise<InstalledSet> {
-  const problem = dependencyListProblem(req.specs, req.manager, req.where);
+  const problem = req.lockfile && req.manager === 'npm' ? undefined : dependencyListProblem(req.specs, req.manager, req.where);
   if (problem) throw new SandboxError('invalid-profile', problem, 'Change the dependency list, then run again.');
-  if (req.manager !== 'pip') throw new SandboxError('invalid-profile', 'Installing npm dependencies is not supported yet, so nothing ran.', 'Remove "dependencies" from the node profile.');
-  const indexUrl = req.registryEnv?.['PIP_INDEX_URL'] ?? '';
+  const indexUrl = req.registryEnv?.[req.manager === 'npm' ? NPM_REGISTRY_VAR : 'PIP_INDEX_URL'] ?? '';
   // Keyed before the first await (the image ID is not known yet): the engine, the image as named
   // and what the set key hashes besides the ID, so concurrent requests for one set share one install.
   const pending = JSON.stringify([req.docker, req.profile.image, req.manager, normaliseSpecs(req.specs, req.manager), indexUrl]);
@@ -155,15 +161,20 @@ async function installSet(req: InstallRequest, key: string): Promise<InstalledSe
   const created = await docker(req.docker, ['volume', 'create', ...labelArgs, dataVolume]);
   if (created.exitCode !== 0) throw new SandboxError('engine-error', `The engine did not create the dependency volume: ${created.stderr.trim().slice(0, 300)}`, 'Check the engine (docker info), then run again.');
   const profile = { ...req.profile, env: { ...req.profile.env, ...req.registryEnv } };
+  const cap = String(req.maxSetMiB * 1024);
+  const lock = req.manager === 'npm' ? req.lockfile : undefined;
   const argv = buildInstallArgv(
     { name, profile, snippetFileName: 'main', mounts: [{ source: dataVolume, volume: dataVolume, target: INSTALL_MOUNT, readOnly: false }], labels, network: req.network },
-    ['sh', '-c', INSTALL_SCRIPT, 'sh', String(req.maxSetMiB * 1024), ...req.specs],
+    lock
+      ? ['sh', '-c', npmCiScript(INSTALL_MOUNT), 'sh', cap, lock.packageJson.toString('utf8')]
+      : ['sh', '-c', req.manager === 'npm' ? npmInstallScript(INSTALL_MOUNT) : INSTALL_SCRIPT, 'sh', cap, ...req.specs],
+    { stdin: lock !== undefined },
   );
   let ok = false;
   let kib = 0;
   let python = '';
   try {
-    const { exit, stdoutTail } = await runInstaller(req, name, argv);
+    const { exit, stdoutTail } = await runInstaller(req, name, argv, lock?.lockfile);
     if (exit !== 0) throw installFailure(req, exit);
     kib = Number(/sandbox-runner-set-kib=(\d{1,12})\n?$/.exec(stdoutTail)?.[1] ?? 0);
     python = /sandbox-runner-python=(\d{1,4}(?:\.\d{1,4}){1,3})\nsandbox-runner-set-kib=\d{1,12}\n?$/.exec(stdoutTail)?.[1] ?? '';
@@ -181,11 +192,11 @@ async function installSet(req: InstallRequest, key: string): Promise<InstalledSe
   return { ...winner, installed: winner.dataVolume === dataVolume };
 }
 
-/** Runs the install container; its output goes to `onOutput`, filtered and bounded. @returns its exit code and the last 256 bytes of its stdout */
-async function runInstaller(req: InstallRequest, name: string, argv: readonly string[]): Promise<{ exit: number; stdoutTail: string }> {
+/** Runs the install container (`input` on its stdin, else none); its output goes to `onOutput`, filtered and bounded. @returns its exit code and the last 256 bytes of its stdout */
+async function runInstaller(req: InstallRequest, name: string, argv: readonly string[], input?: Buffer): Promise<{ exit: number; stdoutTail: string }> {
   const { signal } = req;
   if (signal?.aborted) throw cancelled();
-  const child = execa(req.docker.dockerPath || 'docker', argv, { ...spawnOptions(req.docker, argv), stdin: 'ignore', buffer: false, reject: false });
+  const child = execa(req.docker.dockerPath || 'docker', argv, { ...spawnOptions(req.docker, argv), ...(input ? { input, stdin: 'pipe' as const } : { stdin: 'ignore' as const }), buffer: false, reject: false });
   let left = req.profile.limits.outputBytes;
   const filters = [new TerminalTextFilter(), new TerminalTextFilter()];
   let tail = Buffer.alloc(0);
@@ -223,11 +234,12 @@ function cancelled(): SandboxError {
   return new SandboxError('start-failed', 'The dependency install was cancelled; nothing was published.', 'Run again to install them.');
 }
 
-/** One sentence for a failed install by its exit code (90: over the size cap; 1: pip found no wheel; else pip failed). */
+/** One sentence for a failed install by its exit code (90: over the size cap; npm: npm.ts `npmInstallFailure`; pip 1: no wheel; else pip failed). */
 function installFailure(req: InstallRequest, exit: number): SandboxError {
   if (exit === 90) {
     return new SandboxError('start-failed', `The dependencies from ${req.where} are larger than ${req.maxSetMiB} MiB installed, so nothing was published.`, 'Raise sandboxRunner.dependencies.maxSetMiB, or install fewer packages.');
   }
+  if (req.manager === 'npm') return npmInstallFailure(req.where, req.profileName, exit);
   if (exit !== 1) {
     return new SandboxError('start-failed', `pip failed while installing the dependencies from ${req.where} (exit ${exit}; its output is above), so nothing was published.`, `Check that the image of profile "${req.profileName}" has a working pip and a writable /var/tmp, then run again.`);
   }

@@ -76,6 +76,8 @@ export function npmSpecProblem(spec: string): string | undefined {
   if (/^(?:npm|git|git\+[a-z]+|github|gist|bitbucket|gitlab|link|workspace|http|https):/i.test(spec) || /^[^@/]+\/[^@]/.test(spec)) {
     return 'is a URL, Git, GitHub or alias spec; only registry names with a version, range or tag are installed';
   }
+  // npm reads a spec (or a version part) ending like an archive as a local file to install.
+  if (/\.(?:tgz|tar|tar\.gz)\s*$/i.test(spec)) return 'names an archive file; only registry names with a version, range or tag are installed';
   const at = spec.indexOf('@', 1);
   const name = at < 0 ? spec : spec.slice(0, at);
   const version = at < 0 ? undefined : spec.slice(at + 1);

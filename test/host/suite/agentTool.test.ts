@@ -49,7 +49,7 @@ describe('language model tool sandboxRunner_run (host)', function () {
     assert.ok(tool, `vscode.lm.tools has no ${TOOL}: ${vscode.lm.tools.map((t) => t.name).join(', ')}`);
     const schema = tool.inputSchema as { required?: string[]; properties?: Record<string, unknown> };
     assert.deepEqual(schema.required, ['code']);
-    assert.deepEqual(Object.keys(schema.properties ?? {}).sort(), ['code', 'language', 'profile', 'stdin', 'timeoutSeconds']);
+    assert.deepEqual(Object.keys(schema.properties ?? {}).sort(), ['code', 'dependencies', 'language', 'profile', 'stdin', 'timeoutSeconds']);
   });
 
   it('prepareInvocation shows profile, image, network, limits and the code as plain text in a fence it cannot close', async () => {

@@ -1,0 +1,152 @@
+import assert from 'node:assert/strict';
+import { dependencyListProblem, npmSpecProblem } from '../../src/core/profiles/dependencySpecs';
+import { dependencySetKey } from '../../src/core/deps/cacheKey';
+import { NODE_RUN_MOUNT, nodeRunMount, NPM_INSTALL_FLAGS, npmInstallFailure, npmInstallScript } from '../../src/core/deps/npm';
+import { ProfileSchema } from '../../src/core/profiles/profileSchema';
+import { buildInstallArgv, buildRunArgv } from '../../src/core/container/argv';
+import { missingPackageHint } from '../../src/cli/dependencies';
+import { isNodeProfile } from '../../src/core/deps/declared';
+import { missingNodePackage } from '../../src/core/deps/nodeHint';
+import { findLockfileFolder, lockfileProblem, readNpmLockfile } from '../../src/core/deps/lockfile';
+import { npmCiScript } from '../../src/core/deps/npm';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+describe('npm dependencies (unit)', () => {
+  const profile = ProfileSchema.parse({ image: 'img:1', command: ['node', '${file}'], languages: ['javascript'], extensions: ['.js', '.mjs'] });
+
+  it('refuses npm URL, path, Git, GitHub, alias, file:, archive and option specs, naming the entry', () => {
+    for (const spec of [
+      'https://registry.test/x/-/x-1.0.0.tgz', 'git+https://example.test/x.git', 'git://example.test/x', 'github:user/repo', 'user/repo',
+      'npm:lodash@4', 'x@npm:lodash', 'file:../x', 'x@file:../x', './x', '../x', '/abs/x', '~/x', 'x.tgz', 'x@x-1.0.0.tgz', 'x.tar.gz',
+      '-g', '--registry=http://evil.test', 'x@', 'X', 'x@1.0.0#sha', 'link:../x', 'x@git+ssh://h/r',
+    ]) {
+      assert.ok(npmSpecProblem(spec), spec);
+      assert.match(dependencyListProblem([spec], 'npm', 'sandboxRunner.profiles.node.dependencies') ?? '', /^Dependency ".*" in sandboxRunner\.profiles\.node\.dependencies .*: write a registry name/, spec);
+    }
+    for (const spec of ['lodash', 'lodash@4.17.21', 'lodash@^4.17', '@scope/pkg@latest', 'a.b-c_d@>=1 <2', 'x@1.x || 2.x']) assert.equal(npmSpecProblem(spec), undefined, spec);
+  });
+
+  it('the install script is constant text: specs only as positional parameters after --, scripts ignored, the marker written last', () => {
+    const script = npmInstallScript('/var/tmp');
+    for (const flag of NPM_INSTALL_FLAGS) assert.ok(script.includes(` ${flag}`), flag);
+    assert.ok(NPM_INSTALL_FLAGS.includes('--ignore-scripts'));
+    assert.match(script, /npm install --prefix "\$p" --cache \/var\/tmp\/\.npm-cache .* -- "\$@"$/m);
+    assert.deepEqual(script.split('\n').slice(-2), [': > /var/tmp/.complete', 'echo "sandbox-runner-set-kib=$kib"'], 'the marker is the last write; then only the size for the label');
+    assert.ok(script.indexOf('rm -rf /var/tmp/.npm-cache') < script.indexOf('du -sk'), 'the cache is not published nor counted');
+    const argv = buildInstallArgv(
+      { name: 'sandbox-runner-x', profile: { ...profile, env: { ...profile.env, npm_config_registry: 'http://registry:8000/npm/' } }, snippetFileName: 'main', mounts: [{ source: 'v', volume: 'v', target: '/var/tmp', readOnly: false }], labels: {}, network: 'net' },
+      ['sh', '-c', script, 'sh', '1024', 'lodash@^4', '@scope/x'],
+    );
+    assert.deepEqual(argv.slice(-7), ['img:1', '-c', script, 'sh', '1024', 'lodash@^4', '@scope/x']);
+    assert.ok(argv.includes('--ignore-scripts') === false, 'npm flags are inside the constant script, not docker flags');
+    assert.ok(argv.includes('npm_config_registry=http://registry:8000/npm/'));
+  });
+
+  it('a run mounts the set read-only at /node_modules, an ancestor of the program, with no registry variable', () => {
+    const mount = nodeRunMount({ dataVolume: 'sandbox-runner-deps-abc-1234' });
+    assert.deepEqual(mount, { dataVolume: 'sandbox-runner-deps-abc-1234', target: NODE_RUN_MOUNT, env: {} });
+    const argv = buildRunArgv({ name: 'sandbox-runner-x', profile, snippetFileName: 'main.mjs', mounts: [{ source: mount.dataVolume, volume: mount.dataVolume, target: mount.target, readOnly: true }], labels: {} });
+    assert.ok(argv.includes('type=volume,src=sandbox-runner-deps-abc-1234,dst=/node_modules,volume-nocopy,readonly'), argv.join(' '));
+    assert.ok(!argv.some((a) => /npm_config|NPM_CONFIG/i.test(a)));
+  });
+
+  it('the set key changes with the manager and the registry URL', () => {
+    const base = { imageId: 'sha256:1', manager: 'npm' as const, specs: ['lodash'], indexUrl: 'http://a/' };
+    assert.notEqual(dependencySetKey(base), dependencySetKey({ ...base, indexUrl: 'http://b/' }));
+    assert.notEqual(dependencySetKey(base), dependencySetKey({ ...base, manager: 'pip' }));
+    assert.equal(dependencySetKey(base), dependencySetKey({ ...base, specs: [' lodash', 'lodash'] }));
+  });
+
+  it('node profiles are recognised by language or command; failures say what to change', () => {
+    assert.ok(isNodeProfile(profile));
+    assert.ok(isNodeProfile({ ...profile, languages: [], command: ['/usr/local/bin/node', '${file}'] }));
+    assert.ok(!isNodeProfile({ ...profile, languages: ['python'], command: ['python3', '${file}'] }));
+    assert.match(npmInstallFailure('the test', 'node', 127).message, /^The image of profile "node" has no npm/);
+    assert.match(npmInstallFailure('the test', 'node', 1).message, /^npm could not install the dependencies from the test \(exit 1; .*nothing was published/);
+  });
+
+  describe('workspace lockfile', () => {
+    const pkg = (resolved: unknown, extra: Record<string, unknown> = {}) => ({ lockfileVersion: 3, packages: { '': { name: 'app' }, 'node_modules/x': { version: '1.0.0', resolved, integrity: 'sha512-AAAA', ...extra } } });
+
+    it('accepts registry tarballs with integrity (and bundled packages); refuses links, Git, file:, no integrity, old versions', () => {
+      assert.equal(lockfileProblem(pkg('https://registry.npmjs.org/x/-/x-1.0.0.tgz')), undefined);
+      assert.equal(lockfileProblem({ lockfileVersion: 2, packages: { 'node_modules/a/node_modules/@s/b': { inBundle: true } } }), undefined);
+      assert.match(lockfileProblem(pkg('git+ssh://git@github.com/u/x.git#abc')) ?? '', /^lists "node_modules\/x" from "git\+ssh:.*not a registry tarball$/);
+      assert.match(lockfileProblem(pkg('file:../x')) ?? '', /not a registry tarball/);
+      assert.match(lockfileProblem(pkg(undefined)) ?? '', /without a "resolved" URL/);
+      assert.match(lockfileProblem(pkg('https://r/x.tgz', { integrity: undefined })) ?? '', /without an "integrity" hash/);
+      assert.match(lockfileProblem({ lockfileVersion: 3, packages: { 'node_modules/x': { link: true, resolved: 'lib/x' } } }) ?? '', /linked folder/);
+      assert.match(lockfileProblem({ lockfileVersion: 3, packages: { 'lib/x': { version: '1.0.0' } } }) ?? '', /linked folder or workspace/);
+      assert.match(lockfileProblem({ lockfileVersion: 1, dependencies: {} }) ?? '', /version 2 or 3/);
+    });
+
+    it('finds the nearest folder with both files up to the workspace folder; reads them checked', async () => {
+      const ws = await mkdtemp(join(tmpdir(), 'sr-lock-'));
+      try {
+        await mkdir(join(ws, 'app', 'src'), { recursive: true });
+        await writeFile(join(ws, 'app', 'src', 'main.js'), '');
+        assert.equal(await findLockfileFolder(join(ws, 'app', 'src', 'main.js'), ws), undefined);
+        await writeFile(join(ws, 'package.json'), '{}');
+        await writeFile(join(ws, 'package-lock.json'), JSON.stringify(pkg('https://r/x.tgz')));
+        assert.equal(await findLockfileFolder(join(ws, 'app', 'src', 'main.js'), ws), ws);
+        await writeFile(join(ws, 'app', 'package.json'), '{}');
+        assert.equal(await findLockfileFolder(join(ws, 'app', 'src', 'main.js'), ws), ws, 'package.json alone is not enough');
+        await writeFile(join(ws, 'app', 'package-lock.json'), JSON.stringify(pkg('https://r/y.tgz')));
+        assert.equal(await findLockfileFolder(join(ws, 'app', 'src', 'main.js'), ws), join(ws, 'app'));
+        assert.equal(await findLockfileFolder(join(tmpdir(), 'elsewhere.js'), ws), undefined);
+        const a = await readNpmLockfile(join(ws, 'app'));
+        const b = await readNpmLockfile(ws);
+        assert.equal(a.packages, 1);
+        assert.match(a.keySpec, /^package-lock\.json sha256:[0-9a-f]{64}$/);
+        assert.notEqual(a.keySpec, b.keySpec);
+        await writeFile(join(ws, 'app', 'package-lock.json'), JSON.stringify(pkg('git+https://h/r.git')));
+        await assert.rejects(readNpmLockfile(join(ws, 'app')), /package-lock\.json lists "node_modules\/x" from "git\+https:.*so nothing was installed and nothing ran\./);
+        await rm(join(ws, 'app', 'package-lock.json'));
+        await symlink(join(ws, 'package-lock.json'), join(ws, 'app', 'package-lock.json'));
+        await assert.rejects(readNpmLockfile(join(ws, 'app')), /is not a regular file/);
+        await writeFile(join(ws, 'package.json'), 'x'.repeat(65 * 1024));
+        await assert.rejects(readNpmLockfile(ws), /package\.json is 66560 bytes, more than the 65536/);
+      } finally {
+        await rm(ws, { recursive: true, force: true });
+      }
+    });
+
+    it('npm ci reads package.json from $2 and the lockfile from stdin, never from the script text', () => {
+      const script = npmCiScript('/var/tmp');
+      assert.match(script, /^printf '%s' "\$2" > "\$p\/package\.json"$/m);
+      assert.match(script, /^cat > "\$p\/package-lock\.json"$/m);
+      assert.match(script, /^npm ci --prefix "\$p" --cache \/var\/tmp\/\.npm-cache --ignore-scripts /m);
+      const argv = buildInstallArgv({ name: 'sandbox-runner-x', profile, snippetFileName: 'main', mounts: [], labels: {}, network: 'net' }, ['sh', '-c', script, 'sh', '1', '{}'], { stdin: true });
+      assert.deepEqual(argv.slice(0, 3), ['run', '--sig-proxy=false', '--interactive']);
+    });
+  });
+
+  describe('missing package hint', () => {
+    it('reads the package from require and import errors; never a path, a built-in or a bad name', () => {
+      assert.equal(missingNodePackage("Error: Cannot find module 'lodash'\nRequire stack:\n- /sandbox/main.js"), 'lodash');
+      assert.equal(missingNodePackage("Error [ERR_MODULE_NOT_FOUND]: Cannot find package '@scope/pkg' imported from /sandbox/main.mjs"), '@scope/pkg');
+      assert.equal(missingNodePackage("Cannot find module 'lodash/fp/map'"), 'lodash');
+      assert.equal(missingNodePackage("Cannot find module 'a'\nCannot find module 'b'"), 'b');
+      for (const t of ["Cannot find module './util'", "Cannot find module '/workspace/x/main.mjs'", "Cannot find module 'node:nope'", "Cannot find module 'Bad Name'", "Cannot find module '\u001b[31mx'", 'no error here']) {
+        assert.equal(missingNodePackage(t), undefined, t);
+      }
+    });
+
+    it('the CLI hint forwards all output, reads only stderr, and skips packages the profile lists and non-node profiles', () => {
+      const seen: string[] = [];
+      const h = missingPackageHint('node', { ...profile, dependencies: ['tinyleft@^1'] }, (stream, data) => seen.push(`${stream}:${typeof data === 'string' ? data : Buffer.from(data).toString()}`));
+      h.sink('stdout', Buffer.from("Cannot find module 'fromstdout'\n"));
+      assert.equal(h.hint(), undefined, 'stdout is not read');
+      h.sink('stderr', Buffer.from("Error: Cannot find module 'tinyleft'\n"));
+      assert.equal(h.hint(), undefined, 'already listed');
+      h.sink('stderr', Buffer.from("Error: Cannot find module 'axios'\n"));
+      assert.equal(h.hint(), 'hint: the program could not load the package "axios"; to install it, add "axios" to sandboxRunner.profiles.node.dependencies and run with --dependencies.');
+      assert.equal(seen.length, 3);
+      const py = missingPackageHint('python', { ...profile, languages: ['python'], command: ['python3', '${file}'] }, () => undefined);
+      py.sink('stderr', Buffer.from("Cannot find module 'axios'"));
+      assert.equal(py.hint(), undefined);
+    });
+  });
+});
