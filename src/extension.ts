@@ -33,6 +33,7 @@ import { dockerOptions, SettingsCache } from './vscode/settings';
 import { registerRerunCommands } from './vscode/rerunCommands';
 import { RunHistory } from './vscode/runHistory';
 import { RunStatusBar } from './vscode/statusBar';
+import { registerModuleQuickFix } from './vscode/moduleQuickFix';
 import { WarmStart } from './vscode/warmStart';
 import { registerWalkthroughCommands } from './vscode/walkthrough';
 
@@ -73,6 +74,8 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
   // Issue 12: "Run in Sandbox" lenses on Markdown code blocks (scanner loaded on first use) and the walkthrough's commands.
   registerMarkdownLenses(context, settings);
   registerWalkthroughCommands(context, refreshEngine);
+  // Issue 22: "Add X to this script's dependencies" on a ModuleNotFoundError diagnostic.
+  registerModuleQuickFix(context);
   // Issue 14: the language model tool and the MCP server definition (agentToolEntry.ts).
   const agentTool = registerAgentSurfaces(context, runDeps);
   context.subscriptions.push(

@@ -8,9 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { hostname, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { hostname } from 'node:os';
 import { execa } from 'execa';
 import { installDeclared, type DeclaredDependencies } from '../../src/core/deps/declared';
 import { DEPS_DATA_LABEL, DEPS_KEY_LABEL, DEPS_KIB_LABEL, publishedSet } from '../../src/core/deps/install';
@@ -44,27 +42,18 @@ describe('dependency cache upkeep (engine)', function () {
   this.timeout(240_000);
   const docker = () => engineDocker() ?? {};
   const made: string[] = [];
-  let state = '';
-  let savedState: string | undefined;
 
   before(async () => {
     await requireTestEngine(TEST_ENGINE, [LANGUAGE_IMAGES.pythonPip, IMAGES.python]);
-    // This user's record of uses goes to a state directory of the suite's own.
-    state = await mkdtemp(join(tmpdir(), 'sr-depcache-state-'));
-    savedState = process.env.XDG_STATE_HOME;
-    process.env.XDG_STATE_HOME = state;
     await engineCli(['network', 'create', '--internal', NET], { stdin: 'ignore' });
     await engineCli(['run', '-d', '--rm', '--name', REGISTRY, '--network', NET, '--network-alias', 'registry', '--pull', 'never', IMAGES.python, 'python3', '-c', PIP_INDEX_SCRIPT], { stdin: 'ignore' });
     for (let i = 0; i < 100 && !String((await engineCli(['logs', REGISTRY], { stdin: 'ignore', reject: false })).stdout).includes('ready'); i++) await new Promise((r) => setTimeout(r, 200));
   });
 
   after(async () => {
-    if (savedState === undefined) delete process.env.XDG_STATE_HOME;
-    else process.env.XDG_STATE_HOME = savedState;
     await engineCli(['rm', '-f', REGISTRY], { stdin: 'ignore', reject: false });
     if (made.length) await engineCli(['volume', 'rm', '-f', ...made], { stdin: 'ignore', reject: false });
     await engineCli(['network', 'rm', NET], { stdin: 'ignore', reject: false });
-    if (state) await rm(state, { recursive: true, force: true });
   });
   noLeftoversAfterEach();
 

@@ -143,4 +143,43 @@ describe('dependencies from the editor (host)', function () {
       modals.dispose();
     }
   });
+
+  it('the ModuleNotFoundError Quick Fix adds the module to a new PEP 723 block, which then installs and runs', async function () {
+    const api = await getApi();
+    const doc = await vscode.workspace.openTextDocument(fixture('needsmod.py'));
+    const original = doc.getText();
+    assert.ok(!original.includes('# /// script'), `the fixture has a block already: ${JSON.stringify(original)}`);
+    await vscode.window.showTextDocument(doc, { preview: false });
+    const run = async () => {
+      // "Run with Profile" runs the active editor: make sure it is this file (not the Markdown file of the case before).
+      await waitFor(() => vscode.window.activeTextEditor?.document.uri.toString() === doc.uri.toString(), 5_000, 'needsmod.py as the active editor');
+      return outputOf(api, () => settlesWithin(startCommand<RunResult | undefined>('sandboxRunner.runWithProfile', 'pydeps'), 180_000, 'run needsmod.py'));
+    };
+    const modals = answerModals([INSTALL]);
+    try {
+      const failed = await run();
+      assert.equal(modals.asked.length, 0, `a file without a block asked to install: ${JSON.stringify(modals.asked)} ${JSON.stringify(doc.getText())}`);
+      assertRunResult(failed.value, 'the first run');
+      assert.equal(failed.value.exitCode, 1, failed.text);
+      const ours = () => vscode.languages.getDiagnostics(doc.uri).filter((d) => d.source === 'Sandbox Runner');
+      await waitFor(() => ours().length > 0, 5_000, 'the ModuleNotFoundError diagnostic');
+      assert.match(ours()[0]!.message, /ModuleNotFoundError: No module named 'tinyhello'/);
+      const actions = (await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, ours()[0]!.range)) ?? [];
+      const fix = actions.find((a) => a.title === 'Add tinyhello to this script\'s dependencies');
+      assert.ok(fix?.edit, `no Quick Fix among ${JSON.stringify(actions.map((a) => a.title))}`);
+      assert.ok(await vscode.workspace.applyEdit(fix.edit));
+      assert.ok(doc.getText().startsWith('# /// script\n# dependencies = ["tinyhello"]\n# ///\n'), doc.getText());
+      const fixed = await run();
+      assertRunResult(fixed.value, 'the run after the Quick Fix');
+      assert.equal(modals.asked.length, 1, 'the new block did not ask before installing');
+      assert.equal(fixed.value.exitCode, 0, fixed.text);
+      assert.match(fixed.text, /hello from tinyhello QUICKFIX-OK/);
+    } finally {
+      modals.dispose();
+      // Running a file saves it: put the fixture back as it was.
+      await vscode.workspace.fs.writeFile(doc.uri, new TextEncoder().encode(original));
+      await vscode.window.showTextDocument(doc);
+      await vscode.commands.executeCommand('workbench.action.files.revert');
+    }
+  });
 });
