@@ -24,7 +24,7 @@ import { ENGINE_KEYS } from './vscode/engineChoice';
 import { engine, engineLoaded } from './vscode/lazy';
 import { OrphanSweep } from './vscode/orphanSweep';
 import { registerMarkdownLenses } from './vscode/markdownLenses';
-import { closeNotebookSessions, registerNotebookKernels } from './vscode/notebookEntry';
+import { closeNotebookSessions, notebookStatusText, registerNotebookKernels } from './vscode/notebookEntry';
 import { ProfileTree } from './vscode/profileTree';
 import { ProgramOutput } from './vscode/programOutput';
 import { RunController } from './vscode/runController';
@@ -107,6 +107,7 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
     treeNotes: () => tree.notes(),
     agentTool: () => agentTool,
     recentRuns: () => history.list().map((e) => e.run),
+    notebookStatusText,
   };
 }
 

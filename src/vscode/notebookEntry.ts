@@ -41,3 +41,8 @@ export function registerNotebookKernels(context: vscode.ExtensionContext, deps: 
 export async function closeNotebookSessions(): Promise<void> {
   await kernels?.closeAll();
 }
+
+/** The notebook kernel status bar item's text while shown (API `notebookStatusText`). */
+export function notebookStatusText(): string | undefined {
+  return kernels?.statusText;
+}

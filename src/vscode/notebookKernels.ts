@@ -77,6 +77,11 @@ export class NotebookKernels implements vscode.Disposable {
     this.sync();
   }
 
+  /** The status bar item's text while shown. */
+  get statusText(): string | undefined {
+    return this.status.text;
+  }
+
   /** The profile of the sandbox kernel selected for `nb`, if one is. */
   private profileOf(nb: vscode.NotebookDocument): ResolvedProfile | undefined {
     const name = this.status.selected.get(nb);

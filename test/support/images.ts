@@ -37,4 +37,12 @@ export const LANGUAGE_IMAGES = {
   pythonPip: 'sandbox-runner-test/python-pip:1',
   /** The langs image with npm added (one layer): the image whose install container runs npm (issue 22, npm dependencies suite). */
   nodeNpm: 'sandbox-runner-test/node-npm:1',
+  /**
+   * The python image with Debian's python3-matplotlib and python3-ipython added (one layer): the
+   * host suite's notebook kernel (issue 24; first engine only, like the images above).
+   */
+  pythonNotebook: 'sandbox-runner-test/python-notebook:1',
 } as const;
+
+/** The notebook kernel's test image (issue 24, {@link LANGUAGE_IMAGES}`.pythonNotebook`). */
+export const NOTEBOOK_IMAGE = LANGUAGE_IMAGES.pythonNotebook;
