@@ -145,7 +145,13 @@ export class NotebookKernels implements vscode.Disposable {
   private execute(kernel: Kernel, cells: vscode.NotebookCell[], nb: vscode.NotebookDocument): void {
     const st = this.state(nb);
     for (const cell of cells) {
-      const exec = kernel.controller.createNotebookCellExecution(cell);
+      let exec: vscode.NotebookCellExecution;
+      try {
+        exec = kernel.controller.createNotebookCellExecution(cell);
+      } catch (e) {
+        this.deps.log.warn(`notebook cell ${cell.index} not queued: ${String(e)}`); // already queued or running
+        continue;
+      }
       st.queued.add(exec);
       st.chain = st.chain.then(() => this.runCell(kernel, st, exec)).catch((e: unknown) => this.deps.log.error(`notebook cell: ${String(e)}`));
     }
@@ -268,9 +274,17 @@ export class NotebookKernels implements vscode.Disposable {
     if (nb) await this.restart(nb);
   }
 
+  /** Ends the queued cells without running them (no result: neither tick nor cross). */
   private dropQueued(st: NotebookState): void {
-    for (const exec of st.queued) exec.end(undefined);
+    const queued = [...st.queued];
     st.queued.clear();
+    for (const exec of queued) {
+      try {
+        exec.end(undefined);
+      } catch {
+        // VS Code ended it already (its own cancel of pending cells)
+      }
+    }
   }
 
   private async closeSession(nb: vscode.NotebookDocument): Promise<void> {

@@ -53,9 +53,13 @@ describe('notebook kernels (host)', function () {
 
   it('runs a downloaded notebook in a sandbox session: text, an error with traceback, a matplotlib PNG, interrupt and restart', async () => {
     const api = await getApi();
-    const nb = await vscode.workspace.openNotebookDocument(fixture('sandboxed.ipynb'));
+    // Opened as a user opens it (workspace.openNotebookDocument would keep the document open for
+    // minutes after its editor closes: the extension host holds a reference to it).
+    const uri = fixture('sandboxed.ipynb');
+    await vscode.commands.executeCommand('vscode.openWith', uri, 'jupyter-notebook');
+    await waitFor(() => vscode.window.activeNotebookEditor?.notebook.uri.toString() === uri.toString(), 20_000, 'the notebook editor');
+    const nb = vscode.window.activeNotebookEditor!.notebook;
     assert.equal(nb.notebookType, 'jupyter-notebook');
-    await vscode.window.showNotebookDocument(nb);
     // The controller appears once the settings change reached the extension.
     await waitFor(async () => {
       try {
