@@ -4,7 +4,8 @@
  * `checkSessionProfile`: Python profiles), and one session (core session.ts) per notebook,
  * started on its first cell. Profiles come as a run's do (settings.ts `currentSettings` for the
  * notebook's folder, core runStart.ts `decideRunStart`, consent to a workspace loosening): in
- * Restricted Mode only built-in and user profiles, so an untrusted notebook still runs, sandboxed.
+ * Restricted Mode only built-in and user profiles (VS Code itself asks for workspace trust before
+ * it executes any notebook cell, whatever the kernel; an empty window is trusted).
  * - Cells run one at a time in the order asked, with the kernel's execution count, start and end
  *   times and success; their output streams in (notebookOutputs.ts).
  * - Interrupt (the controller's interruptHandler): queued cells are dropped and the running cell
