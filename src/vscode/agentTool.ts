@@ -147,7 +147,6 @@ export class AgentTool implements vscode.LanguageModelTool<unknown> {
     if (!declared) return { input, chosen, profile, settings };
     const shown = shownSpecs(declared.specs);
     if (!settings.trusted) return { refusal: `Not run: the code declares dependencies (${shown}), and in Restricted Mode packages are installed only after the user allows them in the editor. Use only the standard library, or ask the user to run the code from the editor.` };
-    if (declared.manager !== 'pip') return { refusal: `Not run: profile "${chosen.name}" declares dependencies (${shown}), but only python profiles install them yet. Use a python profile, or no dependencies.` };
     const { settings: install, issues } = installSettings();
     if (issues.length > 0) return { refusal: `Not run: ${issues[0]!.message} in the user's settings, so no dependencies can be installed. Ask the user to correct it, or use no dependencies.` };
     return { input, chosen, profile, settings, dependencies: { declared, source: installSource(declared.manager, installEnvironment(install, process.env)) } };

@@ -27,7 +27,7 @@ import { TerminalTextFilter } from '../output/terminalText';
 import { LABELS, ownerLabels, PRODUCT_LABEL } from '../ownership/labels';
 import { dependencyListProblem, normaliseSpecs, type DependencyManager } from '../profiles/dependencySpecs';
 import type { Profile } from '../profiles/profileSchema';
-import { dependencySetKey, dependencyVolumeName } from './cacheKey';
+import { dependencySetKey, dependencyVolumeName, normaliseIndexUrl } from './cacheKey';
 import { NPM_REGISTRY_VAR, npmCiScript, npmInstallFailure, npmInstallScript } from './npm';
 
 /** Label on a set's volumes: the set key (64 hex digits). */
@@ -101,7 +101,7 @@ export async function ensureDependencySet(req: InstallRequest): Promise<Installe
   const indexUrl = req.registryEnv?.[req.manager === 'npm' ? NPM_REGISTRY_VAR : 'PIP_INDEX_URL'] ?? '';
   // Keyed before the first await (the image ID is not known yet): the engine, the image as named
   // and what the set key hashes besides the ID, so concurrent requests for one set share one install.
-  const pending = JSON.stringify([req.docker, req.profile.image, req.manager, normaliseSpecs(req.specs, req.manager), indexUrl]);
+  const pending = JSON.stringify([req.docker, req.profile.image, req.manager, normaliseSpecs(req.specs, req.manager), normaliseIndexUrl(indexUrl)]);
   const running = inFlight.get(pending);
   if (running) return { ...(await running), installed: false };
   const p = (async () => {
