@@ -13,7 +13,8 @@
 import type { DockerOptions, Profile } from '../core';
 import { SandboxError } from '../core/errors';
 import { withoutFencedBlocks } from '../core/source/fences';
-import { declaredDependencies, installDeclared, installEnvironment, isNodeProfile, isPythonProfile, shownSpecs, type DeclaredDependencies } from '../core/deps/declared';
+import { declaredDependencies, installDeclared, installEnvironment, isNodeProfile, isPythonProfile, requiresPythonOnly, shownSpecs, type DeclaredDependencies } from '../core/deps/declared';
+import { checkRequiresPython } from '../core/deps/imagePython';
 import { findLockfileFolder, readNpmLockfile } from '../core/deps/lockfile';
 import { missingNodePackage, OutputTail } from '../core/deps/nodeHint';
 import { profileSettingPath } from '../core/layout';
@@ -52,7 +53,8 @@ export function cliInstallSettings(values: CliValues): DependencySettings {
  *   its fenced code blocks belongs to that block, not to the run (core source/fences.ts)
  * @throws SandboxError `invalid-profile` without `--dependencies`, for a bad block, spec, option or
  *   lockfile, a lockfile beside profile dependencies, or a profile that is neither python nor
- *   node; the errors of `ensureDependencySet`
+ *   node; the errors of `ensureDependencySet`; for a script whose `requires-python` (without
+ *   dependencies) the image's Python does not meet, imagePython.ts `checkRequiresPython`'s
  */
 export async function cliDependencySet(
   values: CliValues, engine: DockerOptions, profileName: string, profile: Profile, code: Buffer, signal: AbortSignal, log: (text: string) => void,
@@ -68,7 +70,11 @@ export async function cliDependencySet(
   const declared: DeclaredDependencies | undefined = lock
     ? { manager: 'npm', specs: [lock.keySpec], profileSpecs: [], untrustedSpecs: [lock.keySpec], where, lockfile: lock }
     : declaredDependencies(profileName, profile, markdown ? withoutFencedBlocks(code.toString('utf8')) : code.toString('utf8'));
-  if (!declared) return undefined;
+  if (!declared) {
+    const requiresPython = lock ? undefined : requiresPythonOnly(profile, markdown ? withoutFencedBlocks(code.toString('utf8')) : code.toString('utf8'));
+    if (requiresPython !== undefined) await checkRequiresPython(engine, profileName, profile, requiresPython);
+    return undefined;
+  }
   const shown = lock ? `${lock.packages} packages from ${JSON.stringify(where)}` : shownSpecs(declared.specs);
   if (!values.dependencies) {
     throw new SandboxError('invalid-profile', `This run declares dependencies (${shown}), which sandbox-run installs only with --dependencies, so nothing ran.`, 'Add --dependencies (they are installed in a separate container, the only phase with network), or remove them.');

@@ -86,6 +86,18 @@ export function declaredDependencies(profileName: string, profile: Profile, code
   };
 }
 
+/**
+ * A python run's PEP 723 `requires-python` when the run declares no dependencies: nothing installs
+ * then, so the caller checks it with imagePython.ts `checkRequiresPython` (with dependencies,
+ * {@link installDeclared} checks it against the version the install recorded). Undefined otherwise,
+ * and for a block that does not parse ({@link declaredDependencies} refuses that).
+ */
+export function requiresPythonOnly(profile: Profile, code: string, agentSpecs: readonly string[] = []): string | undefined {
+  if (!isPythonProfile(profile) || profile.dependencies.length > 0 || agentSpecs.length > 0) return undefined;
+  const block = readScriptMetadata(code);
+  return block.kind === 'ok' && block.metadata.dependencies.length === 0 ? block.metadata.requiresPython : undefined;
+}
+
 /** The specs as users read them: each quoted, comma-separated (control characters shown escaped). */
 export function shownSpecs(specs: readonly string[]): string {
   return specs.map(showSpec).join(', ');
