@@ -106,7 +106,7 @@ describe('sandbox-run --mcp with dependencies (engine)', function () {
     }
   });
 
-  it('javascript: refused without --allow-dependencies; with it the npm packages install (no install script runs) and require() and import resolve them', async () => {
+  it('javascript: refused without --allow-dependencies; with it the npm packages install and require() and import() resolve them', async () => {
     const JS = "const { shout } = require('tinyuse');\nconsole.log(shout('hi'), String(process.env.npm_config_registry));\n";
     const refused = await connect([]);
     try {
