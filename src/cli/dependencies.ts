@@ -12,7 +12,6 @@
  */
 import type { DockerOptions, Profile } from '../core';
 import { SandboxError } from '../core/errors';
-import { withoutFencedBlocks } from '../core/source/fences';
 import { declaredDependencies, installDeclared, installEnvironment, isNodeProfile, isPythonProfile, requiresPythonOnly, shownSpecs, type DeclaredDependencies } from '../core/deps/declared';
 import { checkRequiresPython } from '../core/deps/imagePython';
 import { findLockfileFolder, readNpmLockfile } from '../core/deps/lockfile';
@@ -67,11 +66,14 @@ export async function cliDependencySet(
     throw new SandboxError('invalid-profile', `Profile "${profileName}" lists dependencies and the run's folder ${lock.folder} has a package-lock.json; only one of them is installed, so nothing ran.`, `Add the packages to that package.json (npm install NAME), or remove ${profileSettingPath(profileName, 'dependencies')}.`);
   }
   const where = lock ? `${lock.folder}/package-lock.json` : '';
+  // markdown-it (core source/fences.ts) is loaded only for a Markdown file, never at CLI start-up.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const text = markdown ? (require('../core/source/fences') as typeof import('../core/source/fences')).withoutFencedBlocks(code.toString('utf8')) : code.toString('utf8');
   const declared: DeclaredDependencies | undefined = lock
     ? { manager: 'npm', specs: [lock.keySpec], profileSpecs: [], untrustedSpecs: [lock.keySpec], where, lockfile: lock }
-    : declaredDependencies(profileName, profile, markdown ? withoutFencedBlocks(code.toString('utf8')) : code.toString('utf8'));
+    : declaredDependencies(profileName, profile, text);
   if (!declared) {
-    const requiresPython = lock ? undefined : requiresPythonOnly(profile, markdown ? withoutFencedBlocks(code.toString('utf8')) : code.toString('utf8'));
+    const requiresPython = lock ? undefined : requiresPythonOnly(profile, text);
     if (requiresPython !== undefined) await checkRequiresPython(engine, profileName, profile, requiresPython);
     return undefined;
   }
