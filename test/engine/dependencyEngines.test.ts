@@ -3,7 +3,8 @@
  * mounted into the run, and runs on Podman take no mounts (container/argv.ts `refusePodmanMounts`),
  * so a run that declares dependencies is refused before any container or volume exists, in one
  * sentence naming what to do. Tagged "(podman)", not "(engine)": `npm run test:engine:podman` runs it; anywhere else it
- * fails loudly rather than pass without checking anything.
+ * fails loudly rather than pass without checking anything. Also: `requires-python` without
+ * dependencies (a probe container, no mount) works on Podman.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -41,5 +42,17 @@ describe('dependencies on Podman: refused (podman)', function () {
     const imageId = String((await engineCli(['image', 'inspect', '--format', '{{.Id}}', IMAGES.python], { stdin: 'ignore' })).stdout).trim();
     const name = dependencyVolumeName(dependencySetKey({ imageId, manager: 'pip', specs: ['tinyhello'], indexUrl }));
     assert.equal(String((await engineCli(['volume', 'ls', '-q', '--filter', `name=${name}`], { stdin: 'ignore' })).stdout).trim(), '', 'a volume was created');
+  });
+
+  it('a requires-python without dependencies is checked on Podman too (the probe takes Podman\'s flavour of the floor): a mismatch is refused, a match runs', async () => {
+    const profileJson = JSON.stringify({ image: IMAGES.python, command: ['python3', '${file}'], languages: ['python'] });
+    const block = (spec: string) => `# /// script\n# requires-python = "${spec}"\n# ///\nprint("RAN")\n`;
+    const env = { ...process.env, ...cliEnv() };
+    const bad = await runCli(ws, ['--profile-json', profileJson, '-'], { input: block('>=3.99'), env });
+    assert.equal(bad.exitCode, 125, String(bad.stderr));
+    assert.match(String(bad.stderr), /The script requires Python >=3\.99, but profile "inline" has Python 3\.\d+\.\d+/);
+    const good = await runCli(ws, ['--profile-json', profileJson, '-'], { input: block('>=3.8'), env });
+    assert.equal(good.exitCode, 0, String(good.stderr));
+    assert.equal(String(good.stdout), 'RAN');
   });
 });

@@ -1,12 +1,14 @@
 /**
  * The Python version of a profile's image, for a PEP 723 `requires-python` checked when the script
  * lists no dependencies (issue 22: with dependencies the install records it, install.ts). Asked
- * once per engine and image ID by a probe container with the run's floor and no network
+ * once per engine and image ID by a probe container with the run's floor and no network (Podman's
+ * flavour of it on Podman, as runs get)
  * (`python3 -c …`, about one cold start), then remembered for the life of the process.
  */
 import { docker } from '../engine/cli';
 import type { DockerOptions } from '../engine/contracts';
 import { removeContainer } from '../engine/containerOps';
+import { engineSpec } from '../engine/podman/engineSpec';
 import { SandboxError } from '../errors';
 import { newContainerName } from '../layout';
 import { buildInstallArgv } from '../container/argv';
@@ -33,7 +35,7 @@ export async function imagePythonVersion(opts: DockerOptions, profileName: strin
   if (cached) return cached;
   const { runId, name } = newContainerName();
   const argv = buildInstallArgv(
-    { name, profile, snippetFileName: 'main', mounts: [], labels: ownerLabels(runId, profileName), network: 'none' },
+    { name, profile, snippetFileName: 'main', mounts: [], labels: ownerLabels(runId, profileName), network: 'none', ...(await engineSpec(opts)) },
     ['python3', '-c', 'import platform; print(platform.python_version())'],
   );
   try {
