@@ -17,6 +17,8 @@ describe('test support (unit)', () => {
       assert.ok(list, `${copier} has no IMAGES=(…) line`);
       assert.deepEqual(list[1]!.split(/\s+/).filter(Boolean).sort(), [...ALL_TEST_IMAGES].sort(), copier);
     }
+    // Engine 2 also gets the pip image: the pip dependency suite runs there (npm run test:engine:remote).
+    assert.deepEqual(/^LANGUAGE_IMAGES=\(([^)]*)\)$/m.exec(script('engine2-up.sh'))?.[1]?.split(/\s+/), [LANGUAGE_IMAGES.pythonPip]);
   });
 
   it('profile factories build valid profiles on the test images, overrides on top', () => {
