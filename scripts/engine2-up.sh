@@ -46,7 +46,7 @@ CONTAINERD_RUN=$STATE/containerd-run
 LOG=/var/log/sandbox-runner-engine2.log
 CGROUP_PARENT=sandbox-runner-engine2
 WAIT_SECONDS=60
-IMAGES=(sandbox-runner-test/busybox:1 sandbox-runner-test/python:2 sandbox-runner-test/volume:1)
+IMAGES=(sandbox-runner-test/busybox:1 sandbox-runner-test/python:2 sandbox-runner-test/volume:1 sandbox-runner-test/langs:2 sandbox-runner-test/go:1)
 
 say() { echo "engine2-up: $*"; }
 die() {

@@ -20,7 +20,7 @@ import { findErrorSite } from '../../src/core/source/errorSite';
 import { findFencedBlocks } from '../../src/core/source/fences';
 import { snippetOrigin } from '../../src/core/source/snippetOrigin';
 import { findSourceRefs, type SnippetOrigin } from '../../src/core/source/sourceRefs';
-import { LANGUAGE_IMAGES } from '../support/images';
+import { LANGUAGE_IMAGES, LANGUAGE_SUITE_IMAGES } from '../support/images';
 import { requireEngine as requireTestEngine, TEST_ENGINE } from '../support/engine';
 import { engineCli, ENGINE_KIND, engineSeesClientFiles, noLeftoversAfterEach, run, waitFor } from './helpers';
 
@@ -160,7 +160,7 @@ function lines(r: { stdout: string; stderr: string }): string[] {
 
 describe('built-in language profiles as shipped (engine)', function () {
   this.timeout(180_000);
-  before(() => requireTestEngine(TEST_ENGINE, [LANGUAGE_IMAGES.langs, LANGUAGE_IMAGES.go]));
+  before(() => requireTestEngine(TEST_ENGINE, LANGUAGE_SUITE_IMAGES));
   noLeftoversAfterEach();
 
   it('ships a profile, with an engine case here, for every language built in', () => {

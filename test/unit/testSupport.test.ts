@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pollFor, settlesWithin, waitFor, within } from '../support/deadlines';
 import { describeEngine, engineFromEnv, engineIsLocal, ENGINE2_HOST, LOCAL_DOCKER_HOST } from '../support/engine';
-import { ALL_TEST_IMAGES, LANGUAGE_IMAGES, TEST_IMAGES } from '../support/images';
+import { ALL_TEST_IMAGES, LANGUAGE_IMAGES, LANGUAGE_SUITE_IMAGES, TEST_IMAGES } from '../support/images';
 import { profileOf, pythonProfile, shellProfile } from '../support/profiles';
 
 const script = (name: string) => readFileSync(join(__dirname, '../../../scripts', name), 'utf8');
@@ -15,7 +15,7 @@ describe('test support (unit)', () => {
     for (const copier of ['engine2-up.sh', 'podman-up.sh']) {
       const list = /^IMAGES=\(([^)]*)\)$/m.exec(script(copier));
       assert.ok(list, `${copier} has no IMAGES=(…) line`);
-      assert.deepEqual(list[1]!.split(/\s+/).filter(Boolean).sort(), [...ALL_TEST_IMAGES].sort(), copier);
+      assert.deepEqual(list[1]!.split(/\s+/).filter(Boolean).sort(), [...ALL_TEST_IMAGES, ...LANGUAGE_SUITE_IMAGES].sort(), copier);
     }
   });
 
