@@ -21,9 +21,9 @@ export const ALL_TEST_IMAGES: readonly TestImage[] = Object.values(TEST_IMAGES);
 
 /**
  * The toolchain images of the built-in language profiles (issue 23), built by
- * scripts/build-test-images.sh too. Only {@link LANGUAGE_SUITE_IMAGES} are copied to the second
- * engine and Podman (the languages suite's lean run there); the dependency suites' images stay
- * on the first engine.
+ * scripts/build-test-images.sh too. {@link LANGUAGE_SUITE_IMAGES} are copied to the second
+ * engine and Podman (the languages suite's lean run there), `pythonPip` to the second engine (the
+ * pip dependency suite); `nodeNpm` stays on the first engine.
  */
 export const LANGUAGE_IMAGES = {
   /**
