@@ -21,8 +21,9 @@ export const ALL_TEST_IMAGES: readonly TestImage[] = Object.values(TEST_IMAGES);
 
 /**
  * The toolchain images of the built-in language profiles (issue 23), built by
- * scripts/build-test-images.sh too, used only by the languages suite on the first engine (not
- * copied to the second engine or Podman: a save/load of their size would cost CI minutes).
+ * scripts/build-test-images.sh too. {@link LANGUAGE_SUITE_IMAGES} are copied to the second
+ * engine and Podman (the languages suite's lean run there), `pythonPip` to the second engine (the
+ * pip dependency suite); `nodeNpm` stays on the first engine.
  */
 export const LANGUAGE_IMAGES = {
   /**
@@ -38,3 +39,6 @@ export const LANGUAGE_IMAGES = {
   /** The langs image with npm added (one layer): the image whose install container runs npm (issue 22, npm dependencies suite). */
   nodeNpm: 'sandbox-runner-test/node-npm:1',
 } as const;
+
+/** The images the languages suite runs on (test/engine/languages.test.ts), on every engine. */
+export const LANGUAGE_SUITE_IMAGES: readonly string[] = [LANGUAGE_IMAGES.langs, LANGUAGE_IMAGES.go];
