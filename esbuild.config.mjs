@@ -128,14 +128,21 @@ const lazyBundles = {
 const [act, lazy] = await Promise.all([
   build(activationBundle),
   build(lazyBundles),
-  // The CLI: dist/cli.js, and the MCP server (the SDK is most of the CLI's code) as dist/cli-mcp.js,
+  // The CLI: dist/cli.js, a small entry that turns on V8's code cache (entry.ts) and loads
+  // dist/cli-main.js, and the MCP server (the SDK is most of the CLI's code) as dist/cli-mcp.js,
   // which main.ts requires only for --mcp, so a plain `sandbox-run FILE` never parses it.
   build({
     ...common,
-    entryPoints: ['src/cli/main.ts'],
+    entryPoints: ['src/cli/entry.ts'],
     outfile: 'dist/cli.js',
-    external: [...common.external, './cli-mcp.js'],
+    external: [...common.external, './cli-main.js'],
     banner: { js: '#!/usr/bin/env node' },
+  }),
+  build({
+    ...common,
+    entryPoints: ['src/cli/main.ts'],
+    outfile: 'dist/cli-main.js',
+    external: [...common.external, './cli-mcp.js'],
   }),
   build({
     ...common,

@@ -13,7 +13,8 @@ import { concurrent } from './bench/concurrent';
 import { engineVersion, sweep } from './bench/docker';
 import { flood, floodChildMain, isFloodChild } from './bench/flood';
 import { JSON_DIGITS, log, noFigure, num, renderTable, targetLines, type Ctx, type Figures } from './bench/harness';
-import { gvisor, later } from './bench/later';
+import { deps } from './bench/deps';
+import { gvisor } from './bench/later';
 import { session } from './bench/session';
 import { mcp } from './bench/mcp';
 import { remote } from './bench/remote';
@@ -22,7 +23,7 @@ import { throughput } from './bench/throughput';
 import { warm } from './bench/warm';
 
 /** The sections in the order they run: the extension figures first (no engine, quick). */
-const SECTIONS: Record<string, (ctx: Ctx) => Promise<Figures>> = { bundle, activation, cold, cli, warm, concurrent, scaling, mcp, remote, cancel, flood, throughput, gvisor, compiled, session, later };
+const SECTIONS: Record<string, (ctx: Ctx) => Promise<Figures>> = { bundle, activation, cold, cli, warm, concurrent, scaling, mcp, remote, cancel, flood, throughput, gvisor, compiled, session, deps };
 /** @throws Error for an unknown option (node:util parseArgs, strict) or section, or a bad number */
 function options(argv: string[]): { ctx: Ctx; only: string[] } {
   const opts = { runs: { type: 'string', default: '10' }, warmup: { type: 'string', default: '2' }, only: { type: 'string' }, bundle: { type: 'string', default: 'dist/extension.js' } } as const;

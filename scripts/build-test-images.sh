@@ -311,16 +311,46 @@ verify() { # IMAGE CMD...
   say "$image verified ($* -> $(echo "$out" | tr '\n' ' ' | sed 's/ *$//'))"
 }
 
+# ensure_images IMAGE BUILD_FUNCTION [IMAGE BUILD_FUNCTION]...: ensure_image for each pair, all at
+# once, each in a subshell of its own (its own DEBOOTSTRAP_ROOT; distinct folders under $WORK);
+# fails after all of them ended when any failed. debootstrap's own prerequisites are installed
+# first, once, because apt allows one dpkg at a time.
+ensure_images() {
+  local pids=() images=() i failed=()
+  if [ "$FORCE" -eq 1 ] || ! all_present "$@"; then
+    apt_install --no-install-recommends debootstrap debian-archive-keyring gpgv ca-certificates
+  fi
+  while [ "$#" -ge 2 ]; do
+    (ensure_image "$1" "$2") &
+    pids+=("$!")
+    images+=("$1")
+    shift 2
+  done
+  for i in "${!pids[@]}"; do
+    wait "${pids[$i]}" || failed+=("${images[$i]}")
+  done
+  [ "${#failed[@]}" -eq 0 ] || die "building ${failed[*]} failed (see above)"
+}
+
+all_present() { # IMAGE BUILD_FUNCTION ...
+  while [ "$#" -ge 2 ]; do
+    image_exists "$1" || return 1
+    shift 2
+  done
+}
+
 ensure_image "$BUSYBOX_IMAGE" build_busybox
 ensure_image "$VOLUME_IMAGE" build_volume
-ensure_image "$PYTHON_IMAGE" build_python
-ensure_image "$NOTEBOOK_IMAGE" build_python_notebook # issue 24 (after the python image it adds a layer to)
+# The debootstrap images at once: each is mostly downloads and one dpkg in its own root. On a
+# fresh 2-core machine (load about 8 from other work, 2026-12-02) python, langs, go and python-pip
+# took 738 s side by side against 1148 s one after the other (89 + 530 + 213 + 316 s).
 if [ "$LANGUAGES" -eq 1 ]; then
-  ensure_image "$LANGS_IMAGE" build_langs
-  ensure_image "$GO_IMAGE" build_go
-  ensure_image "$PIP_IMAGE" build_python_pip # issue 22
-  ensure_image "$NPM_IMAGE" build_node_npm    # issue 22 (after the langs image it adds a layer to)
+  ensure_images "$PYTHON_IMAGE" build_python "$LANGS_IMAGE" build_langs "$GO_IMAGE" build_go "$PIP_IMAGE" build_python_pip
+  ensure_image "$NPM_IMAGE" build_node_npm # issue 22 (after the langs image it adds a layer to)
+else
+  ensure_image "$PYTHON_IMAGE" build_python
 fi
+ensure_image "$NOTEBOOK_IMAGE" build_python_notebook # issue 24 (after the python image it adds a layer to)
 
 verify "$BUSYBOX_IMAGE" sh -c 'echo ok'
 verify "$VOLUME_IMAGE" sh -c 'echo ok'

@@ -20,7 +20,7 @@
 # working directory.
 set -euo pipefail
 
-IMAGES=(sandbox-runner-test/busybox:1 sandbox-runner-test/volume:1 sandbox-runner-test/python:2)
+IMAGES=(sandbox-runner-test/busybox:1 sandbox-runner-test/volume:1 sandbox-runner-test/python:2 sandbox-runner-test/langs:2 sandbox-runner-test/go:1)
 PODMAN=${SANDBOX_RUNNER_PODMAN:-podman}
 
 say() { echo "podman-up: $*"; }
@@ -87,3 +87,5 @@ verify() { # IMAGE CMD...
 verify sandbox-runner-test/busybox:1 sh -c 'echo ok'
 verify sandbox-runner-test/volume:1 sh -c 'echo ok'
 verify sandbox-runner-test/python:2 python3 -c 'print(1)'
+verify sandbox-runner-test/langs:2 sh -c 'echo ok'
+verify sandbox-runner-test/go:1 sh -c 'echo ok'

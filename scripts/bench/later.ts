@@ -1,5 +1,5 @@
-/** Rows of the issues filed with issue 26: `gvisor_cold_ratio` (measured when the engine offers runsc) and the rows of features
- * not on this branch yet (`deps_cached_ratio`: INFO, -1 in the JSON; sessions are measured in session.ts). */
+/** Rows of the issues filed with issue 26: `gvisor_cold_ratio` (measured when the engine offers runsc; sessions are
+ * measured in session.ts, dependencies in deps.ts). */
 import { execa } from 'execa';
 import { ProfileSchema } from '../../src/core/profiles/profileSchema';
 import { CASES, coreRun, eachCase, firstByteNote, type Case, type Pair } from './cold';
@@ -25,13 +25,4 @@ export async function gvisor(ctx: Ctx): Promise<Figures> {
   const row = (c: Case, p: Pair) => ratioRow(`gvisor cold ${c.label} (ms, to result)`, 'gvisor_cold_ratio', p.core.ms, p.raw.ms, 'run --rm --runtime runsc', firstByteNote(p));
   const r = await eachCase(ctx, 'gvisor cold', (c) => coreRun(c), row, undefined, cases);
   return { gvisor_cold_ratio: r.ratio };
-}
-
-/** The rows whose features other issues build (22: dependencies), not on this branch */
-export async function later(ctx: Ctx): Promise<Figures> {
-  const rows: [string, string][] = [
-    ['deps_cached_ratio', 'run with cached dependencies / raw (issue 22: dependencies)'],
-  ];
-  for (const [key, what] of rows) ctx.rows.push(noFigure(key, '(info)', 'INFO', `(not measured: ${what} is not on this branch; JSON -1)`));
-  return {};
 }

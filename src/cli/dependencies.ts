@@ -12,7 +12,8 @@
  */
 import type { DockerOptions, Profile } from '../core';
 import { SandboxError } from '../core/errors';
-import { declaredDependencies, installDeclared, installEnvironment, isNodeProfile, isPythonProfile, shownSpecs, type DeclaredDependencies } from '../core/deps/declared';
+import { declaredDependencies, installDeclared, installEnvironment, isNodeProfile, isPythonProfile, requiresPythonOnly, shownSpecs, type DeclaredDependencies } from '../core/deps/declared';
+import { checkRequiresPython } from '../core/deps/imagePython';
 import { findLockfileFolder, readNpmLockfile } from '../core/deps/lockfile';
 import { missingNodePackage, OutputTail } from '../core/deps/nodeHint';
 import { profileSettingPath } from '../core/layout';
@@ -47,13 +48,16 @@ export function cliInstallSettings(values: CliValues): DependencySettings {
  * What the run mounts for its declared dependencies; undefined when it declares none.
  * @param log receives the installer's output (filtered) and notices, for stderr
  * @param paths the run's workspace folder and file, for a node workspace run's lockfile
+ * @param markdown true when the code is a whole Markdown file: a `# /// script` block inside one of
+ *   its fenced code blocks belongs to that block, not to the run (core source/fences.ts)
  * @throws SandboxError `invalid-profile` without `--dependencies`, for a bad block, spec, option or
  *   lockfile, a lockfile beside profile dependencies, or a profile that is neither python nor
- *   node; the errors of `ensureDependencySet`
+ *   node; the errors of `ensureDependencySet`; for a script whose `requires-python` (without
+ *   dependencies) the image's Python does not meet, imagePython.ts `checkRequiresPython`'s
  */
 export async function cliDependencySet(
   values: CliValues, engine: DockerOptions, profileName: string, profile: Profile, code: Buffer, signal: AbortSignal, log: (text: string) => void,
-  paths?: RunPaths & { readonly file?: string },
+  paths?: RunPaths & { readonly file?: string }, markdown = false,
 ) {
   const lockFolder = values.dependencies && !isPythonProfile(profile) && isNodeProfile(profile) && profile.workspace === 'ro' && paths?.file && paths.workspaceFolder
     ? await findLockfileFolder(paths.file, paths.workspaceFolder) : undefined;
@@ -62,15 +66,21 @@ export async function cliDependencySet(
     throw new SandboxError('invalid-profile', `Profile "${profileName}" lists dependencies and the run's folder ${lock.folder} has a package-lock.json; only one of them is installed, so nothing ran.`, `Add the packages to that package.json (npm install NAME), or remove ${profileSettingPath(profileName, 'dependencies')}.`);
   }
   const where = lock ? `${lock.folder}/package-lock.json` : '';
+  // markdown-it (core source/fences.ts) is loaded only for a Markdown file, never at CLI start-up.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const text = markdown ? (require('../core/source/fences') as typeof import('../core/source/fences')).withoutFencedBlocks(code.toString('utf8')) : code.toString('utf8');
   const declared: DeclaredDependencies | undefined = lock
     ? { manager: 'npm', specs: [lock.keySpec], profileSpecs: [], untrustedSpecs: [lock.keySpec], where, lockfile: lock }
-    : declaredDependencies(profileName, profile, code.toString('utf8'));
-  if (!declared) return undefined;
+    : declaredDependencies(profileName, profile, text);
+  if (!declared) {
+    const requiresPython = lock ? undefined : requiresPythonOnly(profile, text);
+    if (requiresPython !== undefined) await checkRequiresPython(engine, profileName, profile, requiresPython);
+    return undefined;
+  }
   const shown = lock ? `${lock.packages} packages from ${JSON.stringify(where)}` : shownSpecs(declared.specs);
   if (!values.dependencies) {
     throw new SandboxError('invalid-profile', `This run declares dependencies (${shown}), which sandbox-run installs only with --dependencies, so nothing ran.`, 'Add --dependencies (they are installed in a separate container, the only phase with network), or remove them.');
   }
-  if (declared.manager === 'npm' && !isNodeProfile(profile)) throw new SandboxError('invalid-profile', `Profile "${profileName}" declares dependencies (${shown}), but only python (pip) and node (npm) profiles install them, so nothing ran.`, 'Remove "dependencies" from the profile.');
   const settings = cliInstallSettings(values);
   const filter = new TerminalTextFilter();
   const { set, mount } = await installDeclared(declared, {

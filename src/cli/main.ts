@@ -20,7 +20,7 @@ import { shebangInterpreter } from '../core/profiles/shebang';
 
 /**
  * The MCP server (src/cli/mcp.ts and the MCP SDK, most of the CLI's code) is its own bundle,
- * dist/cli-mcp.js beside dist/cli.js (esbuild.config.mjs), loaded only for `--mcp`: a plain run
+ * dist/cli-mcp.js beside dist/cli.js and dist/cli-main.js (esbuild.config.mjs), loaded only for `--mcp`: a plain run
  * does not parse it (issue 26: `sandbox-run FILE` as fast as `docker run`). The path is literal and
  * external to the cli.js build.
  * @throws Error (MODULE_NOT_FOUND) when dist/cli-mcp.js is missing, i.e. a broken install or build

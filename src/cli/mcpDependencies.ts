@@ -33,7 +33,6 @@ export function mcpDeclared(
         'Rewrite the code to use only the standard library and what the image already has (no "dependencies" input, no "# /// script" block), or ask the user to add --allow-dependencies to the server\'s command.',
     };
   }
-  if (declared.manager !== 'pip') return { refusal: `Not run: profile "${profileName}" declares dependencies (${shownSpecs(declared.specs)}), but only python profiles install them yet. Use a python profile, or no dependencies.` };
   return { declared };
 }
 

@@ -72,7 +72,7 @@ export async function runFile(run: CliRun): Promise<number> {
   }
   let dependencySet;
   try {
-    dependencySet = await cliDependencySet(values, engine, run.profileName, profile, run.code, controller.signal, (t) => process.stderr.write(t), target.paths);
+    dependencySet = await cliDependencySet(values, engine, run.profileName, profile, run.code, controller.signal, (t) => process.stderr.write(t), target.paths, !target.fromStdin && /\.(?:md|markdown)$/i.test(target.file));
   } catch (e) {
     if (!isSandboxError(e)) throw e;
     terminal.end();

@@ -29,7 +29,8 @@ import { decideRunStart, type RunRefusal } from '../core/admission/runStart';
 import {
   agentGrantLines, agentNoProfileText, AgentOutput, agentProfile, agentQuery, agentResult, agentResultText, agentStdin, DEFAULT_AGENT_MAX_TIMEOUT_SECONDS, parseAgentInput, type AgentRunInput,
 } from '../core/agent/agentRun';
-import { declaredDependencies, installDeclared, installEnvironment, installSource, shownSpecs, type DeclaredDependencies } from '../core/deps/declared';
+import { declaredDependencies, installDeclared, installEnvironment, installSource, requiresPythonOnly, shownSpecs, type DeclaredDependencies } from '../core/deps/declared';
+import { checkRequiresPython } from '../core/deps/imagePython';
 import { isSandboxError, SandboxError } from '../core/errors';
 import type { ConsentStore } from './consent';
 import type { InstallStep, RunStarter } from './startRequest';
@@ -147,7 +148,6 @@ export class AgentTool implements vscode.LanguageModelTool<unknown> {
     if (!declared) return { input, chosen, profile, settings };
     const shown = shownSpecs(declared.specs);
     if (!settings.trusted) return { refusal: `Not run: the code declares dependencies (${shown}), and in Restricted Mode packages are installed only after the user allows them in the editor. Use only the standard library, or ask the user to run the code from the editor.` };
-    if (declared.manager !== 'pip') return { refusal: `Not run: profile "${chosen.name}" declares dependencies (${shown}), but only python profiles install them yet. Use a python profile, or no dependencies.` };
     const { settings: install, issues } = installSettings();
     if (issues.length > 0) return { refusal: `Not run: ${issues[0]!.message} in the user's settings, so no dependencies can be installed. Ask the user to correct it, or use no dependencies.` };
     return { input, chosen, profile, settings, dependencies: { declared, source: installSource(declared.manager, installEnvironment(install, process.env)) } };
@@ -188,7 +188,7 @@ export class AgentTool implements vscode.LanguageModelTool<unknown> {
       onOutput: output.sink,
       interactive: agentStdin(input.stdin),
       onArgv: (argv) => deps.log.debug(`docker ${argv.map((a) => JSON.stringify(a)).join(' ')}`),
-      ...(admitted.dependencies ? { install: agentInstall(chosen.name, profile, admitted.dependencies.declared) } : {}),
+      ...(admitted.dependencies ? { install: agentInstall(chosen.name, profile, admitted.dependencies.declared) } : requiresPythonStep(chosen.name, profile, input.code)),
     }, { token, settle: (r) => frame.end(r) });
     deps.log.info(`run ${info.id} started by the agent tool with profile ${chosen.name}`);
     const result = await done;
@@ -196,6 +196,13 @@ export class AgentTool implements vscode.LanguageModelTool<unknown> {
     const text = agentResultText(agentResult(result, output, chosen.name, profile));
     return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(text)]);
   }
+}
+
+/** A requires-python without dependencies (core deps/declared.ts `requiresPythonOnly`): a step that checks it against the image's Python before the run. */
+function requiresPythonStep(profileName: string, profile: Profile, code: string): { install?: InstallStep } {
+  const requiresPython = requiresPythonOnly(profile, code);
+  if (requiresPython === undefined) return {};
+  return { install: () => checkRequiresPython(dockerOptions(), profileName, profile, requiresPython).then(() => undefined) };
 }
 
 /**

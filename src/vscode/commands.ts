@@ -137,6 +137,7 @@ function viewHandlers(deps: CommandDeps): Record<string, (...args: unknown[]) =>
     'sandboxRunner.showOutput': () => deps.output.show(),
     'sandboxRunner.refreshProfiles': () => deps.refreshProfiles(),
     'sandboxRunner.revokeConsents': () => deps.consents.revokeAll(),
+    'sandboxRunner.revokeInstallConsents': () => deps.consents.revokeInstalls(),
     'sandboxRunner.clearDependencyCache': () => clearDependencyCache(),
     'sandboxRunner.openProfileSetting': async (arg?: unknown) => {
       const source = isNode(arg, 'profile') ? arg.summary.source : 'user';

@@ -46,9 +46,14 @@ export class ConsentStore {
     return this.all().includes(consentKey(report, scope));
   }
 
-  /** Number of consents stored for this workspace (loosenings and dependency installs). */
+  /** Number of loosening consents stored for this workspace. */
   get count(): number {
-    return this.all().length + this.installs().length;
+    return this.all().length;
+  }
+
+  /** Number of dependency install consents stored for this workspace (issue 22). */
+  get installCount(): number {
+    return this.installs().length;
   }
 
   private installs(): string[] {
@@ -72,9 +77,14 @@ export class ConsentStore {
     this.emitter.fire();
   }
 
-  /** Forgets every consent of this workspace; loosening profiles and dependency installs will ask again. */
+  /** Forgets every loosening consent of this workspace; loosening profiles will ask again (install consents stay). */
   async revokeAll(): Promise<void> {
     await this.state.update(KEY, []);
+    this.emitter.fire();
+  }
+
+  /** Forgets every dependency install consent of this workspace; the next install of each set asks again (loosening consents stay). */
+  async revokeInstalls(): Promise<void> {
     await this.state.update(INSTALL_KEY, []);
     this.emitter.fire();
   }

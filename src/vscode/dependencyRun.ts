@@ -61,7 +61,13 @@ export async function admitDependencies(q: DependencyQuestion): Promise<Dependen
   } catch (e) {
     return { kind: 'install', install: refuse(e) };
   }
-  if (!declared) return { kind: 'none' };
+  if (!declared) {
+    // A requires-python without dependencies: checked against the image's Python (a probe container) before the run.
+    const requiresPython = code.requiresPythonOnly(q.profile, q.code, q.agentSpecs);
+    if (requiresPython === undefined) return { kind: 'none' };
+    const docker = dockerOptions();
+    return { kind: 'install', install: () => code.checkRequiresPython(docker, q.profileName, q.profile, requiresPython).then(() => undefined) };
+  }
   const { settings, issues } = installSettings();
   if (issues.length > 0) {
     return { kind: 'install', declared, install: refuse(new SandboxError('invalid-profile', `${issues[0]!.message}, so the dependencies were not installed and nothing ran.`, 'Correct it in your user settings, then run again.')) };

@@ -8,6 +8,8 @@
 import * as vscode from 'vscode';
 import { blockProfile } from '../core/source/fenceLanguages';
 import { findFencedBlocks, type FencedBlock } from '../core/source/fences';
+
+export { withoutFencedBlocks } from '../core/source/fences';
 import type { ProfileSet } from '../core/profiles/profileResolution';
 
 /** The command a block's lens runs: arguments `(documentUri: string, fenceLine: number)`. */

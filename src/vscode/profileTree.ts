@@ -112,6 +112,15 @@ export class ProfileTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
           contextValue: 'consents',
         });
       }
+      if (this.consents.installCount > 0) {
+        rows.push({
+          kind: 'note',
+          text: vscode.l10n.t('Dependency installs allowed in this workspace: {0}', this.consents.installCount),
+          icon: 'package',
+          tooltip: vscode.l10n.t('You allowed installing dependency sets for runs in this workspace. Revoke to be asked again.'),
+          contextValue: 'installConsents',
+        });
+      }
       const settings = this.settings();
       // Each shown profile's loosening, asked for by name (settings.ts `looseningOf`).
       this.loosened = new Map(settings.profiles.flatMap(({ name }) => {

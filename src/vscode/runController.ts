@@ -14,7 +14,7 @@ import { consentScope, ensureConsent, type ConsentStore } from './consent';
 import { admitDependencies } from './dependencyRun';
 import { reportMalformedSettings, reportNoProfile, reportNotAllowed, reportRunFailure, reportUnknownProfile } from './failures';
 import { headerLines, openRunTerminal, terminalText, type RunTerminal } from './interactiveRun';
-import { engine } from './lazy';
+import { engine, markdown } from './lazy';
 import { channelRunProfile, footer, type ProgramOutput } from './programOutput';
 import { startedRun, type RunHistory } from './runHistory';
 import type { RunManager } from './runManager';
@@ -99,7 +99,9 @@ export class RunController {
     if (!admitted) return undefined;
     const { chosen } = admitted;
     // Issue 22: what the run declares, and consent to install it, before any terminal or header.
-    const deps = await admitDependencies({ profileName: chosen.name, profile: chosen.profile, code: target.code, scope: scopeOf(target), trusted: admitted.settings.trusted, consents: this.deps.consents });
+    // A whole Markdown document's "# /// script" blocks inside fences belong to those blocks (their lenses), not to this run.
+    const declaring = target.languageId === 'markdown' ? markdown().withoutFencedBlocks(target.code) : target.code;
+    const deps = await admitDependencies({ profileName: chosen.name, profile: chosen.profile, code: declaring, scope: scopeOf(target), trusted: admitted.settings.trusted, consents: this.deps.consents });
     if (deps.kind === 'declined') {
       this.deps.output.line(`[sandbox-runner] Not run: installing ${engine().shownSpecs(deps.declared.untrustedSpecs)} for ${target.label.replace(/\n/g, ' ')} was not allowed.`);
       return undefined;

@@ -93,7 +93,7 @@ export class RunManager implements vscode.Disposable {
       this.changeEmitter.fire();
     }
     lines.end();
-    return engine().runInSandbox({ ...request, dependencySet, signal: controller.signal, forceSignal: force.signal });
+    return engine().runInSandbox({ ...request, ...(dependencySet ? { dependencySet } : {}), signal: controller.signal, forceSignal: force.signal });
   }
 
   /** True while some run is installing its dependencies (issue 22). */

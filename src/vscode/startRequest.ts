@@ -13,7 +13,7 @@ import type { ActiveRunInfo } from './api';
  * (dependencyRun.ts). Rejects with a SandboxError when it refuses or fails; nothing is published then.
  * @param onOutput the installer's output, filtered, in pieces (not whole lines)
  */
-export type InstallStep = (signal: AbortSignal, onOutput: (text: string) => void) => Promise<NonNullable<RunRequest['dependencySet']>>;
+export type InstallStep = (signal: AbortSignal, onOutput: (text: string) => void) => Promise<RunRequest['dependencySet']>;
 
 /** What a caller supplies to start a run (the signals are the manager's). */
 export type StartRequest = Omit<RunRequest, 'signal' | 'forceSignal'> & {

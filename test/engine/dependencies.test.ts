@@ -249,6 +249,18 @@ describe('sandbox-run --dependencies (engine)', function () {
     assert.match(String(again.stderr), /dependencies from the cache: "tinyapp"/);
   });
 
+  it('a requires-python without dependencies is checked against the image\'s Python (no --dependencies needed): a mismatch is refused naming both, a match runs', async () => {
+    const plain = JSON.stringify({ image: IMAGES.python, command: ['python3', '${file}'], languages: ['python'] });
+    const block = (spec: string) => `# /// script\n# requires-python = "${spec}"\n# ///\nprint("RAN")\n`;
+    const bad = await runCli(ws, ['--profile-json', plain, '-'], { input: block('>=3.99') });
+    assert.equal(bad.exitCode, 125, String(bad.stderr));
+    assert.match(String(bad.stderr), /The script requires Python >=3\.99, but profile "inline" has Python 3\.\d+\.\d+: pick a profile whose image has a matching Python, or change requires-python\. Nothing ran\./);
+    assert.equal(String(bad.stdout), '');
+    const good = await runCli(ws, ['--profile-json', plain, '-'], { input: block('>=3.8') });
+    assert.equal(good.exitCode, 0, String(good.stderr));
+    assert.equal(String(good.stdout), 'RAN');
+  });
+
   it('--prune-deps removes the cached set (name and data volume): the next run must install again, which fails with the registry gone', async () => {
     const imageId = String((await engineCli(['image', 'inspect', '--format', '{{.Id}}', LANGUAGE_IMAGES.pythonPip], { stdin: 'ignore' })).stdout).trim();
     const key = dependencySetKey({ imageId, manager: 'pip', specs: ['tinyapp'], indexUrl: INDEX_CLI });

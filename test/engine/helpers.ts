@@ -58,6 +58,9 @@ export function engineCli<O extends Options = Options>(args: readonly string[], 
   return supportEngineCli(args, options);
 }
 
+/** The engine as test/support/npmRegistry.ts drives it: `docker ARGS` → stdout (`lenient`: a failure is not thrown). */
+export const registryEngine = (args: string[], lenient = false): Promise<string> => engineCli(args, { stdin: 'ignore', reject: !lenient }).then((r) => String(r.stdout));
+
 /**
  * Docker options for the product's own runs against the engine under test: `dockerPath` when
  * `SANDBOX_RUNNER_TEST_DOCKER_PATH` is set (e.g. `podman`), else undefined (the product's default

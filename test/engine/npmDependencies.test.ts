@@ -1,15 +1,12 @@
 /**
- * npm dependency installs (issue 22) against a real engine, offline. The suite writes its own
- * packages, makes their tarballs with `npm pack` (on the host, no network), writes the registry's
- * metadata (one packument JSON per package, as the npm registry serves it) and serves the lot with
- * `python3 -m http.server` from the python test image, on an `--internal` network it creates and
- * removes. Installs point at it the way a user points npm at a mirror: `--install-network` and
- * `npm_config_registry`. The install and the runs use the node-npm test image (the langs image's
- * Node with npm added).
+ * npm dependency installs (issue 22) against a real engine, offline, from the suite's own registry
+ * (test/support/npmRegistry.ts: packages packed on the host, served on an `--internal` network the
+ * suite creates and removes). Installs point at it the way a user points npm at a mirror:
+ * `--install-network` and `npm_config_registry`. The install and the runs use the node-npm test
+ * image (the langs image's Node with npm added).
  */
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -19,69 +16,18 @@ import { isSandboxError } from '../../src/core/errors';
 import { readNpmLockfile } from '../../src/core/deps/lockfile';
 import { ProfileSchema } from '../../src/core/profiles/profileSchema';
 import { LANGUAGE_IMAGES } from '../support/images';
+import { startNpmRegistry, type NpmRegistry } from '../support/npmRegistry';
 import { requireEngine as requireTestEngine, TEST_ENGINE } from '../support/engine';
-import { engineCli, engineDocker, IMAGES, noLeftoversAfterEach, productContainers, runCli, waitFor } from './helpers';
+import { engineCli, engineDocker, IMAGES, noLeftoversAfterEach, productContainers, registryEngine, runCli, waitFor } from './helpers';
 
 const suffix = `${process.pid}-${Date.now().toString(36)}`;
-const NET = `sandbox-runner-test-npm-${suffix}`;
-const REGISTRY_NAME = `sandbox-runner-test-npm-registry-${suffix}`;
-/** This run's registry URL: a path of its own, so no set cached by an earlier run has this key. */
-const REGISTRY_URL = `http://registry:8000/r-${suffix}/`;
-
-/** The packages the suite publishes: name@version → files. */
-const PACKAGES: Record<string, Record<string, string>> = {
-  'tinyleft@1.0.0': {
-    'package.json': JSON.stringify({ name: 'tinyleft', version: '1.0.0', main: 'index.js' }),
-    'index.js': "module.exports = (s, n, c = ' ') => String(s).padStart(n, c);\n",
-  },
-  'tinyuse@2.0.0': {
-    'package.json': JSON.stringify({ name: 'tinyuse', version: '2.0.0', dependencies: { tinyleft: '^1.0.0' }, exports: { import: './index.mjs', require: './index.cjs' } }),
-    'index.cjs': "const left = require('tinyleft');\nexports.kind = 'cjs';\nexports.shout = (s) => left(s.toUpperCase() + '!', 8, '.');\n",
-    'index.mjs': "import left from 'tinyleft';\nexport const kind = 'esm';\nexport const shout = (s) => left(s.toUpperCase() + '!', 8, '.');\n",
-  },
-  // Each lifecycle script would leave a mark next to the package (its working directory).
-  'tinymark@1.0.0': {
-    'package.json': JSON.stringify({
-      name: 'tinymark', version: '1.0.0', main: 'index.js',
-      scripts: Object.fromEntries(['preinstall', 'install', 'postinstall'].map((s) => [s, `node -e "require('fs').writeFileSync('MARK-${s}', '1')"`])),
-    }),
-    'index.js': "module.exports = 'mark';\n",
-  },
-};
-
-/** What buildRegistry published: name → its version's `dist` (tarball URL, integrity). */
-const DIST: Record<string, { version: string; tarball: string; integrity: string }> = {};
-
-/** Builds the registry tree under `www`: tarballs by `npm pack`, a packument per package. */
-async function buildRegistry(www: string): Promise<void> {
-  const src = join(www, '..', 'src');
-  const tarballs = join(www, 'tarballs');
-  await mkdir(tarballs, { recursive: true });
-  await mkdir(join(www, `r-${suffix}`), { recursive: true });
-  // npm as a plain command, not configured by the `npm run` that may have started the suite.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)));
-  for (const [id, files] of Object.entries(PACKAGES)) {
-    const dir = join(src, id);
-    await mkdir(dir, { recursive: true });
-    for (const [f, text] of Object.entries(files)) await writeFile(join(dir, f), text);
-    const r = await execa('npm', ['pack', '--json', '--ignore-scripts', '--no-update-notifier', '--pack-destination', tarballs, dir], { env, extendEnv: false, stdin: 'ignore' });
-    const filename = (JSON.parse(r.stdout) as Array<{ filename: string }>)[0]!.filename;
-    const tgz = await readFile(join(tarballs, filename));
-    const manifest = JSON.parse(files['package.json']!) as { name: string; version: string };
-    const version = {
-      ...manifest,
-      dist: {
-        tarball: `http://registry:8000/tarballs/${filename}`,
-        shasum: createHash('sha1').update(tgz).digest('hex'),
-        integrity: `sha512-${createHash('sha512').update(tgz).digest('base64')}`,
-      },
-    };
-    DIST[manifest.name] = { version: manifest.version, tarball: version.dist.tarball, integrity: version.dist.integrity };
-    const packument = { name: manifest.name, 'dist-tags': { latest: manifest.version }, versions: { [manifest.version]: version } };
-    await writeFile(join(www, `r-${suffix}`, manifest.name), JSON.stringify(packument));
-  }
-}
-
+let registry: NpmRegistry;
+/** The registry's network, container name and URL (a path of this run's own, so no set cached by an earlier run has this key). */
+let NET = '';
+let REGISTRY_NAME = '';
+let REGISTRY_URL = '';
+/** What the registry published: name → its version's `dist` (tarball URL, integrity). */
+let DIST: NpmRegistry['dist'] = {};
 /** Every volume of a set key (name and data volumes), any owner. */
 async function setVolumes(key: string): Promise<string[]> {
   const r = await engineCli(['volume', 'ls', '-q', '--filter', `name=${dependencyVolumeName(key)}`], { stdin: 'ignore' });
@@ -102,7 +48,6 @@ function request(specs: readonly string[], extra: Partial<InstallRequest> = {}):
 
 describe('npm dependency installs (engine)', function () {
   this.timeout(300_000);
-  let work = '';
   let imageId = '';
   const lockSpecs: string[][] = [];
   const keys = () => [SPECS, ['tinyleft'], ...lockSpecs].map((specs) => dependencySetKey({ imageId, manager: 'npm', specs, indexUrl: REGISTRY_URL }));
@@ -110,20 +55,13 @@ describe('npm dependency installs (engine)', function () {
   before(async () => {
     await requireTestEngine(TEST_ENGINE, [LANGUAGE_IMAGES.nodeNpm, IMAGES.python]);
     imageId = String((await engineCli(['image', 'inspect', '--format', '{{.Id}}', LANGUAGE_IMAGES.nodeNpm], { stdin: 'ignore' })).stdout).trim();
-    work = await mkdtemp(join(tmpdir(), 'sr-npm-'));
-    await buildRegistry(join(work, 'www'));
-    await engineCli(['network', 'create', '--internal', NET], { stdin: 'ignore' });
-    await engineCli(['create', '--name', REGISTRY_NAME, '--network', NET, '--network-alias', 'registry', '--pull', 'never', IMAGES.python, 'python3', '-u', '-m', 'http.server', '8000', '--directory', '/www'], { stdin: 'ignore' });
-    await engineCli(['cp', `${join(work, 'www')}/.`, `${REGISTRY_NAME}:/www`], { stdin: 'ignore' });
-    await engineCli(['start', REGISTRY_NAME], { stdin: 'ignore' });
-    await waitFor(async () => String((await engineCli(['logs', REGISTRY_NAME], { stdin: 'ignore', reject: false })).stdout).includes('Serving HTTP'), 20_000, 'the test registry did not start');
+    registry = await startNpmRegistry(registryEngine, suffix, IMAGES.python);
+    [NET, REGISTRY_NAME, REGISTRY_URL, DIST] = [registry.network, registry.container, registry.url, registry.dist];
   });
 
   after(async () => {
-    await engineCli(['rm', '-f', REGISTRY_NAME], { stdin: 'ignore', reject: false });
+    await registry?.stop();
     if (imageId) for (const key of keys()) for (const v of await setVolumes(key)) await engineCli(['volume', 'rm', '-f', v], { stdin: 'ignore', reject: false });
-    await engineCli(['network', 'rm', NET], { stdin: 'ignore', reject: false });
-    if (work) await rm(work, { recursive: true, force: true });
   });
   noLeftoversAfterEach();
 

@@ -21,8 +21,9 @@ export const ALL_TEST_IMAGES: readonly TestImage[] = Object.values(TEST_IMAGES);
 
 /**
  * The toolchain images of the built-in language profiles (issue 23), built by
- * scripts/build-test-images.sh too, used only by the languages suite on the first engine (not
- * copied to the second engine or Podman: a save/load of their size would cost CI minutes).
+ * scripts/build-test-images.sh too. {@link LANGUAGE_SUITE_IMAGES} are copied to the second
+ * engine and Podman (the languages suite's lean run there), `pythonPip` to the second engine (the
+ * pip dependency suite); `nodeNpm` and `pythonNotebook` stay on the first engine.
  */
 export const LANGUAGE_IMAGES = {
   /**
@@ -39,10 +40,13 @@ export const LANGUAGE_IMAGES = {
   nodeNpm: 'sandbox-runner-test/node-npm:1',
   /**
    * The python image with Debian's python3-matplotlib and python3-ipython added (one layer): the
-   * host suite's notebook kernel (issue 24; first engine only, like the images above).
+   * host suite's notebook kernel (issue 24; first engine only).
    */
   pythonNotebook: 'sandbox-runner-test/python-notebook:1',
 } as const;
 
-/** The notebook kernel's test image (issue 24, {@link LANGUAGE_IMAGES}`.pythonNotebook`). */
+/** The images the languages suite runs on (test/engine/languages.test.ts), on every engine. */
+export const LANGUAGE_SUITE_IMAGES: readonly string[] = [LANGUAGE_IMAGES.langs, LANGUAGE_IMAGES.go];
+
+/** The notebook kernel's test image (issue 24, {@link LANGUAGE_IMAGES}`.pythonNotebook`; first engine only). */
 export const NOTEBOOK_IMAGE = LANGUAGE_IMAGES.pythonNotebook;

@@ -65,7 +65,7 @@ function stub(name) {
   });
 }
 // Only these members exist at the top (esbuild's interop copies own keys): others are undefined, as in a VS Code without them.
-const TOP = 'Uri Disposable EventEmitter DocumentLink window workspace commands languages env l10n version StatusBarAlignment ProgressLocation TreeItemCollapsibleState ConfigurationTarget ExtensionMode ViewColumn';
+const TOP = 'Uri Disposable EventEmitter DocumentLink window workspace commands languages notebooks env l10n version StatusBarAlignment ProgressLocation TreeItemCollapsibleState ConfigurationTarget ExtensionMode ViewColumn CodeActionKind CodeAction';
 const vscode = stub('vscode');
 module.exports = Object.fromEntries(TOP.split(' ').map((k) => [k, vscode[k]]));
 module.exports.context = (extensionPath) => {

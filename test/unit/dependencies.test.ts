@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { dependencyListProblem, MAX_DEPENDENCIES, normaliseSpecs, npmSpecProblem, pythonSpecProblem } from '../../src/core/profiles/dependencySpecs';
 import { readScriptMetadata } from '../../src/core/deps/pep723';
 import { requiresPythonProblem, satisfiesRequiresPython } from '../../src/core/deps/requiresPython';
+import { requiresPythonOnly } from '../../src/core/deps/declared';
 import { dependencySetKey, dependencyVolumeName } from '../../src/core/deps/cacheKey';
 import { ProfileSchema } from '../../src/core/profiles/profileSchema';
 import { compareToBaseline, looseningFingerprint } from '../../src/core/admission/loosening';
@@ -109,6 +110,18 @@ describe('PEP 723 script metadata (unit)', () => {
 });
 
 describe('requires-python (unit)', () => {
+  it('is checked on its own only for a python run that declares no dependencies', () => {
+    const py = ProfileSchema.parse({ image: 'img:1', command: ['python3', '${file}'], languages: ['python'] });
+    const code = (deps: string) => `# /// script\n# requires-python = ">=3.11"\n${deps}# ///\nprint(1)\n`;
+    assert.equal(requiresPythonOnly(py, code('')), '>=3.11');
+    assert.equal(requiresPythonOnly(py, code('# dependencies = []\n')), '>=3.11');
+    assert.equal(requiresPythonOnly(py, code('# dependencies = ["rich"]\n')), undefined, 'the install checks it');
+    assert.equal(requiresPythonOnly(py, code(''), ['rich']), undefined, 'the install checks it');
+    assert.equal(requiresPythonOnly({ ...py, dependencies: ['rich'] }, code('')), undefined, 'the install checks it');
+    assert.equal(requiresPythonOnly(py, 'print(1)\n'), undefined);
+    assert.equal(requiresPythonOnly(ProfileSchema.parse({ image: 'img:1', command: ['node', '${file}'], languages: ['javascript'] }), code('')), undefined);
+  });
+
   it('compares release numbers the PEP 440 way', () => {
     const t: Array<[string, string, boolean]> = [
       ['3.11.2', '>=3.11', true], ['3.11.2', '>=3.12', false], ['3.11.2', '<3.13,>=3.9', true], ['3.11.2', '==3.11.*', true],

@@ -136,4 +136,23 @@ describe('languages: shebangs, compile step and compiler error sites (unit)', ()
     assert.equal(rewriteSourceRefs('boom at /sandbox/main.pl line 2.', origin('.pl', 9)), 'boom at /home/ada/x.pl line 11.');
     assert.equal(rewriteSourceRefs('x in /sandbox/main.php on line 3', origin('.php', 9)), 'x in /home/ada/x.php on line 12');
   });
+
+  it('links a Java stack frame of the snippet (base name only), never a frame of a named module or another file', () => {
+    const trace = [
+      'Exception in thread "main" java.lang.IllegalStateException: boom',
+      '\tat Main.f(main.java:3)',
+      '\tat Main.main(main.java:6)',
+      '\tat java.base/jdk.internal.reflect.NativeMethodAccessorImpl.invoke0(Native Method)',
+      '\tat jdk.compiler/com.sun.tools.javac.launcher.Main.execute(Main.java:419)',
+    ];
+    assert.deepEqual(findErrorSite(trace, origin('.java', 10)), {
+      ref: { start: 11, end: 22, kind: 'snippet', path: '/home/ada/x.java', line: 12 },
+      message: 'Exception in thread "main" java.lang.IllegalStateException: boom',
+    });
+    assert.deepEqual(trace.map((l) => findSourceRefs(l, origin('.java')).length), [0, 1, 1, 0, 0]);
+    for (const other of ['\tat Main.f(Main.java:3)', '\tat a/Main.f(main.java:3)', 'x at Main.f(main.java:3)', '\tat Main.f(main.java:0)', '\tat Main.f(main.java:3) x']) {
+      assert.deepEqual(findSourceRefs(other, origin('.java')), [], other);
+    }
+    assert.equal(rewriteSourceRefs('\tat Main.f(main.java:3)', origin('.java', 9)), '\tat Main.f(/home/ada/x.java:12)');
+  });
 });

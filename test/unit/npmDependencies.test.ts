@@ -5,7 +5,8 @@ import { NODE_RUN_MOUNT, nodeRunMount, NPM_INSTALL_FLAGS, npmInstallFailure, npm
 import { ProfileSchema } from '../../src/core/profiles/profileSchema';
 import { buildInstallArgv, buildRunArgv } from '../../src/core/container/argv';
 import { missingPackageHint } from '../../src/cli/dependencies';
-import { isNodeProfile } from '../../src/core/deps/declared';
+import { declaredDependencies, isNodeProfile } from '../../src/core/deps/declared';
+import { withoutFencedBlocks } from '../../src/core/source/fences';
 import { missingNodePackage } from '../../src/core/deps/nodeHint';
 import { findLockfileFolder, lockfileProblem, readNpmLockfile } from '../../src/core/deps/lockfile';
 import { npmCiScript } from '../../src/core/deps/npm';
@@ -65,6 +66,31 @@ describe('npm dependencies (unit)', () => {
     assert.ok(!isNodeProfile({ ...profile, languages: ['python'], command: ['python3', '${file}'] }));
     assert.match(npmInstallFailure('the test', 'node', 127).message, /^The image of profile "node" has no npm/);
     assert.match(npmInstallFailure('the test', 'node', 1).message, /^npm could not install the dependencies from the test \(exit 1; .*nothing was published/);
+  });
+
+  it('an agent\'s input on a node profile is an npm set; a profile neither python nor node is refused naming the kinds', () => {
+    const d = declaredDependencies('node', profile, "require('tinyleft')", ['tinyleft@^1']);
+    assert.deepEqual([d?.manager, d?.specs, d?.untrustedSpecs, d?.where], ['npm', ['tinyleft@^1'], ['tinyleft@^1'], 'the "dependencies" input']);
+    const shell = ProfileSchema.parse({ image: 'img:1', command: ['sh', '${file}'], languages: ['shellscript'], extensions: ['.sh'] });
+    assert.equal(declaredDependencies('sh', shell, 'echo hi'), undefined);
+    assert.throws(() => declaredDependencies('sh', shell, 'echo hi', ['jq']), (e: Error) => e.message === 'Profile "sh" declares dependencies ("jq"), but only python (pip) and node (npm) profiles install them, so nothing ran.');
+  });
+
+  it('the set key reads a registry URL with and without its trailing slash as one registry', () => {
+    const base = { imageId: 'sha256:1', manager: 'npm' as const, specs: ['lodash'], indexUrl: 'http://r:8000/npm' };
+    assert.equal(dependencySetKey(base), dependencySetKey({ ...base, indexUrl: 'http://r:8000/npm/' }));
+    assert.equal(dependencySetKey(base), dependencySetKey({ ...base, indexUrl: ' http://r:8000/npm// ' }));
+    assert.notEqual(dependencySetKey(base), dependencySetKey({ ...base, indexUrl: 'http://r:8000/npm/x' }));
+  });
+
+  it('a whole Markdown document declares no "# /// script" block that sits inside a fence', () => {
+    const python = ProfileSchema.parse({ image: 'img:1', command: ['python3', '${file}'], languages: ['python'], extensions: ['.py'] });
+    const block = '# /// script\n# dependencies = ["tinyhello"]\n# ///\nimport tinyhello\n';
+    const doc = `# Title\n\n\`\`\`python\n${block}\`\`\`\n\n~~~py\n${block}~~~\n`;
+    assert.equal(declaredDependencies('python', python, withoutFencedBlocks(doc)), undefined);
+    assert.equal(withoutFencedBlocks(doc).split('\n').length, doc.split('\n').length);
+    assert.deepEqual(declaredDependencies('python', python, withoutFencedBlocks(`Intro\n${block}`))?.specs, ['tinyhello']);
+    assert.throws(() => declaredDependencies('python', python, doc), /has 2 "# \/\/\/ script" blocks/, 'without the filter the fenced blocks are read');
   });
 
   describe('workspace lockfile', () => {

@@ -80,7 +80,7 @@ export const AgentRunInputSchema = z.strictObject({
     withDescription(
       z.array(z.string().check(z.minLength(1, 'entries must not be empty'), z.maxLength(MAX_DEPENDENCY_CHARS, `entries must be at most ${MAX_DEPENDENCY_CHARS} characters`)))
         .check(z.maxLength(MAX_DEPENDENCIES, `must list at most ${MAX_DEPENDENCIES} packages`)),
-      'Packages the code imports that the image lacks (issue 22), as requirement strings: PEP 508 for python ("requests>=2.31"). They are installed in a separate container (wheels only, the only phase with network) and the code runs with them read-only and without network. No URLs, paths or options. Only when the user allows installs (VS Code: the confirmation lists them; MCP server: started with --allow-dependencies).',
+      'Packages the code imports that the image lacks (issue 22), as requirement strings: PEP 508 for python ("requests>=2.31"), registry names with a version or range for javascript ("lodash@^4"). They are installed in a separate container (python: wheels only; javascript: no install scripts; the only phase with network) and the code runs with them read-only and without network. No URLs, paths or options. Only when the user allows installs (VS Code: the confirmation lists them; MCP server: started with --allow-dependencies).',
     ),
   ),
 });

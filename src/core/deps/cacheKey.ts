@@ -15,7 +15,7 @@ export interface DependencySetId {
   readonly manager: DependencyManager;
   /** The specs as declared (normalised here). */
   readonly specs: readonly string[];
-  /** The index (pip) or registry (npm) URL the install uses; `''` for the installer's default. */
+  /** The index (pip) or registry (npm) URL the install uses; `''` for the installer's default (normalised by {@link normaliseIndexUrl}). */
   readonly indexUrl: string;
 }
 
@@ -23,11 +23,20 @@ export interface DependencySetId {
 const KEY_VERSION = 'deps-v1';
 
 /**
+ * An index or registry URL as the key and consent compare it: trimmed, without trailing slashes.
+ * pip and npm fetch `…/npm` and `…/npm/` the same way (each joins a package name after one slash),
+ * so they must not make two sets or ask twice.
+ */
+export function normaliseIndexUrl(url: string): string {
+  return url.trim().replace(/\/+$/, '');
+}
+
+/**
  * The set's key: 64 lower-case hex digits.
  * Inputs are joined as a JSON array, so no two different inputs give the same hashed text.
  */
 export function dependencySetKey(id: DependencySetId): string {
-  const text = JSON.stringify([KEY_VERSION, id.imageId, id.manager, normaliseSpecs(id.specs, id.manager), id.indexUrl.trim()]);
+  const text = JSON.stringify([KEY_VERSION, id.imageId, id.manager, normaliseSpecs(id.specs, id.manager), normaliseIndexUrl(id.indexUrl)]);
   return createHash('sha256').update(text).digest('hex');
 }
 

@@ -13,6 +13,7 @@ import type { DependencySettings } from '../profiles/dependencySettings';
 import { dependencyListProblem, normaliseSpecs, showSpec, type DependencyManager } from '../profiles/dependencySpecs';
 import type { Profile } from '../profiles/profileSchema';
 import type { DockerOptions } from '../engine/contracts';
+import { normaliseIndexUrl } from './cacheKey';
 import { noteSetUse } from './cacheUse';
 import { ensureDependencySet, pythonRunMount, type InstalledSet } from './install';
 import { nodeRunMount } from './npm';
@@ -59,12 +60,17 @@ export interface DeclaredDependencies {
 /**
  * The dependencies a run of `profile` with `code` declares; undefined when none.
  * @param agentSpecs an agent's `dependencies` input (unchecked), when any
- * @throws SandboxError `invalid-profile` for an invalid PEP 723 block or a refused spec (one
- *   sentence naming the entry), before anything starts
+ * @throws SandboxError `invalid-profile` for an invalid PEP 723 block, a refused spec (one
+ *   sentence naming the entry), or dependencies on a profile that is neither python (pip) nor node
+ *   (npm), before anything starts
  */
 export function declaredDependencies(profileName: string, profile: Profile, code: string, agentSpecs: readonly string[] = []): DeclaredDependencies | undefined {
   const python = isPythonProfile(profile);
   const manager: DependencyManager = python ? 'pip' : 'npm';
+  if (!python && !isNodeProfile(profile) && (profile.dependencies.length > 0 || agentSpecs.length > 0)) {
+    const shown = shownSpecs([...profile.dependencies, ...agentSpecs]);
+    throw new SandboxError('invalid-profile', `Profile "${profileName}" declares dependencies (${shown}), but only python (pip) and node (npm) profiles install them, so nothing ran.`, 'Use a python or node profile, or no dependencies.');
+  }
   const block = python ? readScriptMetadata(code) : { kind: 'none' as const };
   if (block.kind === 'invalid') throw new SandboxError('invalid-profile', block.message, 'Nothing ran: fix the block, then run again.');
   const scriptSpecs = block.kind === 'ok' ? block.metadata.dependencies : [];
@@ -78,6 +84,18 @@ export function declaredDependencies(profileName: string, profile: Profile, code
     manager, specs, profileSpecs: profile.dependencies, untrustedSpecs: [...scriptSpecs, ...agentSpecs], where,
     ...(requiresPython !== undefined ? { requiresPython } : {}),
   };
+}
+
+/**
+ * A python run's PEP 723 `requires-python` when the run declares no dependencies: nothing installs
+ * then, so the caller checks it with imagePython.ts `checkRequiresPython` (with dependencies,
+ * {@link installDeclared} checks it against the version the install recorded). Undefined otherwise,
+ * and for a block that does not parse ({@link declaredDependencies} refuses that).
+ */
+export function requiresPythonOnly(profile: Profile, code: string, agentSpecs: readonly string[] = []): string | undefined {
+  if (!isPythonProfile(profile) || profile.dependencies.length > 0 || agentSpecs.length > 0) return undefined;
+  const block = readScriptMetadata(code);
+  return block.kind === 'ok' && block.metadata.dependencies.length === 0 ? block.metadata.requiresPython : undefined;
 }
 
 /** The specs as users read them: each quoted, comma-separated (control characters shown escaped). */
@@ -105,10 +123,11 @@ export function installSource(manager: DependencyManager, installEnv: Readonly<R
 
 /**
  * The identity of what consent to an install covers (the package manager, the normalised specs and
- * the index), as text: a consent given for it never covers another set or another index.
+ * the index, without trailing slashes), as text: a consent given for it never covers another set or
+ * another index.
  */
 export function installFingerprint(manager: DependencyManager, specs: readonly string[], source: string): string {
-  return JSON.stringify([manager, normaliseSpecs(specs, manager), source]);
+  return JSON.stringify([manager, normaliseSpecs(specs, manager), normaliseIndexUrl(source)]);
 }
 
 /** How to install, besides the declaration. */

@@ -19,6 +19,7 @@ import { execa } from 'execa';
 import { docker } from '../engine/cli';
 import type { DockerOptions } from '../engine/contracts';
 import { removeContainer } from '../engine/containerOps';
+import { engineKind } from '../engine/engineKind';
 import { spawnOptions } from '../engine/spawnEnv';
 import { SandboxError } from '../errors';
 import { newContainerName } from '../layout';
@@ -27,7 +28,7 @@ import { TerminalTextFilter } from '../output/terminalText';
 import { LABELS, ownerLabels, PRODUCT_LABEL } from '../ownership/labels';
 import { dependencyListProblem, normaliseSpecs, type DependencyManager } from '../profiles/dependencySpecs';
 import type { Profile } from '../profiles/profileSchema';
-import { dependencySetKey, dependencyVolumeName } from './cacheKey';
+import { dependencySetKey, dependencyVolumeName, normaliseIndexUrl } from './cacheKey';
 import { NPM_REGISTRY_VAR, npmCiScript, npmInstallFailure, npmInstallScript } from './npm';
 
 /** Label on a set's volumes: the set key (64 hex digits). */
@@ -91,17 +92,19 @@ const inFlight = new Map<string, Promise<InstalledSet>>();
 
 /**
  * The published set for `req`, installing it first when it is missing.
- * @throws SandboxError `invalid-profile` for a refused spec (before any engine call);
+ * @throws SandboxError `invalid-profile` for a refused spec (before any engine call), or on Podman
+ *   (before any container or volume: {@link podmanRefused});
  *   `image-missing`; `start-failed` when the install fails, times out, is cancelled or is over the
  *   size cap (the install container and its data volume are removed, nothing is published)
  */
 export async function ensureDependencySet(req: InstallRequest): Promise<InstalledSet> {
   const problem = req.lockfile && req.manager === 'npm' ? undefined : dependencyListProblem(req.specs, req.manager, req.where);
   if (problem) throw new SandboxError('invalid-profile', problem, 'Change the dependency list, then run again.');
+  if ((await engineKind(req.docker)) === 'podman') throw podmanRefused();
   const indexUrl = req.registryEnv?.[req.manager === 'npm' ? NPM_REGISTRY_VAR : 'PIP_INDEX_URL'] ?? '';
   // Keyed before the first await (the image ID is not known yet): the engine, the image as named
   // and what the set key hashes besides the ID, so concurrent requests for one set share one install.
-  const pending = JSON.stringify([req.docker, req.profile.image, req.manager, normaliseSpecs(req.specs, req.manager), indexUrl]);
+  const pending = JSON.stringify([req.docker, req.profile.image, req.manager, normaliseSpecs(req.specs, req.manager), normaliseIndexUrl(indexUrl)]);
   const running = inFlight.get(pending);
   if (running) return { ...(await running), installed: false };
   const p = (async () => {
@@ -228,6 +231,14 @@ async function runInstaller(req: InstallRequest, name: string, argv: readonly st
     clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);
   }
+}
+
+/**
+ * The refusal on Podman: a set is an engine volume mounted into the run, and runs on Podman take no
+ * mounts (container/argv.ts `refusePodmanMounts`); measured and refused rather than half supported.
+ */
+function podmanRefused(): SandboxError {
+  return new SandboxError('invalid-profile', 'This run declares dependencies, and this runner does not install them on Podman yet (an installed set is a volume mounted into the run, and runs on Podman take no mounts), so nothing ran.', 'Run it with Docker (sandboxRunner.dockerPath, CLI --docker-path), or use an image that already has the packages.');
 }
 
 function cancelled(): SandboxError {

@@ -5,6 +5,7 @@
  * both ways to {@link control}; none asks {@link controlApi} and falls back by itself.
  */
 import { SandboxError } from '../errors';
+import { byCodeUnits } from '../textOrder';
 import { CONTROL_TIMEOUT_MS, type DockerOptions } from './contracts';
 import { resolveEndpoint } from './endpoint';
 import { apiErrorMessage, EngineApiUnavailable, engineClient, type ApiResponse, type EngineApiClient } from './engineApi';
@@ -31,7 +32,7 @@ export function prepareControl(opts: DockerOptions): void {
 
 /** The `DOCKER_*` part of the CLI environment that decides what `dial-stdio` reaches (client cache key). */
 function dialKey(opts: DockerOptions, env: Record<string, string>): string {
-  const picked = Object.entries(env).filter(([k]) => k.startsWith('DOCKER_') || k === 'HOME').sort(([a], [b]) => a.localeCompare(b));
+  const picked = Object.entries(env).filter(([k]) => k.startsWith('DOCKER_') || k === 'HOME').sort(([a], [b]) => byCodeUnits(a, b));
   return JSON.stringify([dockerBinary(opts), picked]);
 }
 

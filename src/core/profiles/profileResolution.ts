@@ -8,6 +8,7 @@ import type * as z from '../zod';
 import { BUILTIN_PROFILES } from './defaults';
 import type { RunPaths } from './pathVariables';
 import { PROFILES_SETTING, profileSettingPath } from '../layout';
+import { byCodeUnits } from '../textOrder';
 import { PROFILE_NAME, ProfileSchema, type Profile } from './profileSchema';
 import { shebangCandidates } from './shebang';
 
@@ -168,7 +169,7 @@ export function resolveProfiles(
     }
   }
   const order = (a: { source: ProfileSource; name: string }, b: { source: ProfileSource; name: string }) =>
-    RANK[a.source] - RANK[b.source] || a.name.localeCompare(b.name);
+    RANK[a.source] - RANK[b.source] || byCodeUnits(a.name, b.name);
   profiles.sort(order);
   invalid.sort(order);
   return { profiles, invalid, issues };

@@ -221,7 +221,7 @@ function runFields(paths: ReturnType<typeof containerPathSchemas>) {
           .check(z.maxLength(MAX_DEPENDENCIES, { error: dependenciesError })),
         [],
       ),
-      'Packages a run of this profile needs (issue 22): PEP 508 requirements for python ("requests>=2.31"), registry names with an optional version for node ("lodash@^4.17"). Installed by sandbox-run --dependencies in a separate install container, the only phase with network, and mounted read-only into the run (pip for python, npm for node; the editor and agents do not install yet, see docs/dependencies.md). From workspace settings a loosening that needs consent.',
+      'Packages a run of this profile needs (issue 22): PEP 508 requirements for python ("requests>=2.31"), registry names with an optional version for node ("lodash@^4.17"). Installed (by sandbox-run --dependencies, by the editor after consent, for agents when the user allows it) in a separate install container, the only phase with network, and mounted read-only into the run (pip for python, npm for node; see docs/dependencies.md). From workspace settings a loosening that needs consent.',
     ),
     env: withDescription(
       z._default(

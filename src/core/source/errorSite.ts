@@ -30,7 +30,8 @@ const NODE_FRAME = /^\s+at /;
  * The error site of a run from its output lines (stderr, or both streams interleaved; line ends
  * removed): the last Python traceback's innermost snippet frame and exception line, else the
  * first Node error's innermost snippet frame (`at … (/sandbox/main.js:3:7)`, else the
- * `/sandbox/main.js:3` line V8 prints above the source excerpt) and its exception line, else the
+ * `/sandbox/main.js:3` line V8 prints above the source excerpt) and its exception line (a JVM's
+ * `Exception in thread "main" …` over `\tat Main.f(main.java:3)` reads the same), else the
  * first compiler error ({@link compilerSite}), else the first line that names a snippet line
  * ({@link firstSite}: ruby, perl, PHP, bash, Go panics).
  * Python's rule (traceback.py): frames are printed outermost first, the exception line is the

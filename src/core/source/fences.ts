@@ -108,3 +108,18 @@ function stripWidth(raw: readonly string[], fenceLine: number, lines: readonly s
   if (lines.length === 0) return Math.max(0, (raw[fenceLine] ?? '').indexOf(markup));
   return Math.max(0, (raw[fenceLine + 1] ?? '').length - lines[0]!.length);
 }
+
+/**
+ * `text` with every line of its fenced code blocks (fences included) made empty, other lines as they
+ * were (line count unchanged; line ends become `\n`). For reading what a whole Markdown document
+ * declares, e.g. that a `# /// script` block inside a fence belongs to that block, not to the file
+ * (issue 22). Never throws.
+ */
+export function withoutFencedBlocks(text: string): string {
+  const lines = text.split(LINE_BREAK);
+  for (const b of findFencedBlocks(text)) {
+    const last = b.closeLine ?? b.contentStart + b.lines.length - 1;
+    for (let i = b.fenceLine; i <= Math.min(last, lines.length - 1); i++) lines[i] = '';
+  }
+  return lines.join('\n');
+}

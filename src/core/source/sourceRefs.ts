@@ -74,6 +74,7 @@ const PATH_END = /["'()<>[\]{}\s:,;]/;
  *   ruby `/sandbox/main.rb:3:in`, PHP's uncaught exceptions `in /sandbox/main.php:3` → `:3:5` or `:3`
  * - perl: `died at /sandbox/main.pl line 3.` → ` line 3`
  * - PHP errors: `in /sandbox/main.php on line 3` → ` on line 3`
+ * - JVM stack frames name the file without its path: {@link javaFrameRef}
  */
 const AFTER_PATH: readonly RegExp[] = [
   /^", line (\d{1,9})/,
@@ -100,6 +101,8 @@ interface Candidate {
  * @returns the references in text order (empty when none); never throws
  */
 export function findSourceRefs(text: string, origin: SnippetOrigin): SourceRef[] {
+  const frame = javaFrameRef(text, origin);
+  if (frame) return [frame];
   const refs: SourceRef[] = [];
   for (const c of candidates(text, origin)) {
     const rest = text.slice(c.at + c.path.length);
@@ -114,6 +117,24 @@ export function findSourceRefs(text: string, origin: SnippetOrigin): SourceRef[]
     }
   }
   return refs;
+}
+
+/**
+ * A JVM stack frame of a class in the unnamed module (the source launcher's program): `\tat
+ * Main.f(main.java:5)`. The JVM prints the class file's SourceFile attribute, the snippet's base
+ * name, not its path; a frame of a named module (`at java.base/…(Thread.java:9)`, the launcher's
+ * own `jdk.compiler/…(Main.java:419)`) has a `/` before the parenthesis and is never the snippet.
+ * Issue 23; form measured with OpenJDK 17 and 21 (`java main.java`).
+ * @returns the frame's reference (its `main.java:5` text), or undefined when the line is no such frame
+ */
+function javaFrameRef(text: string, origin: SnippetOrigin): SourceRef | undefined {
+  const m = /^(\s*at [^\s/()]+\()([^\s/():]+):(\d{1,9})\)\s*$/.exec(text);
+  const base = origin.snippetPath.slice(origin.snippetPath.lastIndexOf('/') + 1);
+  if (!m || m[2] !== base) return undefined;
+  const mapped = mapPosition(origin.snippetPath, Number(m[3]), undefined, origin);
+  if (!mapped) return undefined;
+  const start = m[1]!.length;
+  return { start, end: start + base.length + 1 + m[3]!.length, ...mapped };
 }
 
 /** Where container paths of interest start in `text` (the snippet path, or a path under a mount target). */

@@ -19,6 +19,7 @@ import { inspectContainer, inspectImage } from '../engine/inspect';
 import { listContainers, removeContainer } from '../engine/containerOps';
 import type { DockerOptions } from '../engine/contracts';
 import { isSandboxError } from '../errors';
+import { byCodeUnits } from '../textOrder';
 import { LABELS, PRODUCT_LABEL } from '../ownership/labels';
 import { processLease, removeOldLeaseFiles } from '../ownership/ownerLease';
 import { containerLiveness, localLeaseView, localProbe, type LeaseView, type OwnerLiveness, type ProcessProbe } from '../ownership/liveness';
@@ -240,7 +241,7 @@ export async function reapOrphans(opts: ReapOptions = {}): Promise<ReapReport> {
     removedVolumes: volumes.removed,
     removedAnchors: removeStaleAnchors(probe),
     removedEngineDirs: removeStaleEngineDirs(probe),
-    kept: kept.sort((a, b) => a.name.localeCompare(b.name)),
+    kept: kept.sort((a, b) => byCodeUnits(a.name, b.name)),
   };
 }
 
@@ -279,5 +280,5 @@ export async function removeOwnContainers(opts: ReapOptions = {}): Promise<ReapR
   const { picked: mine, kept } = pickByOwner(listed, 'self', probe, leases);
   const box = boxed(dockerOpts, opts.callTimeoutMs ?? SWEEP_CALL_TIMEOUT_MS);
   const removed = await removeAll(box, await withoutImageLabelled(box, mine, kept), kept);
-  return { removed, kept: kept.sort((a, b) => a.name.localeCompare(b.name)) };
+  return { removed, kept: kept.sort((a, b) => byCodeUnits(a.name, b.name)) };
 }

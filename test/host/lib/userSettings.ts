@@ -54,7 +54,8 @@ export function envUserSettings(): Record<string, unknown> {
 
 /**
  * Writes the run's user settings: {@link QUIET}, Workspace Trust on or off (`opts.trust`), no close
- * confirmation, hidden secondary side bar, no hot exit; then `opts.extra`, then those of
+ * confirmation, hidden secondary side bar, no hot exit, no auto save (a test's edit of a shared fixture,
+ * reverted in its `finally`, must never reach the disk first); then `opts.extra`, then those of
  * SANDBOX_RUNNER_HOST_USER_SETTINGS ({@link envUserSettings}), each overriding the ones before.
  */
 export function seedUserSettings(dirs: RunDirs, opts: { trust: boolean; extra?: Record<string, unknown> }): void {
@@ -64,6 +65,7 @@ export function seedUserSettings(dirs: RunDirs, opts: { trust: boolean; extra?: 
     'window.confirmBeforeClose': 'never',
     'workbench.secondarySideBar.defaultVisibility': 'hidden',
     'files.hotExit': 'off',
+    'files.autoSave': 'off',
     ...opts.extra,
     ...envUserSettings(),
   };

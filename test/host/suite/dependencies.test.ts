@@ -72,7 +72,7 @@ describe('dependencies from the editor (host)', function () {
     await config().update('profiles', savedProfiles, vscode.ConfigurationTarget.Global);
     await config().update('dependencies.network', undefined, vscode.ConfigurationTarget.Global);
     await config().update('dependencies.pipIndexUrl', undefined, vscode.ConfigurationTarget.Global);
-    await vscode.commands.executeCommand('sandboxRunner.revokeConsents');
+    await vscode.commands.executeCommand('sandboxRunner.revokeInstallConsents');
     await docker(['rm', '-f', REGISTRY]).catch(() => undefined);
     // Only this suite's sets: their keys hash the pip image and this suite's specs and index.
     const imageId = (await docker(['image', 'inspect', '--format', '{{.Id}}', LANGUAGE_IMAGES.pythonPip])).trim();
@@ -85,8 +85,8 @@ describe('dependencies from the editor (host)', function () {
   });
   afterEach(cleanUp);
 
-  it('a PEP 723 file: declined runs nothing; allowed installs ("installing", output under the header) and runs; again from the cache without asking', async function () {
-    const modals = answerModals([undefined, INSTALL]);
+  it('a PEP 723 file: declined runs nothing; allowed installs ("installing", output under the header) and runs; again from the cache without asking; "Revoke Dependency Install Consents" (not the loosening one) asks again', async function () {
+    const modals = answerModals([undefined, INSTALL, undefined]);
     try {
       const declined = await runDepsFile();
       assert.equal(declined.value, undefined, 'a declined install started a run');
@@ -116,6 +116,16 @@ describe('dependencies from the editor (host)', function () {
       assert.equal(modals.asked.length, 2, 'the remembered answer asked again');
       assert.equal(again.value.exitCode, 0, again.text);
       assert.match(again.text, /dependencies from the cache: "tinyhello>=1"/);
+
+      // Install consents have their own revoke: revoking loosening consents keeps them; revoking install consents asks again.
+      await vscode.commands.executeCommand('sandboxRunner.revokeConsents');
+      const kept = await runDepsFile();
+      assertRunResult(kept.value, 'the run after revoking loosening consents');
+      assert.equal(modals.asked.length, 2, 'revoking loosening consents forgot the install consent');
+      await vscode.commands.executeCommand('sandboxRunner.revokeInstallConsents');
+      const revoked = await runDepsFile();
+      assert.equal(revoked.value, undefined, 'a declined install started a run');
+      assert.equal(modals.asked.length, 3, 'revoking install consents did not ask again');
     } finally {
       modals.dispose();
     }

@@ -85,6 +85,30 @@ describe('source links (host)', function () {
     }
   });
 
+  it('a C file and a Go selection that do not compile end as "compilation failed", with the compiler error in the Problems view at its line', async function () {
+    await getApi();
+    const compileMs = 120_000; // a cold go build in a fresh container on a busy machine
+    this.timeout(2 * compileMs + 30_000);
+    const c = await openFixture('compile_error.c');
+    const cr = await settlesWithin(startCommand('sandboxRunner.run'), compileMs, 'sandboxRunner.run');
+    assertRunResult(cr, 'sandboxRunner.run');
+    assert.equal(cr.outcome, 'compile-failed', cr.message);
+    const [cd, ...cmore] = await diagnosticsOf(c.document.uri);
+    assert.equal(cmore.length, 0);
+    assert.deepEqual([cd!.range.start.line, cd!.range.start.character], [4, 21]);
+    assert.match(cd!.message, /^error: .y. undeclared/);
+
+    // Lines 7-11: the program in the comment, its error on its 4th line, line 10 of the file.
+    const go = await openFixture('selection.go', [7, 11]);
+    const gr = await settlesWithin(startCommand('sandboxRunner.run'), compileMs, 'sandboxRunner.run');
+    assertRunResult(gr, 'sandboxRunner.run');
+    assert.equal(gr.outcome, 'compile-failed', gr.message);
+    const [gd, ...gmore] = await diagnosticsOf(go.document.uri);
+    assert.equal(gmore.length, 0);
+    assert.equal(gd!.range.start.line, 9);
+    assert.match(gd!.message, /undefined: y/);
+  });
+
   it('an interactive selection run of lines 10–14 puts the diagnostic at line 12, read from its terminal', async function () {
     await getApi();
     const editor = await openFixture('raises.py', [10, 14]);

@@ -7,6 +7,9 @@
  *   2. a new untitled Python document that raises on line 3: its link opens the SAME untitled
  *      document at line 3 (no second "Untitled-1#L3" editor: the workbench opener reads the `#L3`
  *      fragment as the selection); screenshot .artifacts/link-check-untitled.png.
+ *   3. compile_error.rs, "Run in Sandbox" (issue 23): the footer says "compilation failed", rustc's
+ *      `--> /sandbox/main.rs:4:24` is a link; Ctrl+click opens compile_error.rs at line 4;
+ *      screenshot .artifacts/link-check-rust.png.
  * Every check is reported (PASS/FAIL); the exit status is non-zero when any check failed.
  *
  * Needs: `npm run build`, scripts/host-tools.sh, the local test images.
@@ -31,8 +34,8 @@ async function cursorText(page: Page): Promise<string> {
   return clean(await item.innerText().catch(() => '')).trim();
 }
 
-/** Waits until the Output panel shows `done` (regex) and a link over `/sandbox/main.py", line N`; Ctrl+clicks the last such link. */
-async function clickLastLink(page: Page, done: RegExp): Promise<string> {
+/** Waits until the Output panel shows `done` (regex) and a link over `path` (`/sandbox/main.py", line N`); Ctrl+clicks the last such link. */
+async function clickLastLink(page: Page, done: RegExp, path = '/sandbox/main.py'): Promise<string> {
   const end = Date.now() + 30_000;
   while (Date.now() < end && !done.test(await outputPanelText(page, OUTPUT))) await page.waitForTimeout(250);
   // A click in the output (the first link's) stops its auto-scroll: show its end again. force: a
@@ -42,7 +45,7 @@ async function clickLastLink(page: Page, done: RegExp): Promise<string> {
   await page.locator(OUTPUT).first().click({ position: { x: 5, y: 5 }, force: true, timeout: 10_000 });
   await page.keyboard.press('Control+End');
   await page.waitForTimeout(500);
-  const link = page.locator(`${OUTPUT} .detected-link`, { hasText: '/sandbox/main.py' }).last();
+  const link = page.locator(`${OUTPUT} .detected-link`, { hasText: path }).last();
   // The output's link provider runs after the text is shown; under CI load that took over 10 s once.
   await link.waitFor({ state: 'visible', timeout: 30_000 });
   const text = clean(await link.innerText());
@@ -102,6 +105,23 @@ async function drive(page: Page, server: CodeServer, workspace: string): Promise
   await page.screenshot({ path: join(artifacts, 'link-check-untitled.png') });
   check('the untitled run\'s link opens the same untitled document (no second editor)', /Untitled-1$/.test(active) && tabs.filter((t) => /Untitled/.test(t)).length === 1 && !tabs.some((t) => t.includes('#')), `tabs ${JSON.stringify(tabs)}, active "${active}"`);
   check('… at line 3', /^Ln 3\b/.test(at2), `status bar "${at2}"`);
+
+  // 3. A Rust file that does not compile. The output is cleared first: the clicks above stopped
+  // its auto-scroll, and a run appended below the visible lines was never shown.
+  await page.mouse.move(1, 1);
+  await page.locator('.part.panel .action-label.codicon-clear-all').first().click({ force: true, timeout: 10_000 });
+  await quickPick(page, 'Control+P', 'compile_error.rs', 'compile_error.rs', 'Enter');
+  await page.locator('.editor-instance .monaco-editor .view-lines', { hasText: 'println!' }).waitFor({ timeout: 15_000 });
+  await quickPick(page, 'F1', RUN_TITLE, RUN_TITLE, 'Enter');
+  const clicked3 = await clickLastLink(page, /compilation failed \(compiler exit code 1\)/, '/sandbox/main.rs');
+  step(`Ctrl+clicked the output link "${clicked3}"`);
+  await page.waitForTimeout(1_000);
+  const tab3 = clean(await page.locator('.tabs-container .tab.active').first().innerText().catch(() => '')).replace(/\s+/g, '');
+  const at3 = await cursorText(page);
+  await page.screenshot({ path: join(artifacts, 'link-check-rust.png') });
+  check('the Rust run ended as "compilation failed", its rustc error shown', /error\[E0425\][\s\S]*compilation failed/.test(await outputPanelText(page, OUTPUT)));
+  check('the link over rustc\'s `--> main.rs:4:24` opens compile_error.rs', /^compile_error\.rs/.test(tab3), `active tab "${tab3}", link "${clicked3}"`);
+  check('… at line 4, column 24', /^Ln 4, Col 24\b/.test(at3), `status bar "${at3}"`);
 }
 
 async function main(): Promise<number> {
