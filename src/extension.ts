@@ -24,7 +24,7 @@ import { ENGINE_KEYS } from './vscode/engineChoice';
 import { engine, engineLoaded } from './vscode/lazy';
 import { OrphanSweep } from './vscode/orphanSweep';
 import { registerMarkdownLenses } from './vscode/markdownLenses';
-import { closeNotebookSessions, notebookStatusText, registerNotebookKernels } from './vscode/notebookEntry';
+import { notebookKernels, registerNotebookKernels } from './vscode/notebookEntry';
 import { ProfileTree } from './vscode/profileTree';
 import { ProgramOutput } from './vscode/programOutput';
 import { RunController } from './vscode/runController';
@@ -107,7 +107,7 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
     treeNotes: () => tree.notes(),
     agentTool: () => agentTool,
     recentRuns: () => history.list().map((e) => e.run),
-    notebookStatusText,
+    notebookStatusText: () => notebookKernels()?.statusText,
   };
 }
 
@@ -116,7 +116,7 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
  * promise, so no container of this window is left behind.
  */
 export async function deactivate(): Promise<void> {
-  await Promise.allSettled([runs?.cancelAll(true), warm?.shutdown(), closeNotebookSessions()]);
+  await Promise.allSettled([runs?.cancelAll(true), warm?.shutdown(), notebookKernels()?.closeAll()]);
   // Every container of this window was created by the engine bundle: none if it never loaded.
   if (!engineLoaded()) return;
   // Results come before their containers' removal ends (removals.ts): wait for those too.

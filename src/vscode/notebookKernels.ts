@@ -29,6 +29,8 @@ import { JUPYTER_NOTEBOOK, type NotebookDeps } from './notebookType';
 import { NotebookStatus } from './notebookStatus';
 import { currentSettings, dockerOptions, SECTION } from './settings';
 
+/** The toolbar's and the palette's Restart command (package.json). */
+export const RESTART_KERNEL_COMMAND = 'sandboxRunner.restartNotebookKernel';
 /** Controller ids: this prefix and the profile name (package.json's `notebookKernel` when-clauses match it). */
 export const CONTROLLER_PREFIX = 'sandboxRunner.notebook.';
 /** Default and bounds of `sandboxRunner.sessions.idleSeconds` (core settingsSchema.ts). */
@@ -74,6 +76,7 @@ export class NotebookKernels implements vscode.Disposable {
       this.status,
       deps.settings.onDidChange(() => this.sync()),
       vscode.workspace.onDidCloseNotebookDocument((nb) => void this.closeSession(nb)),
+      vscode.commands.registerCommand(RESTART_KERNEL_COMMAND, (arg?: unknown) => this.restartFromCommand(arg)),
     );
     this.sync();
   }
