@@ -22,6 +22,7 @@ const LAZY_BUNDLES = {
   'engine.js': 'src/vscode/engineModule.ts',
   'markdown.js': 'src/vscode/markdownModule.ts',
   'rerun.js': 'src/vscode/rerunModule.ts',
+  'notebook.js': 'src/vscode/notebookModule.ts',
 };
 /**
  * What must never be part of the activation bundle (it belongs in a lazy bundle), keyed by folder,

@@ -15,6 +15,11 @@
 #   sandbox-runner-test/go:1       debootstrap minbase bookworm + golang-go (the go profile)
 #   sandbox-runner-test/python-pip:1  debootstrap minbase bookworm + python3-pip: the image whose
 #                                  install container runs pip (issue 22, test/engine/dependencies)
+#   sandbox-runner-test/python-notebook:1  the python image + Debian's python3-matplotlib and
+#                                  python3-ipython (and what they depend on), installed by apt
+#                                  in one `docker build` step on top of it: the host suite's
+#                                  notebook kernel (issue 24); 62.7 MB of archives, 176-197 s
+#                                  on the 2-CPU test machine under load, 532 MB (python: 142 MB)
 #   sandbox-runner-test/node-npm:1 the langs image (its Node) + npm $NPM_VERSION from the npm
 #                                  registry (`npm pack npm`, one layer of ~19 MB): the image whose
 #                                  install container runs npm (issue 22, test/engine/npmDependencies)
@@ -43,6 +48,7 @@ TS_NODE_VERSION=24.21.0
 GO_IMAGE=sandbox-runner-test/go:1
 PIP_IMAGE=sandbox-runner-test/python-pip:1
 NPM_IMAGE=sandbox-runner-test/node-npm:1
+NOTEBOOK_IMAGE=sandbox-runner-test/python-notebook:1
 # npm in the node-npm image (needs Node ^20.17 || >=22.9: the langs image's $TS_NODE_VERSION); bump NPM_IMAGE's tag when changing it.
 NPM_VERSION=11.19.1
 SUITE=bookworm
@@ -261,6 +267,23 @@ build_node_npm() {
 }
 # --- end issue 22 ---------------------------------------------------------------------------
 
+# --- issue 24 (notebooks): the python image with matplotlib and IPython --------------------
+# One layer on $PYTHON_IMAGE (no second debootstrap): apt in a build step, which needs the
+# Debian mirror of the image's sources.list (debootstrap's) reachable from a container.
+build_python_notebook() {
+  local log=$WORK/python-notebook.log
+  if ! docker build -t "$NOTEBOOK_IMAGE" - >"$log" 2>&1 <<EOF
+FROM $PYTHON_IMAGE
+RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-matplotlib python3-ipython python3-munkres python3-unicodedata2 \\
+ && apt-get clean && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin /usr/share/doc/* /usr/share/man/* /var/log/*
+EOF
+  then
+    tail -n 30 "$log" >&2
+    die "adding matplotlib and IPython to $PYTHON_IMAGE failed"
+  fi
+}
+# --- end issue 24 ---------------------------------------------------------------------------
+
 ensure_image() { # IMAGE BUILD_FUNCTION
   local image=$1 build=$2 t0 old_id
   if [ "$FORCE" -eq 0 ] && image_exists "$image"; then
@@ -327,10 +350,12 @@ if [ "$LANGUAGES" -eq 1 ]; then
 else
   ensure_image "$PYTHON_IMAGE" build_python
 fi
+ensure_image "$NOTEBOOK_IMAGE" build_python_notebook # issue 24 (after the python image it adds a layer to)
 
 verify "$BUSYBOX_IMAGE" sh -c 'echo ok'
 verify "$VOLUME_IMAGE" sh -c 'echo ok'
 verify "$PYTHON_IMAGE" python3 -c 'import getpass, termios; print(1)'
+verify "$NOTEBOOK_IMAGE" python3 -c 'import IPython, importlib.util as u; print(IPython.__version__, u.find_spec("matplotlib") is not None)' # issue 24
 if [ "$LANGUAGES" -eq 1 ]; then
   verify "$LANGS_IMAGE" sh -c 'gcc --version | head -n1; g++ --version | head -n1; ruby -v; php -v | head -n1; perl -e "print \"perl \$]\\n\""; bash -c "echo bash \$BASH_VERSION"; rustc --version; java -version 2>&1 | head -n1; Rscript --version; node --version'
   verify "$GO_IMAGE" go version

@@ -24,6 +24,7 @@ import { ENGINE_KEYS } from './vscode/engineChoice';
 import { engine, engineLoaded } from './vscode/lazy';
 import { OrphanSweep } from './vscode/orphanSweep';
 import { registerMarkdownLenses } from './vscode/markdownLenses';
+import { notebookKernels, registerNotebookKernels } from './vscode/notebookEntry';
 import { ProfileTree } from './vscode/profileTree';
 import { ProgramOutput } from './vscode/programOutput';
 import { RunController } from './vscode/runController';
@@ -78,6 +79,8 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
   registerModuleQuickFix(context);
   // Issue 14: the language model tool and the MCP server definition (agentToolEntry.ts).
   const agentTool = registerAgentSurfaces(context, runDeps);
+  // Issue 24: "Sandbox (PROFILE)" kernels for Jupyter notebooks (bundle loaded when one opens).
+  registerNotebookKernels(context, { log, protectedPaths, consents, settings });
   context.subscriptions.push(
     consents.onDidChange(() => tree.refresh(null)),
     runs.onDidChange(() => tree.refresh(null)),
@@ -104,6 +107,7 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
     treeNotes: () => tree.notes(),
     agentTool: () => agentTool,
     recentRuns: () => history.list().map((e) => e.run),
+    notebookStatusText: () => notebookKernels()?.statusText,
   };
 }
 
@@ -112,7 +116,7 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
  * promise, so no container of this window is left behind.
  */
 export async function deactivate(): Promise<void> {
-  await Promise.allSettled([runs?.cancelAll(true), warm?.shutdown()]);
+  await Promise.allSettled([runs?.cancelAll(true), warm?.shutdown(), notebookKernels()?.closeAll()]);
   // Every container of this window was created by the engine bundle: none if it never loaded.
   if (!engineLoaded()) return;
   // Results come before their containers' removal ends (removals.ts): wait for those too.

@@ -63,6 +63,8 @@ export interface SandboxRunnerApi {
   agentTool(): vscode.LanguageModelTool<unknown>;
   /** The profiles view's Recent Runs (issue 12), newest first, as workspace state keeps them (no code, no output). */
   recentRuns(): readonly RecentRun[];
+  /** The notebook kernel status bar item's text (issue 24) while visible, else undefined. */
+  notebookStatusText(): string | undefined;
 }
 
 /** What ran: a saved file as it is on disk, the whole text of an unsaved or untitled document, or a selection. */

@@ -31,3 +31,6 @@ export { checkEngine } from './engineStatus';
 export { InteractiveTerminal } from './interactiveTerminal';
 // The agent tool (issue 14): loaded on its first call; a run loads this bundle anyway.
 export { AgentTool } from './agentTool';
+// Issue 24: notebook sessions (notebookKernels.ts, in the notebook bundle): the session core talks to the engine.
+export { closeAllSessions, startSession } from '../core/session/session';
+export { checkSessionProfile } from '../core/session/start';

@@ -11,6 +11,7 @@
  */
 import type * as EngineModule from './engineModule';
 import type * as MarkdownModule from './markdownModule';
+import type * as NotebookModule from './notebookModule';
 import type * as RerunModule from './rerunModule';
 
 /** Once-only loader: calls `load` on the first call and caches its value (or rethrows its error each time). */
@@ -60,4 +61,15 @@ export const markdown = once(() => {
 export const rerun = once(() => {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   return require('./rerun.js') as typeof RerunModule;
+});
+
+/**
+ * The notebook bundle (dist/notebook.js, built from src/vscode/notebookModule.ts): the sandbox
+ * kernels of Jupyter notebooks (issue 24), loaded when a `jupyter-notebook` document first opens.
+ * Its sessions come from the engine bundle (`engine()`), which it loads on a cell's first run.
+ * @throws Error (MODULE_NOT_FOUND) when dist/notebook.js is missing, i.e. a broken install or build
+ */
+export const notebook = once(() => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('./notebook.js') as typeof NotebookModule;
 });

@@ -23,7 +23,7 @@ export const ALL_TEST_IMAGES: readonly TestImage[] = Object.values(TEST_IMAGES);
  * The toolchain images of the built-in language profiles (issue 23), built by
  * scripts/build-test-images.sh too. {@link LANGUAGE_SUITE_IMAGES} are copied to the second
  * engine and Podman (the languages suite's lean run there), `pythonPip` to the second engine (the
- * pip dependency suite); `nodeNpm` stays on the first engine.
+ * pip dependency suite); `nodeNpm` and `pythonNotebook` stay on the first engine.
  */
 export const LANGUAGE_IMAGES = {
   /**
@@ -38,7 +38,15 @@ export const LANGUAGE_IMAGES = {
   pythonPip: 'sandbox-runner-test/python-pip:1',
   /** The langs image with npm added (one layer): the image whose install container runs npm (issue 22, npm dependencies suite). */
   nodeNpm: 'sandbox-runner-test/node-npm:1',
+  /**
+   * The python image with Debian's python3-matplotlib and python3-ipython added (one layer): the
+   * host suite's notebook kernel (issue 24; first engine only).
+   */
+  pythonNotebook: 'sandbox-runner-test/python-notebook:1',
 } as const;
 
 /** The images the languages suite runs on (test/engine/languages.test.ts), on every engine. */
 export const LANGUAGE_SUITE_IMAGES: readonly string[] = [LANGUAGE_IMAGES.langs, LANGUAGE_IMAGES.go];
+
+/** The notebook kernel's test image (issue 24, {@link LANGUAGE_IMAGES}`.pythonNotebook`; first engine only). */
+export const NOTEBOOK_IMAGE = LANGUAGE_IMAGES.pythonNotebook;

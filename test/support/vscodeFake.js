@@ -31,7 +31,7 @@ const REAL = {
   'vscode.Disposable': Disposable, 'vscode.EventEmitter': EventEmitter, 'vscode.DocumentLink': DocumentLink, 'vscode.version': '1.90.0', 'vscode.ExtensionMode': { Production: 1, Development: 2, Test: 3 },
   'vscode.Uri.file': uri, 'vscode.Uri.parse': (s) => uri(String(s).replace(/^file:\/\//, '')), 'vscode.Uri.joinPath': (b, ...p) => uri(path.posix.join(b.path, ...p)), 'vscode.Uri.from': (c) => uri(c.path || '/'),
   'vscode.workspace.getConfiguration().get': (_k, dflt) => dflt, 'vscode.workspace.getConfiguration().has': () => false, 'vscode.workspace.getConfiguration().inspect': () => undefined,
-  'vscode.workspace.isTrusted': true, 'vscode.workspace.workspaceFolders': undefined, 'vscode.workspace.textDocuments': [], 'vscode.window.activeTextEditor': undefined, 'vscode.window.visibleTextEditors': [],
+  'vscode.workspace.isTrusted': true, 'vscode.workspace.workspaceFolders': undefined, 'vscode.workspace.textDocuments': [], 'vscode.workspace.notebookDocuments': [], 'vscode.window.activeTextEditor': undefined, 'vscode.window.visibleTextEditors': [],
   'vscode.window.showInformationMessage': ask, 'vscode.window.showWarningMessage': ask, 'vscode.window.showErrorMessage': ask, 'vscode.commands.executeCommand': ask, 'vscode.window.createTreeView().visible': false,
   'vscode.l10n.t': (m, ...a) => String(typeof m === 'string' ? m : m.message).replace(/\{(\d+)\}/g, (_, i) => String(a[i])),
   'ctx.subscriptions': [], 'ctx.extensionMode': 1, 'ctx.extension.id': 'sandbox-runner.sandbox-runner', 'ctx.extension.packageJSON': {},

@@ -244,6 +244,21 @@ function installSettings() {
   };
 }
 
+/** Issue 24: notebook sessions (src/vscode/notebookKernels.ts reads it from user settings only, with the same bounds). */
+function sessionSettings() {
+  return {
+    'sessions.idleSeconds': {
+      type: 'number',
+      minimum: 60,
+      maximum: 86400,
+      default: 1800,
+      markdownDescription:
+        'A notebook\'s sandbox kernel session (its container and the Python state in it) is closed after this many seconds without a cell running; the next cell starts a new session. User settings only: never read from workspace settings.',
+      scope: 'application',
+    },
+  };
+}
+
 /**
  * The configuration contribution: every key of {@link SETTING_KEYS}, as `sandboxRunner.<key>`, in
  * that order.
@@ -253,7 +268,7 @@ function installSettings() {
 export function settingsContribution(): JsonSchema {
   const profileSchema = inputSchema(z.partial(profileZod()));
   const byKey: Record<SettingKey, JsonSchema> = {
-    ...runSettings(profileSchema), ...outputSettings(), ...hostSettings(), ...engineSettings(), ...agentToolSettings(), ...installSettings(),
+    ...runSettings(profileSchema), ...outputSettings(), ...hostSettings(), ...engineSettings(), ...agentToolSettings(), ...installSettings(), ...sessionSettings(),
   };
   return {
     title: 'Sandbox Runner',

@@ -5,9 +5,10 @@
  * root after-all hook). SANDBOX_RUNNER_HOST_GREP selects tests by title (mocha --grep).
  */
 import { runMochaSuite } from '../lib/mochaSuite';
+import { NOTEBOOK_IMAGE } from '../../support/images';
 import { IMAGES } from './helpers';
 import { noContainerLeft } from './leftovers';
 
 export function run(): Promise<void> {
-  return runMochaSuite({ dir: __dirname, name: 'host', images: Object.values(IMAGES), afterAll: [noContainerLeft] });
+  return runMochaSuite({ dir: __dirname, name: 'host', images: [...Object.values(IMAGES), NOTEBOOK_IMAGE], afterAll: [noContainerLeft] });
 }

@@ -1,0 +1,122 @@
+/**
+ * Notebook kernels (issue 24) through VS Code's notebook API and its built-in ipynb support: a
+ * real .ipynb fixture opens, the "Sandbox (PROFILE)" controller is selected with
+ * `notebook.selectKernel`, and its cells run in one sandbox session: text (state kept between
+ * cells, the network blocked), an error with its traceback, a matplotlib figure as a PNG; then a
+ * looping cell is interrupted and Restart ends the session (the next cell has no earlier state).
+ * The profile is a user profile on the notebook test image (python with Debian's matplotlib and
+ * IPython), set for this suite only.
+ */
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { NOTEBOOK_IMAGE } from '../../support/images';
+import { EXTENSION_ID, cleanUp, fixture, getApi, ownContainers, waitFor } from './helpers';
+
+const PROFILE = 'pynb';
+const CELL_MS = 90_000;
+const decoder = new TextDecoder();
+
+/** The text of a cell's outputs by MIME type (stdout and stderr items joined in order). */
+function outputs(cell: vscode.NotebookCell, mime: string): string {
+  return cell.outputs.flatMap((o) => o.items).filter((i) => i.mime === mime).map((i) => decoder.decode(i.data)).join('');
+}
+
+const STDOUT = 'application/vnd.code.notebook.stdout';
+const ERROR = 'application/vnd.code.notebook.error';
+
+/** Runs cells `indexes` and waits until each has an execution summary with a result. */
+async function runCells(nb: vscode.NotebookDocument, indexes: readonly number[]): Promise<void> {
+  const before = indexes.map((i) => nb.cellAt(i).executionSummary?.timing?.endTime);
+  await vscode.commands.executeCommand('notebook.cell.execute', { ranges: indexes.map((i) => ({ start: i, end: i + 1 })), document: nb.uri });
+  await waitFor(
+    () => indexes.every((i, k) => nb.cellAt(i).executionSummary?.success !== undefined && nb.cellAt(i).executionSummary?.timing?.endTime !== before[k]),
+    CELL_MS,
+    `cells ${indexes.join(', ')} to finish`,
+  );
+}
+
+describe('notebook kernels (host)', function () {
+  this.timeout(240_000);
+  const config = () => vscode.workspace.getConfiguration('sandboxRunner');
+
+  before(async () => {
+    await getApi();
+    await config().update('profiles', { [PROFILE]: { image: NOTEBOOK_IMAGE, command: ['python3', '${file}'], languages: ['python'] } }, vscode.ConfigurationTarget.Global);
+  });
+
+  after(async () => {
+    if (vscode.window.activeNotebookEditor) await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await config().update('profiles', undefined, vscode.ConfigurationTarget.Global);
+    await cleanUp();
+  });
+
+  it('runs a downloaded notebook in a sandbox session: text, an error with traceback, a matplotlib PNG, interrupt and restart', async () => {
+    const api = await getApi();
+    // Opened as a user opens it (workspace.openNotebookDocument would keep the document open for
+    // minutes after its editor closes: the extension host holds a reference to it).
+    const uri = fixture('sandboxed.ipynb');
+    await vscode.commands.executeCommand('vscode.openWith', uri, 'jupyter-notebook');
+    await waitFor(() => vscode.window.activeNotebookEditor?.notebook.uri.toString() === uri.toString(), 20_000, 'the notebook editor');
+    const nb = vscode.window.activeNotebookEditor!.notebook;
+    assert.equal(nb.notebookType, 'jupyter-notebook');
+    // The controller appears once the settings change reached the extension.
+    await waitFor(async () => {
+      try {
+        await vscode.commands.executeCommand('notebook.selectKernel', { id: `sandboxRunner.notebook.${PROFILE}`, extension: EXTENSION_ID });
+        return true;
+      } catch {
+        return false;
+      }
+    }, 20_000, 'the sandbox controller to be selectable');
+    await waitFor(() => api.notebookStatusText() !== undefined, 20_000, 'the notebook kernel status bar item');
+    assert.match(api.notebookStatusText()!, new RegExp(`Sandboxed kernel: ${PROFILE} · network off`));
+
+    // Other suites' warm containers may exist: the session's is the one that is new.
+    const before = new Set(await ownContainers());
+    const sessionContainers = async () => (await ownContainers()).filter((c) => !before.has(c));
+    await runCells(nb, [1, 2, 3]);
+    const [text, failing, plot] = [nb.cellAt(1), nb.cellAt(2), nb.cellAt(3)];
+    assert.equal(text.executionSummary?.success, true, outputs(text, STDOUT));
+    assert.match(outputs(text, STDOUT), /NB-TEXT 42 blocked True/);
+    assert.equal(outputs(text, 'text/plain'), '42', 'the last expression is displayed');
+    assert.equal(text.executionSummary?.executionOrder, 1);
+
+    assert.equal(failing.executionSummary?.success, false);
+    assert.match(outputs(failing, STDOUT), /NB-STATE 43/, 'state is kept between cells');
+    const error = JSON.parse(outputs(failing, ERROR)) as { name: string; message: string; stack: string };
+    assert.equal(error.name, 'ZeroDivisionError');
+    assert.match(error.stack, /Traceback \(most recent call last\):[\s\S]*line 2[\s\S]*ZeroDivisionError: division by zero/);
+
+    assert.equal(plot.executionSummary?.success, true, JSON.stringify(plot.outputs.map((o) => o.items.map((i) => i.mime))));
+    assert.match(outputs(plot, STDOUT), /NB-PLOT/);
+    const png = plot.outputs.flatMap((o) => o.items).find((i) => i.mime === 'image/png');
+    assert.ok(png, 'the figure is an image/png output');
+    assert.deepEqual([...png.data.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'PNG signature');
+    const [container, ...more] = await sessionContainers();
+    assert.ok(container, 'the session has a container');
+    assert.deepEqual(more, [], 'one session for the notebook');
+
+    // Interrupt: the looping cell gets KeyboardInterrupt and the session goes on.
+    const loop = nb.cellAt(4);
+    const ran = vscode.commands.executeCommand('notebook.cell.execute', { ranges: [{ start: 4, end: 5 }], document: nb.uri });
+    await waitFor(() => outputs(loop, STDOUT).includes('NB-LOOP'), CELL_MS, 'the loop to start');
+    await vscode.commands.executeCommand('notebook.cancelExecution');
+    await ran;
+    await waitFor(() => loop.executionSummary?.success === false, CELL_MS, 'the loop to be interrupted');
+    assert.equal((JSON.parse(outputs(loop, ERROR)) as { name: string }).name, 'KeyboardInterrupt');
+    assert.deepEqual(await sessionContainers(), [container], 'the interrupt kept the session');
+
+    // Restart: the session's container goes, and the next cell starts a new session without the old state.
+    await vscode.commands.executeCommand('sandboxRunner.restartNotebookKernel');
+    await waitFor(async () => (await sessionContainers()).length === 0, 20_000, 'the session container to be removed');
+    await runCells(nb, [5]);
+    assert.match(outputs(nb.cellAt(5), STDOUT), /NB-AFTER False/);
+    assert.equal(nb.cellAt(5).executionSummary?.executionOrder, 1, 'a new session counts from 1');
+
+    assert.equal((await sessionContainers()).length, 1, 'the new session has a container');
+    // Closing the notebook (its outputs reverted, so no save prompt) ends its session.
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    await waitFor(async () => (await sessionContainers()).length === 0, 30_000, 'no session container after the notebook closed');
+  });
+});
