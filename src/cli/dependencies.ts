@@ -66,7 +66,8 @@ export async function cliDependencySet(
     throw new SandboxError('invalid-profile', `Profile "${profileName}" lists dependencies and the run's folder ${lock.folder} has a package-lock.json; only one of them is installed, so nothing ran.`, `Add the packages to that package.json (npm install NAME), or remove ${profileSettingPath(profileName, 'dependencies')}.`);
   }
   const where = lock ? `${lock.folder}/package-lock.json` : '';
-  // markdown-it (core source/fences.ts) is loaded only for a Markdown file, never at CLI start-up.
+  // markdown-it (core source/fences.ts) is initialised only for a Markdown file; its code is still
+  // part of dist/cli-main.js, read with the bundle at every start (a bundle of its own would spare that).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const text = markdown ? (require('../core/source/fences') as typeof import('../core/source/fences')).withoutFencedBlocks(code.toString('utf8')) : code.toString('utf8');
   const declared: DeclaredDependencies | undefined = lock
