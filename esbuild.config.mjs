@@ -39,7 +39,22 @@ const ACTIVATION_FORBIDDEN = [
   ...Object.values(LAZY_BUNDLES).map((entry) => new RegExp(`^${entry.replace(/[.]/g, '\\.')}$`)),
 ];
 
+/**
+ * esbuild plugin: markdown-it imports `decodeHTML` from the `entities` package's index, which also
+ * pulls in its HTML encoder tables (~23 KB minified) that no bundle calls and esbuild cannot drop
+ * (top-level table code). The import resolves to the package's own decoder module instead, which
+ * defines the same `decodeHTML` (`entities/lib/decode.js`, a subpath the package exports); the version is pinned by
+ * package-lock.json, and a missing file fails the build.
+ */
+const entitiesDecoderOnly = {
+  name: 'entities-decoder-only',
+  setup(b) {
+    b.onResolve({ filter: /^entities$/ }, (args) => b.resolve('entities/lib/decode.js', { kind: args.kind, resolveDir: args.resolveDir }));
+  },
+};
+
 const common = {
+  plugins: [entitiesDecoderOnly],
   bundle: true,
   platform: 'node',
   target: 'node20',
@@ -122,7 +137,7 @@ const lazyBundles = {
   outdir: 'dist',
   external: lazyExternal,
   metafile: true,
-  plugins: [fromActivationBundle],
+  plugins: [entitiesDecoderOnly, fromActivationBundle],
 };
 
 const [act, lazy] = await Promise.all([

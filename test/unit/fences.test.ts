@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import MarkdownIt from 'markdown-it';
 import { BUILTIN_PROFILES } from '../../src/core/profiles/defaults';
 import { blockProfile, FENCE_ALIASES, fenceLanguage, fenceName } from '../../src/core/source/fenceLanguages';
 import { pickProfile, resolveProfiles } from '../../src/core/profiles/profileResolution';
@@ -139,6 +140,46 @@ describe('Markdown fenced code blocks (unit)', () => {
       assert.deepEqual(blocks('```p\\_y\nx\n```').map((b) => b[1]), ['p_y']);
       assert.deepEqual(blocks('```&#112;y\nx\n```').map((b) => b[1]), ['py']);
     });
+  });
+
+  it('finds exactly the fences of the full markdown-it parser the preview runs (5,000 generated documents)', function () {
+    this.timeout(30_000);
+    // fences.ts runs markdown-it's block parser alone, with its own host object (options and
+    // link checks): every fence token it sees must be the full parser's, line map,
+    // info and content included. Documents are lines drawn from a fixed alphabet of block starts
+    // that interact with fences (containers, HTML, references with refused links, tables,
+    // headings, tabs, entities, CR/CRLF, NUL), from a seeded generator so a failure repeats.
+    const full = new MarkdownIt('default', { html: true });
+    full.core.ruler.enableOnly(['normalize', 'block']);
+    // [fenceLine, info word, content lines, closeLine or -1] from the full parser's fence tokens.
+    const fullFences = (md: string) =>
+      full.parse(md, {}).filter((t) => t.type === 'fence').map((t) => {
+        const lines = t.content === '' ? [] : t.content.replace(/\n$/, '').split('\n');
+        const [start, end] = t.map!;
+        return [start, full.utils.unescapeAll(t.info).trim().split(/\s+/, 1)[0], lines, end - start - 1 > lines.length ? end - 1 : -1];
+      });
+    // A refused link makes a reference definition paragraph text, which `</pre>` continues, so the
+    // fence after it is a block; an accepted one lets `</pre>` open an HTML block that hides it.
+    assert.deepEqual(fullFences('[c]: javascript:x\n</pre>\n~~~ sh\nx\n'), [[2, 'sh', ['x'], -1]]);
+    assert.deepEqual(fullFences('[c]: <http://x>\n</pre>\n~~~ sh\nx\n'), []);
+    for (const md of ['[c]: javascript:x\n</pre>\n~~~ sh\nx\n', '[c]: <http://x>\n</pre>\n~~~ sh\nx\n']) {
+      assert.deepEqual(findFencedBlocks(md).map((f) => [f.fenceLine, f.info, f.lines, f.closeLine ?? -1]), fullFences(md), md);
+    }
+    const alphabet = [
+      '```', '```py', '~~~', '~~~ sh', '````', ' ```', '    ```', '\t```', '```&#112;y', '```\\py', '``` a`b',
+      '> ```', '> ', '>', '- ```', '- ', '  ```', '1. ```', '   ```', '- - ```', '> - ```',
+      '<div>', '</div>', '<pre>', '</pre>', '<!--', '-->', '[a]: javascript:x', '[b]: <http://x> "t', '"',
+      '[c]: <  javascript:x>', '[d]: JavaScript:x', '[e]: data:image/png;x', '[f]: data:text/html,x', '[g]: //ä.com/x', '[h]: http://ä.com',
+      '| a | b |', '| - | - |', '---', '===', '# h', 'text', 'x = 1', '', '', '\0', 'a\tb',
+    ];
+    let seed = 26;
+    const next = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0), (seed >>> 16) % n);
+    const ends = ['\n', '\n', '\n', '\r\n', '\r'];
+    for (let i = 0; i < 5000; i++) {
+      const lines = Array.from({ length: 1 + next(14) }, () => alphabet[next(alphabet.length)]!);
+      const md = lines.map((l) => l + ends[next(ends.length)]!).join('').slice(0, next(3) === 0 ? -1 : undefined);
+      assert.deepEqual(findFencedBlocks(md).map((f) => [f.fenceLine, f.info, f.lines, f.closeLine ?? -1]), fullFences(md), JSON.stringify(md));
+    }
   });
 
   it('hostile input (2 MB): nesting past markdown-it\'s maxNesting, huge fences, many openers', function () {

@@ -2,11 +2,14 @@
  * Fenced code blocks of a Markdown document (issue 12: "Run in Sandbox" above a block), as
  * markdown-it finds them: the parser of VS Code's own Markdown preview, with the preview's block
  * options (the `default` preset, `html: true`), so a lens sits exactly where the preview shows a
- * fenced code block. Only markdown-it's block pass runs (its core rules `normalize` and `block`:
- * no inline parsing); a `fence` token's line map gives the lines, its content the code. Pure; no
- * `vscode` import. Loaded only by the lazy Markdown bundle (dist/markdown.js): esbuild.config.mjs
- * fails the build when markdown-it reaches the activation bundle, and the core barrel does not
- * export this module.
+ * fenced code block. Only markdown-it's block parser runs, imported from its own module
+ * (`markdown-it/lib/parser_block.mjs`, in the package's `exports`; the version is pinned): the
+ * block pass of `md.parse` with its core rules `normalize` and `block` and no inline parsing, so
+ * the inline rules, the renderer, linkify-it and punycode stay out of the bundles (issue 26); a
+ * `fence` token's line map gives the lines, its content the code. test/unit/fences.test.ts checks
+ * that every block found equals the full parser's. Pure; no `vscode` import. Loaded only by the lazy
+ * Markdown bundle (dist/markdown.js) and the CLI: esbuild.config.mjs fails the build when
+ * markdown-it reaches the activation bundle, and the core barrel does not export this module.
  *
  * What follows from markdown-it (CommonMark 0.31.2, sections 4.5, 4.6 and 5):
  * - a fence inside an HTML block (`<div>` up to a blank line, `<pre>` up to `</pre>`, a comment)
@@ -22,7 +25,14 @@
  * (front matter, math blocks) can hide a fence the plain parser sees; the lens is then shown on
  * text the preview does not render as code. That can only add a lens, never run anything by itself.
  */
-import MarkdownIt from 'markdown-it';
+import type MarkdownIt from 'markdown-it';
+import { unescapeAll } from 'markdown-it/lib/common/utils.mjs';
+import * as helpers from 'markdown-it/lib/helpers/index.mjs';
+import ParserBlock from 'markdown-it/lib/parser_block.mjs';
+import normalize from 'markdown-it/lib/rules_core/normalize.mjs';
+import type StateCore from 'markdown-it/lib/rules_core/state_core.mjs';
+import type Token from 'markdown-it/lib/token.mjs';
+import * as mdurl from 'mdurl';
 
 /** One fenced code block. Lines are 0-based document lines (line breaks: LF, CRLF or CR). */
 export interface FencedBlock {
@@ -51,15 +61,51 @@ export interface FencedBlock {
 /** Line ends as markdown-it's `normalize` rule counts them. */
 const LINE_BREAK = /\r\n?|\n/;
 
-let parser: MarkdownIt | undefined;
+/**
+ * What the block rules read of the `MarkdownIt` instance (`state.md`), with the preview's options:
+ * `html: true`, `maxNesting` 100 (the `default` preset), and its link checks, because whether a
+ * reference definition is accepted can move a fence (a refused one is paragraph text, which a
+ * lazy list continuation treats differently).
+ */
+interface BlockHost {
+  readonly block: ParserBlock;
+  readonly helpers: typeof helpers;
+  readonly options: { readonly html: true; readonly maxNesting: number };
+  normalizeLink(url: string): string;
+  validateLink(url: string): boolean;
+}
 
-/** The block-only parser with the preview's options, made on first use. */
-function blockParser(): MarkdownIt {
-  if (!parser) {
-    parser = new MarkdownIt('default', { html: true });
-    parser.core.ruler.enableOnly(['normalize', 'block']);
-  }
-  return parser;
+/**
+ * markdown-it's `normalizeLink` as its `validateLink` sees it: mdurl's parse, format and encode.
+ * Its one other step, punycode on an http(s)/mailto host name, rewrites only text after the scheme,
+ * which `validateLink` never reads.
+ */
+function normalizeLink(url: string): string {
+  return mdurl.encode(mdurl.format(mdurl.parse(url, true)));
+}
+
+/** markdown-it's `validateLink`: `javascript:`, `vbscript:`, `file:` and `data:` refused, except `data:` images. */
+function validateLink(url: string): boolean {
+  const str = url.trim().toLowerCase();
+  return /^(vbscript|javascript|file|data):/.test(str) ? /^data:image\/(gif|png|jpeg|webp);/.test(str) : true;
+}
+
+let host: BlockHost | undefined;
+
+/** The block parser and what its rules read, made on first use. */
+function blockHost(): BlockHost {
+  host ??= { block: new ParserBlock(), helpers, options: { html: true, maxNesting: 100 }, normalizeLink, validateLink };
+  return host;
+}
+
+/** The block tokens of `text`: markdown-it's `normalize` rule (CRLF and CR to LF, NUL to U+FFFD), then its block pass. */
+function blockTokens(text: string): Token[] {
+  const md = blockHost();
+  const state = { src: text };
+  normalize(state as StateCore);
+  const tokens: Token[] = [];
+  md.block.parse(state.src, md as unknown as MarkdownIt, {}, tokens);
+  return tokens;
 }
 
 /**
@@ -68,8 +114,7 @@ function blockParser(): MarkdownIt {
  * @returns the blocks (empty when none); never throws for any string
  */
 export function findFencedBlocks(text: string): FencedBlock[] {
-  const md = blockParser();
-  const tokens = md.parse(text, {});
+  const tokens = blockTokens(text);
   let raw: string[] | undefined;
   const blocks: FencedBlock[] = [];
   for (const t of tokens) {
@@ -83,7 +128,7 @@ export function findFencedBlocks(text: string): FencedBlock[] {
       fenceLine,
       contentStart: fenceLine + 1,
       lines,
-      info: md.utils.unescapeAll(t.info).trim().split(/\s+/, 1)[0]!,
+      info: unescapeAll(t.info).trim().split(/\s+/, 1)[0]!,
       ...(closed ? { closeLine: end - 1 } : {}),
       strip: stripWidth(raw, fenceLine, lines, t.markup),
     });
