@@ -13,7 +13,7 @@ import { mountProofProblems } from '../../src/core/admission/mountProof';
 import { inspectContainer } from '../../src/core/engine/inspect';
 import { BRIDGE, TEST_RUNTIME } from '../support/profiles';
 import { RUNSC_MIN_PIDS } from '../../src/core/profiles/limits';
-import { ownerLabels } from '../../src/core/ownership/labels';
+import { LABELS, ownerLabels, WARM_LABEL } from '../../src/core/ownership/labels';
 import { resolveMounts } from '../../src/core/mounts/mounts';
 import { runInSandbox } from '../../src/core/run/runner';
 import { runTestHooks } from '../../src/core/run/session';
@@ -270,6 +270,48 @@ describe('runner on a real engine (engine)', function () {
       assert.equal(r.stderr, 'err\n');
       assert.notEqual(r.result.containerName, stale);
     } finally {
+      await pool.dispose();
+    }
+  });
+
+  it('a run that arrives while the pool prepares the profile\'s container waits for it and takes it; a cancel ends the wait', async () => {
+    const pool = new WarmPool({ docker: engineDocker() });
+    const profile = shellProfile();
+    const warmNames = new Set<string>();
+    let polling = true;
+    const poll = (async () => {
+      while (polling) {
+        for (const n of await engineCli(['ps', '-a', '--format', '{{.Names}}', '--filter', `label=${WARM_LABEL}`, '--filter', `label=${LABELS.ownerPid}=${process.pid}`]).then((r) => String(r.stdout).split('\n'))) if (n) warmNames.add(n);
+        await delay(20);
+      }
+    })();
+    try {
+      pool.prepare({ name: 'soon', profile });
+      assert.deepEqual(pool.idleNames(), [], 'the container is still being prepared when the run starts');
+      const r = await run(profile, 'echo warm\n', { warm: pool, profileName: 'soon' });
+      polling = false;
+      await poll;
+      assert.equal(r.result.outcome, 'exited', r.result.message);
+      assert.equal(r.stdout, 'warm\n');
+      assert.ok(warmNames.has(r.result.containerName), `the run took the prepared container (warm: ${[...warmNames].join(', ')}; the run's: ${r.result.containerName})`);
+      // The run above prepared a replacement; a run cancelled while waiting for it ends as cancelled, with no container of its own.
+      await pool.dispose();
+      const again = new WarmPool({ docker: engineDocker() });
+      try {
+        again.prepare({ name: 'later', profile });
+        const abort = new AbortController();
+        const cancelled = run(profile, 'echo never\n', { warm: again, profileName: 'later', signal: abort.signal });
+        await delay(50);
+        abort.abort();
+        const c = await cancelled;
+        assert.equal(c.result.outcome, 'cancelled', c.result.message);
+        assert.equal(c.stdout, '');
+      } finally {
+        await again.dispose();
+      }
+    } finally {
+      polling = false;
+      await poll;
       await pool.dispose();
     }
   });

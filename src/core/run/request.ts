@@ -47,8 +47,9 @@ export interface RunRequest {
   readonly tempRoot?: string;
   /**
    * A warm pool: when it holds a ready container for this profile, the run takes it (already
-   * started, checked and attached: the run only sends the code) instead of starting one;
-   * outcomes, bounds and cleanup are the same.
+   * started, checked and attached: the run only sends the code) instead of starting one, and
+   * when one is being prepared, the run waits for it (`WarmPool.takeWhenReady`); outcomes,
+   * bounds and cleanup are the same.
    */
   readonly warm?: WarmPool;
   /**

@@ -96,7 +96,7 @@ class Run extends RunSession {
     if (io?.tty) return runTerminal(this, io, io.tty);
     const key = JSON.stringify(this.profile);
     if (!profilesWithoutShell.has(key)) {
-      const warm = this.coldOnly ? undefined : this.req.warm?.take(this.named, this.req.sourceFileName);
+      const warm = this.coldOnly ? undefined : await this.req.warm?.takeWhenReady(this.named, this.req.sourceFileName, this.req.signal);
       const first = warm ? await this.onLease(warm, []) : 'retry-cold';
       if (first !== 'retry-cold') return first === 'no-shell' ? runDirect(this) : first;
       const cold = await this.cold();

@@ -138,6 +138,24 @@ export class WarmPool {
   }
 
   /**
+   * {@link take}, but when the profile's container is still being prepared (same profile, not yet
+   * ready), waits for it first, or until `signal` aborts: a cold container started instead would
+   * race the one being prepared for the engine, which already has a head start (an agent calling
+   * again right after a call, a user running twice). A preparation that fails ends the wait (the
+   * run goes cold); an aborted wait returns undefined.
+   */
+  async takeWhenReady(named: NamedProfile, sourceFileName?: string, signal?: AbortSignal): Promise<ContainerLease | undefined> {
+    const slot = this.slots.get(named.name);
+    if (slot && !slot.container && slot.key === warmKey(named) && !signal?.aborted) {
+      let onAbort = (): void => undefined;
+      const aborted = new Promise<void>((resolve) => (onAbort = resolve));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      await Promise.race([slot.ready, aborted]).finally(() => signal?.removeEventListener('abort', onAbort));
+    }
+    return signal?.aborted ? undefined : this.take(named, sourceFileName);
+  }
+
+  /**
    * Sends this profile to the cold path from now on (the launcher cannot run with it: no `sh` in
    * the image, or none the profile's env, workdir and mounts leave visible); logged once. Keyed by
    * the whole profile, so a profile that hides `sh` never turns warm start off for the image's others.
