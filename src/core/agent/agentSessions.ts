@@ -63,6 +63,8 @@ export type AgentSessionCall =
 /** What a confirmation shows of an open session. */
 export interface AgentSessionInfo {
   readonly profileName: string;
+  /** Its profile, time limit capped. */
+  readonly profile: Profile;
   /** Ms since the epoch. */
   readonly startedAt: number;
   readonly busy: boolean;
@@ -84,7 +86,7 @@ export class AgentSessions {
   /** The open session `id`, or undefined. */
   info(id: string): AgentSessionInfo | undefined {
     const e = this.open.get(id);
-    return e && { profileName: e.profileName, startedAt: e.session.startedAt, busy: e.busy };
+    return e && { profileName: e.profileName, profile: e.profile, startedAt: e.session.startedAt, busy: e.busy };
   }
 
   /** Why a "new" session would be refused now (the bound), or undefined. */
@@ -125,7 +127,7 @@ export class AgentSessions {
     const written = agentFiles(files, isRelativeFileName);
     if (typeof written === 'string') return { refusal: `Not run: ${written}` };
     const entry = this.open.get(id);
-    if (!entry) return { refusal: this.unknown(id) };
+    if (!entry) return { refusal: this.missing(id) };
     if (profileAsked !== undefined && profileAsked !== entry.profileName) {
       return { refusal: `Refused: session ${id} runs profile "${entry.profileName}", not "${profileAsked}". Leave out profile, or start a new session for that profile.` };
     }
@@ -136,8 +138,9 @@ export class AgentSessions {
 
   /** Removes the session's container. @returns the text for the model, or a refusal */
   async close(id: string): Promise<{ text: string } | { refusal: string }> {
+    if (id === 'new') return { refusal: 'Give the id of an open session, not "new".' };
     const entry = this.open.get(id);
-    if (!entry) return { refusal: this.unknown(id) };
+    if (!entry) return { refusal: this.missing(id) };
     await entry.session.close();
     return { text: `Session ${id} closed; its container was removed.` };
   }
@@ -173,7 +176,8 @@ export class AgentSessions {
     this.opts.log(`session ${id} ended: ${end.reason}`);
   }
 
-  private unknown(id: string): string {
+  /** Why `id` names no open session (ended, with why, or never known): a sentence for the model. */
+  missing(id: string): string {
     const end = this.ends.get(id);
     if (end) return `Session ${id} has ended (${end.reason}): ${end.message} Start a new one with session "new".`;
     return `No open session ${id} here. Start one with session "new".`;
