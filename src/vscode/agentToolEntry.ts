@@ -1,7 +1,7 @@
 /**
- * Activation-time wiring of the agent surfaces (issue 14), kept small: the language model tool
- * `sandboxRunner_run` is registered with a forwarder whose implementation (agentTool.ts) loads
- * with the engine bundle on the first call, and VS Code's MCP server list gets this extension's
+ * Activation-time wiring of the agent surfaces (issue 14), kept small: the language model tools
+ * `sandboxRunner_run` and `sandboxRunner_closeSession` (issue 24) are registered with forwarders
+ * whose implementations (agentTool.ts, agentSessionTool.ts) load with the engine bundle on the first call, and VS Code's MCP server list gets this extension's
  * `sandbox-run --mcp` (`node <extension>/dist/cli.js --mcp --workspace <first folder>`) through
  * `vscode.lm.registerMcpServerDefinitionProvider` where the running VS Code has it (1.101+,
  * checked at run time). The MCP server is offered only in a trusted workspace and while
