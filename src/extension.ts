@@ -112,21 +112,12 @@ export function activate(context: vscode.ExtensionContext): SandboxRunnerApi {
 }
 
 /**
- * Cancels every run of this window and removes the warm containers; VS Code waits for the
- * promise, so no container of this window is left behind.
+ * Cancels every run of this window, removes the warm containers and closes every session; VS Code
+ * waits for the promise, so no container of this window is left behind.
  */
 export async function deactivate(): Promise<void> {
   await Promise.allSettled([runs?.cancelAll(true), warm?.shutdown(), notebookKernels()?.closeAll()]);
   // Every container of this window was created by the engine bundle: none if it never loaded.
-  if (!engineLoaded()) return;
-  // Results come before their containers' removal ends (removals.ts): wait for those too.
-  for (const f of await engine().awaitRemovals()) logChannel?.warn(`could not remove container ${f.name}: ${f.error}`);
-  // Anything of this window still there (e.g. a run whose cancel raced the shutdown) goes too.
-  try {
-    await engine().removeOwnContainers({ docker: dockerOptions() });
-  } catch (e) {
-    logChannel?.warn(`could not remove this window's containers: ${String(e)}`);
-  }
-  // This window's owner lease (ownerLease.ts) goes last: a clean exit, its containers are gone.
-  engine().closeProcessLease();
+  // The rest (agent sessions, pending removals, leftovers, the owner lease) is engineShutdown.ts's.
+  if (engineLoaded()) await engine().shutdownEngine(dockerOptions(), (m) => logChannel?.warn(m));
 }

@@ -29,7 +29,7 @@ import { decideRunStart, type RunRefusal } from '../core/admission/runStart';
 import {
   AgentOutput, agentNoProfileText, agentProfile, agentResult, agentResultText, agentQuery, agentStdin, DEFAULT_AGENT_MAX_TIMEOUT_SECONDS,
 } from '../core/agent/agentRun';
-import { AgentSessionInputSchema, type AgentSessionInput } from '../core/agent/agentSession';
+import { AgentCloseInputSchema, agentSessionInputRefusal, AgentSessionInputSchema, type AgentSessionInput } from '../core/agent/agentSession';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_SECONDS, MAX_SESSIONS_RANGE, McpSessions } from './mcpSessions';
 import { readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -186,10 +186,10 @@ class SandboxMcpServer {
       {
         title: 'Close Sandbox Session',
         description: 'Closes a session started by run_in_sandbox with session "new": its container and all its state are removed.',
-        inputSchema: zm.strictObject({ session: AgentSessionInputSchema.shape.session.def.innerType }),
+        inputSchema: AgentCloseInputSchema,
         annotations: { title: 'Close Sandbox Session', readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
       },
-      (input) => (input.session === 'new' ? Promise.resolve(refusal('Give the id of an open session, not "new".')) : this.sessions.close(input.session)),
+      (input) => this.sessions.close(input.session),
     );
     this.server.registerTool(
       'list_profiles',
@@ -245,9 +245,8 @@ class SandboxMcpServer {
   /** One `run_in_sandbox` call; `signal` is the request's (aborted by `notifications/cancelled`). */
   private async run(input: AgentSessionInput, signal: AbortSignal): Promise<CallToolResult> {
     if (this.stopping) return refusal('Refused: the server is shutting down.');
-    if (input.session !== undefined && input.stdin !== undefined) return refusal('Refused: a session has no stdin (input() reads end of input); leave out stdin, or run without "session".');
-    if (input.session === undefined && input.files !== undefined) return refusal('Refused: files go with a session in this version; pass session "new" (Python profiles), or write the files from the code.');
-    if (input.session !== undefined && input.dependencies?.length) return refusal('Not run: sessions do not install dependencies yet. Run it without "session", or leave out "dependencies".');
+    const combination = agentSessionInputRefusal(input);
+    if (combination) return refusal(combination);
     if (input.session !== undefined && input.session !== 'new') return this.tracked(() => this.sessions.run(input.session!, input.profile, input.code, input.timeoutSeconds, signal, input.files));
     if (this.active.size >= this.opts.maxRuns) {
       return refusal(`Refused: ${this.active.size} runs are already in progress, the most this server allows at once (--max-runs ${this.opts.maxRuns}). Runs are not queued: call again when one has finished.`);
@@ -271,9 +270,8 @@ class SandboxMcpServer {
     // Issue 22: packages are installed only with --allow-dependencies; refused before anything starts otherwise.
     const deps = mcpDeclared(chosen.name, profile, input.code, input.dependencies, this.opts.dependencies);
     if ('refusal' in deps) return refusal(deps.refusal);
-    if (input.session !== undefined && deps.declared) {
-      return refusal(`Not run: sessions do not install dependencies yet (this call declares ${shownSpecs(deps.declared.specs)}). Run it without "session", or remove the dependencies.`);
-    }
+    const declaredRefusal = deps.declared && agentSessionInputRefusal(input, shownSpecs(deps.declared.specs));
+    if (declaredRefusal) return refusal(declaredRefusal);
     if (input.session === 'new') {
       const { profile: sessionProfile } = agentProfile(chosen.profile, undefined, this.opts.maxTimeoutSeconds);
       return this.tracked(() => this.sessions.startAndRun(chosen.name, sessionProfile, input.code, profile.limits.timeoutSeconds, signal, input.files));

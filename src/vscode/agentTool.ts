@@ -1,7 +1,8 @@
 /**
  * The language model tool `sandboxRunner_run` ("Run in Sandbox", issue 14): chat agents call it
- * with `{ code, language?, profile?, stdin?, timeoutSeconds?, dependencies? }` (core agentRun.ts). Lives in the
- * engine bundle (loaded on the first call, src/vscode/agentToolEntry.ts registers a forwarder).
+ * with `{ code, language?, profile?, stdin?, timeoutSeconds?, dependencies?, session?, files? }`
+ * (core agentRun.ts, agentSession.ts). Lives in the engine bundle (loaded on the first call,
+ * src/vscode/agentToolEntry.ts registers a forwarder).
  * - `prepareInvocation` shows what will run before the user confirms (VS Code's confirmation for
  *   tools with side effects): the profile, image, network and limits, and the first lines of the
  *   code in a fenced block. All of it is untrusted text (the agent's code, workspace settings):
@@ -20,6 +21,12 @@
  *   They install before the run (RunManager `StartRequest.install`) with the user's
  *   `sandboxRunner.dependencies.*` settings. In Restricted Mode an agent's run that declares
  *   packages is refused: there, only the person's own modal installs.
+ * - `session` and `files` (issue 24, the MCP server's semantics, core agentSession.ts and
+ *   agentSessions.ts): `"new"` starts a Python session (admitted like a run: Restricted Mode,
+ *   consent, a profile that can host one, a free slot of at most 2) and returns its id; an id runs
+ *   the code as that session's next cell under the rules it started with. The confirmation names
+ *   the session (new, or its id and age) and lists the files passed in with their sizes. Results,
+ *   images and out files: agentSessionTool.ts; `sandboxRunner_closeSession` closes one.
  * - `sandboxRunner.agentTool.enabled` false: every call is refused with a message (package.json's
  *   `when` also hides the tool from agents then).
  */
@@ -27,8 +34,14 @@ import * as vscode from 'vscode';
 import type { Profile, ResolvedProfile, WarmPool } from '../core';
 import { decideRunStart, type RunRefusal } from '../core/admission/runStart';
 import {
-  agentGrantLines, agentNoProfileText, AgentOutput, agentProfile, agentQuery, agentResult, agentResultText, agentStdin, DEFAULT_AGENT_MAX_TIMEOUT_SECONDS, parseAgentInput, type AgentRunInput,
+  agentGrantLines, agentNoProfileText, AgentOutput, agentProfile, agentQuery, agentResult, agentResultText, agentStdin, DEFAULT_AGENT_MAX_TIMEOUT_SECONDS, type AgentRunInput,
 } from '../core/agent/agentRun';
+import { agentFiles, agentSessionConfirmLines, agentSessionInputRefusal, parseAgentSessionInput, type AgentSessionInput } from '../core/agent/agentSession';
+import type { AgentSessionInfo, AgentSessions } from '../core/agent/agentSessions';
+import { isRelativeFileName } from '../core/session/frames';
+import { checkSessionProfile } from '../core/session/start';
+import { abortOnCancel } from './cancellation';
+import { AgentCloseTool, agentToolSessions, sessionToolResult } from './agentSessionTool';
 import { declaredDependencies, installDeclared, installEnvironment, installSource, requiresPythonOnly, shownSpecs, type DeclaredDependencies } from '../core/deps/declared';
 import { checkRequiresPython } from '../core/deps/imagePython';
 import { isSandboxError, SandboxError } from '../core/errors';
@@ -57,12 +70,22 @@ export function agentToolSettings(): { enabled: boolean; maxTimeoutSeconds: numb
 
 /** A run the tool may start: the input, its profile (time limit capped) and the settings it was chosen from. */
 interface Admitted {
-  readonly input: AgentRunInput;
+  readonly input: AgentSessionInput;
   readonly chosen: ResolvedProfile;
   readonly profile: Profile;
   readonly settings: SettingsSnapshot;
   /** Issue 22: what the run installs first, with the index it installs from. */
   readonly dependencies?: { readonly declared: DeclaredDependencies; readonly source: string };
+  /** Issue 24, `session: "new"`: the session's profile (time limit capped, without the call's own limit) and the files passed in. */
+  readonly newSession?: { readonly profile: Profile; readonly files: Record<string, Uint8Array> };
+}
+
+/** Issue 24: a call in an open session (its profile and rules were admitted when it started). */
+interface InSession {
+  readonly input: AgentSessionInput;
+  readonly id: string;
+  readonly info: AgentSessionInfo;
+  readonly files: Record<string, Uint8Array>;
 }
 
 /** A fence of backticks longer than any run of backticks in `text` (at least 3), so the text cannot close it. */
@@ -119,18 +142,35 @@ export interface AgentToolDeps {
 
 /** The tool: admission, confirmation, run. */
 export class AgentTool implements vscode.LanguageModelTool<unknown> {
-  constructor(private readonly deps: AgentToolDeps) {}
+  /** Issue 24: this window's agent sessions (agentSessionTool.ts). */
+  private readonly sessions: AgentSessions;
+  /** The `sandboxRunner_closeSession` tool, on the same sessions. */
+  readonly closer: AgentCloseTool;
+
+  constructor(private readonly deps: AgentToolDeps) {
+    this.sessions = agentToolSessions((m) => deps.log.info(`agent tool: ${m}`), deps.protectedPaths);
+    this.closer = new AgentCloseTool(this.sessions);
+  }
 
   /**
-   * The person's rules for this input, or why not.
-   * @returns the admitted run, or a refusal (plain text for the model and the user)
+   * The person's rules for this input, or why not. A call in an open session runs under the rules
+   * its session was started with; `session: "new"` needs a profile that can host a session and a free slot.
+   * @returns the admitted run or session call, or a refusal (plain text for the model and the user)
    */
-  admit(raw: unknown): Admitted | { refusal: string } {
+  admit(raw: unknown): Admitted | InSession | { refusal: string } {
     const tool = agentToolSettings();
     if (!tool.enabled) return { refusal: 'Not run: the Run in Sandbox tool is turned off in this user\'s settings (sandboxRunner.agentTool.enabled).' };
-    const parsed = parseAgentInput(raw);
+    const parsed = parseAgentSessionInput(raw);
     if ('refusal' in parsed) return parsed;
     const { input } = parsed;
+    const combination = agentSessionInputRefusal(input);
+    if (combination) return { refusal: combination };
+    const files = agentFiles(input.files, isRelativeFileName);
+    if (typeof files === 'string') return { refusal: `Not run: ${files}` };
+    if (input.session !== undefined && input.session !== 'new') {
+      const info = this.sessions.info(input.session);
+      return info ? { input, id: input.session, info, files } : { refusal: this.sessions.missing(input.session) };
+    }
     const settings = currentSettings();
     // The tool never asks for consent: only one the user already gave in the normal UI counts.
     const decision = decideRunStart({
@@ -145,6 +185,7 @@ export class AgentTool implements vscode.LanguageModelTool<unknown> {
     } catch (e) {
       return { refusal: `Not run: ${isSandboxError(e) ? `${e.message} ${e.fix}` : String(e)}` };
     }
+    if (input.session === 'new') return this.admitNew(input, chosen, profile, settings, files, declared && shownSpecs(declared.specs));
     if (!declared) return { input, chosen, profile, settings };
     const shown = shownSpecs(declared.specs);
     if (!settings.trusted) return { refusal: `Not run: the code declares dependencies (${shown}), and in Restricted Mode packages are installed only after the user allows them in the editor. Use only the standard library, or ask the user to run the code from the editor.` };
@@ -153,10 +194,37 @@ export class AgentTool implements vscode.LanguageModelTool<unknown> {
     return { input, chosen, profile, settings, dependencies: { declared, source: installSource(declared.manager, installEnvironment(install, process.env)) } };
   }
 
+  /** `session: "new"`: refused when the call declares packages, the profile cannot host a session, or no slot is free. */
+  private admitNew(input: AgentSessionInput, chosen: ResolvedProfile, profile: Profile, settings: SettingsSnapshot, files: Record<string, Uint8Array>, declared: string | undefined): Admitted | { refusal: string } {
+    const refusal = declared !== undefined ? agentSessionInputRefusal(input, declared) : undefined;
+    if (refusal) return { refusal };
+    try {
+      checkSessionProfile(chosen.name, chosen.profile);
+    } catch (e) {
+      return { refusal: `Not run: ${isSandboxError(e) ? `${e.message} ${e.fix}` : String(e)}` };
+    }
+    const over = this.sessions.overBound();
+    if (over) return { refusal: over };
+    const { profile: sessionProfile } = agentProfile(chosen.profile, undefined, agentToolSettings().maxTimeoutSeconds);
+    return { input, chosen, profile, settings, newSession: { profile: sessionProfile, files } };
+  }
+
   prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<unknown>): vscode.PreparedToolInvocation {
     const admitted = this.admit(options.input);
     // A refused call runs nothing: no confirmation; invoke() returns the refusal.
     if ('refusal' in admitted) return { invocationMessage: vscode.l10n.t('Sandbox Runner refuses this run') };
+    if ('id' in admitted) {
+      return {
+        invocationMessage: vscode.l10n.t('Running code in sandbox session {0}', admitted.id),
+        confirmationMessages: { title: vscode.l10n.t('Run in Sandbox Session?'), message: sessionConfirmationMessage(admitted) },
+      };
+    }
+    if (admitted.newSession) {
+      return {
+        invocationMessage: vscode.l10n.t('Starting a sandbox session (profile {0})', admitted.chosen.name),
+        confirmationMessages: { title: vscode.l10n.t('Run in Sandbox Session?'), message: confirmationMessage(admitted, agentSessionConfirmLines('new', admitted.newSession.files)) },
+      };
+    }
     return {
       invocationMessage: vscode.l10n.t('Running code in the sandbox (profile {0})', admitted.chosen.name),
       confirmationMessages: { title: vscode.l10n.t('Run in Sandbox?'), message: confirmationMessage(admitted) },
@@ -169,6 +237,7 @@ export class AgentTool implements vscode.LanguageModelTool<unknown> {
       this.deps.output.line(`[sandbox-runner] agent tool: ${admitted.refusal}`);
       return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(admitted.refusal)]);
     }
+    if ('id' in admitted || admitted.newSession) return this.invokeInSession(admitted, token);
     const { input, chosen, profile, settings } = admitted;
     const { deps } = this;
     const lines = input.code.replace(/\r?\n$/, '').split('\n').length;
@@ -196,6 +265,31 @@ export class AgentTool implements vscode.LanguageModelTool<unknown> {
     const text = agentResultText(agentResult(result, output, chosen.name, profile));
     return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(text)]);
   }
+
+  /** Issue 24: a call that starts a session or runs in one; the chat's token interrupts the cell. */
+  private async invokeInSession(a: Admitted | InSession, token: vscode.CancellationToken): Promise<vscode.LanguageModelToolResult> {
+    const { input } = a;
+    const cancel = new AbortController();
+    const bridge = abortOnCancel(token, cancel);
+    let call;
+    try {
+      call = 'id' in a
+        ? await this.sessions.run(a.id, input.profile, input.code, input.timeoutSeconds, cancel.signal, input.files)
+        : await this.sessions.startAndRun(a.chosen.name, a.newSession!.profile, input.code, a.profile.limits.timeoutSeconds, cancel.signal, input.files);
+    } finally {
+      bridge.dispose();
+    }
+    const line = 'refusal' in call ? call.refusal : `session ${call.result.session}: cell ${call.result.executionCount ?? '-'} ${call.result.status} (profile ${call.result.profile})`;
+    this.deps.output.line(`[sandbox-runner] agent tool: ${line}`);
+    return sessionToolResult(call);
+  }
+}
+
+/** The confirmation of a call in an open session: its id and age, its profile (as {@link confirmationMessage}), the files and the code. */
+function sessionConfirmationMessage(a: InSession): vscode.MarkdownString {
+  const capped = Math.min(a.input.timeoutSeconds ?? a.info.profile.limits.timeoutSeconds, a.info.profile.limits.timeoutSeconds);
+  const profile = { ...a.info.profile, limits: { ...a.info.profile.limits, timeoutSeconds: capped } };
+  return confirmationMessage({ chosen: { name: a.info.profileName }, profile, input: a.input }, agentSessionConfirmLines({ id: a.id, startedAt: a.info.startedAt }, a.files));
 }
 
 /** A requires-python without dependencies (core deps/declared.ts `requiresPythonOnly`): a step that checks it against the image's Python before the run. */
@@ -210,7 +304,10 @@ function requiresPythonStep(profileName: string, profile: Profile, code: string)
  * text. Untrusted MarkdownString (no command links, no HTML, no theme icons); values from
  * settings through `appendText` (escaped), the code fenced (see {@link fenceFor}).
  */
-export function confirmationMessage(a: Pick<Admitted, 'chosen' | 'profile' | 'input' | 'dependencies'>): vscode.MarkdownString {
+export function confirmationMessage(
+  a: Pick<Admitted, 'profile' | 'dependencies'> & { readonly chosen: { readonly name: string; readonly source?: string }; readonly input: AgentRunInput },
+  sessionLines: readonly string[] = [],
+): vscode.MarkdownString {
   const md = new vscode.MarkdownString(undefined, false);
   md.isTrusted = false;
   md.supportHtml = false;
@@ -218,8 +315,9 @@ export function confirmationMessage(a: Pick<Admitted, 'chosen' | 'profile' | 'in
   const l = a.profile.limits;
   // One paragraph per line: appendText escapes markdown (and shows line breaks as its own paragraphs).
   const line = (text: string) => md.appendText(text).appendMarkdown('\n\n');
-  line(vscode.l10n.t('A chat agent asks to run this code in the sandbox.'));
-  line(vscode.l10n.t('Profile: {0} ({1})', a.chosen.name, a.chosen.source));
+  line(sessionLines.length > 0 ? vscode.l10n.t('A chat agent asks to run this code in a sandbox session.') : vscode.l10n.t('A chat agent asks to run this code in the sandbox.'));
+  for (const s of sessionLines) line(s);
+  line(a.chosen.source === undefined ? vscode.l10n.t('Profile: {0}', a.chosen.name) : vscode.l10n.t('Profile: {0} ({1})', a.chosen.name, a.chosen.source));
   line(vscode.l10n.t('Image: {0}', a.profile.image));
   line(a.profile.network === 'none' ? vscode.l10n.t('Network: off') : vscode.l10n.t('Network: ON (bridge)'));
   for (const grant of agentGrantLines(a.profile)) line(grant);

@@ -1,7 +1,7 @@
 /**
- * Activation-time wiring of the agent surfaces (issue 14), kept small: the language model tool
- * `sandboxRunner_run` is registered with a forwarder whose implementation (agentTool.ts) loads
- * with the engine bundle on the first call, and VS Code's MCP server list gets this extension's
+ * Activation-time wiring of the agent surfaces (issue 14), kept small: the language model tools
+ * `sandboxRunner_run` and `sandboxRunner_closeSession` (issue 24) are registered with forwarders
+ * whose implementations (agentTool.ts, agentSessionTool.ts) load with the engine bundle on the first call, and VS Code's MCP server list gets this extension's
  * `sandbox-run --mcp` (`node <extension>/dist/cli.js --mcp --workspace <first folder>`) through
  * `vscode.lm.registerMcpServerDefinitionProvider` where the running VS Code has it (1.101+,
  * checked at run time). The MCP server is offered only in a trusted workspace and while
@@ -15,6 +15,8 @@ import { engineSettings, SECTION } from './settings';
 
 /** package.json `contributes.languageModelTools[0].name`. */
 const TOOL_NAME = 'sandboxRunner_run';
+/** package.json `contributes.languageModelTools[1].name` (agentSessionTool.ts `CLOSE_TOOL_NAME`). */
+const CLOSE_TOOL_NAME = 'sandboxRunner_closeSession';
 /** package.json `contributes.mcpServerDefinitionProviders[0].id`. */
 const MCP_PROVIDER_ID = 'sandboxRunner.mcpServers';
 
@@ -36,12 +38,14 @@ function serverArgs(extensionPath: string, workspace: string | undefined): strin
  */
 export function registerAgentSurfaces(context: vscode.ExtensionContext, deps: RunControllerDeps): vscode.LanguageModelTool<unknown> {
   const tool = once((): AgentTool => new (engine().AgentTool)(deps));
-  const forwarder: vscode.LanguageModelTool<unknown> = {
-    prepareInvocation: (options) => tool().prepareInvocation(options),
-    invoke: (options, token) => tool().invoke(options, token),
-  };
+  const forward = (get: () => vscode.LanguageModelTool<unknown>): vscode.LanguageModelTool<unknown> => ({
+    prepareInvocation: (options, token) => get().prepareInvocation!(options, token),
+    invoke: (options, token) => get().invoke(options, token),
+  });
+  const forwarder = forward(tool);
   const lm = vscode.lm as Partial<typeof vscode.lm> | undefined;
-  if (typeof lm?.registerTool === 'function') context.subscriptions.push(lm.registerTool(TOOL_NAME, forwarder));
+  // Issue 24: the second tool closes a session of the first (agentSessionTool.ts).
+  if (typeof lm?.registerTool === 'function') context.subscriptions.push(lm.registerTool(TOOL_NAME, forwarder), lm.registerTool(CLOSE_TOOL_NAME, forward(() => tool().closer)));
 
   if (typeof lm?.registerMcpServerDefinitionProvider === 'function') {
     const changed = new vscode.EventEmitter<void>();

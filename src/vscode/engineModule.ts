@@ -11,6 +11,8 @@
 export { describeEngine, engineIdentity, engineRuntimes, knownEngineIdentity } from '../core/engine/engine';
 export { withPreferredRuntime } from '../core/profiles/preferRuntime';
 export { closeProcessLease } from '../core/ownership/ownerLease';
+// deactivate's engine part (extension.ts): sessions, removals, leftovers, the owner lease.
+export { shutdownEngine } from './engineShutdown';
 export { reapOrphans, removeOwnContainers } from '../core/sweep/reaper';
 export { awaitRemovals } from '../core/container/removals';
 export { runInSandbox } from '../core/run/runner';

@@ -27,20 +27,13 @@ import { consentScope, ensureConsent } from './consent';
 import { CellOutputs } from './notebookOutputs';
 import { JUPYTER_NOTEBOOK, type NotebookDeps } from './notebookType';
 import { NotebookStatus } from './notebookStatus';
-import { currentSettings, dockerOptions, SECTION } from './settings';
+import { currentSettings, dockerOptions } from './settings';
+import { sessionIdleMs } from './sessionIdle';
 
 /** The toolbar's and the palette's Restart command (package.json). */
 export const RESTART_KERNEL_COMMAND = 'sandboxRunner.restartNotebookKernel';
 /** Controller ids: this prefix and the profile name (package.json's `notebookKernel` when-clauses match it). */
 export const CONTROLLER_PREFIX = 'sandboxRunner.notebook.';
-/** Default and bounds of `sandboxRunner.sessions.idleSeconds` (core settingsSchema.ts). */
-const IDLE = { default: 1800, min: 60, max: 86400 } as const;
-
-/** `sandboxRunner.sessions.idleSeconds` from user settings only, ms (a workspace never sets how long a container stays). */
-export function sessionIdleMs(): number {
-  const v = vscode.workspace.getConfiguration(SECTION).inspect<number>('sessions.idleSeconds')?.globalValue;
-  return (typeof v === 'number' && v >= IDLE.min && v <= IDLE.max ? v : IDLE.default) * 1000;
-}
 
 /** One notebook's kernel state. */
 interface NotebookState {

@@ -8,7 +8,7 @@ import type { RunResult } from '../../src/core/run/result';
 import {
   AGENT_STREAM_BYTES, agentGrantLines, agentNoProfileText, AgentOutput, agentProfile, agentQuery, agentResult, agentResultText, agentStdin, parseAgentInput,
 } from '../../src/core/agent/agentRun';
-import { agentInputJsonSchema } from '../../src/core/agent/agentInputJson';
+import { agentCloseJsonSchema, agentInputJsonSchema } from '../../src/core/agent/agentInputJson';
 import { decideRunStart } from '../../src/core/admission/runStart';
 import { mcpOptions } from '../../src/cli/mcp';
 const pkg = JSON.parse(readFileSync(join(__dirname, '../../../package.json'), 'utf8')) as { contributes: { languageModelTools?: { name: string; inputSchema: unknown }[] } };
@@ -25,6 +25,9 @@ describe('agent runs: input, profile, bounded output, labelled result (unit)', (
     const tool = pkg.contributes.languageModelTools?.find((t) => t.name === 'sandboxRunner_run');
     assert.ok(tool, 'package.json contributes no languageModelTools entry named sandboxRunner_run');
     assert.deepEqual(tool.inputSchema, agentInputJsonSchema());
+    const close = pkg.contributes.languageModelTools?.find((t) => t.name === 'sandboxRunner_closeSession');
+    assert.ok(close, 'package.json contributes no languageModelTools entry named sandboxRunner_closeSession');
+    assert.deepEqual(close.inputSchema, agentCloseJsonSchema());
   });
 
   it('accepts { code, language?, profile?, stdin?, timeoutSeconds? } and refuses anything else, naming each key', () => {

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
-import { AgentCellOutput, agentCellResult, agentCellText, agentFiles, AgentSessionInputSchema, AGENT_IMAGE_LIMITS } from '../../src/core/agent/agentSession';
+import {
+  AgentCellOutput, agentCellResult, agentCellText, AgentCloseInputSchema, agentFiles, agentSessionConfirmLines, agentSessionInputRefusal, AgentSessionInputSchema, AGENT_IMAGE_LIMITS,
+  parseAgentSessionInput, sessionAge,
+} from '../../src/core/agent/agentSession';
 import { isRelativeFileName } from '../../src/core/session/frames';
 import { ProfileSchema } from '../../src/core/profiles/profileSchema';
 
@@ -56,5 +59,36 @@ describe('agent sessions (unit)', () => {
       out, 'id-2', 'python', profile, 30,
     );
     assert.match(agentCellText(r), /The session ended \(oom-killed\): The memory limit ended it\. Start a new one with session "new"\./);
+  });
+
+  it('refuses combinations any agent host refuses: stdin in a session, files without one, dependencies in a session', () => {
+    const input = (over: object) => (parseAgentSessionInput({ code: '1', ...over }) as { input: Parameters<typeof agentSessionInputRefusal>[0] }).input;
+    assert.match(agentSessionInputRefusal(input({ session: 'new', stdin: 'x' }))!, /^Refused: a session has no stdin/);
+    assert.match(agentSessionInputRefusal(input({ files: { a: 'x' } }))!, /^Refused: files go with a session/);
+    assert.match(agentSessionInputRefusal(input({ session: 'new', dependencies: ['rich'] }))!, /^Not run: sessions do not install dependencies yet\./);
+    assert.match(agentSessionInputRefusal(input({ session: 'new' }), 'rich')!, /this call declares rich\)/);
+    assert.equal(agentSessionInputRefusal(input({ session: 'new', files: { a: 'x' } })), undefined);
+    assert.equal(agentSessionInputRefusal(input({ stdin: 'x' }), 'rich'), undefined, 'a fresh run may declare packages');
+    assert.match((parseAgentSessionInput({ code: '1', session: 'old' }) as { refusal: string }).refusal, /^Invalid input: session: must be "new" or a session id.*session\?, files\? \}\.$/);
+    assert.ok(AgentCloseInputSchema.safeParse({ session: '0b8f1f7e-7d3c-4a4e-9a1b-2c3d4e5f6a7b' }).success);
+    assert.ok(!AgentCloseInputSchema.safeParse({ session: '0b8f1f7e-7d3c-4a4e-9a1b-2c3d4e5f6a7b', code: '1' }).success);
+  });
+
+  it('the confirmation lines name a new session, or an open one with its age, and list the files passed in with their sizes', () => {
+    assert.deepEqual(agentSessionConfirmLines('new', {}), ['Session: new session (its container keeps variables and files across calls until it is closed, idle too long, or VS Code exits)']);
+    const id = '0b8f1f7e-7d3c-4a4e-9a1b-2c3d4e5f6a7b';
+    const now = 1_000_000_000;
+    const files = agentFiles({ 'in/data.csv': 'a,b\n1,2\n', 'x\n[click](command:evil)': { base64: 'AP8=' } }, isRelativeFileName) as Record<string, Uint8Array>;
+    assert.deepEqual(agentSessionConfirmLines({ id, startedAt: now - 7 * 60_000 - 5_000 }, files, now), [
+      `Session: ${id} (started 7 min ago; its state is kept)`,
+      'Files written under /sandbox first: 2 (10 bytes in all)',
+      'File: "in/data.csv" (8 bytes)',
+      'File: "x\\n[click](command:evil)" (2 bytes)',
+    ]);
+    assert.equal(sessionAge(now - 59_000, now), 'less than a minute ago');
+    const many = Object.fromEntries(Array.from({ length: 23 }, (_, i) => [`f${i}`, new Uint8Array(1)]));
+    const lines = agentSessionConfirmLines('new', many);
+    assert.equal(lines.length, 1 + 1 + 20 + 1);
+    assert.equal(lines.at(-1), '… and 3 more files');
   });
 });

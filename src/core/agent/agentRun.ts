@@ -93,13 +93,22 @@ export type AgentRunInput = z.output<typeof AgentRunInputSchema>;
  * @returns the input, or a one-sentence refusal naming each bad key (never throws)
  */
 export function parseAgentInput(raw: unknown): { input: AgentRunInput } | { refusal: string } {
-  const parsed = AgentRunInputSchema.safeParse(raw);
+  return parseWith(AgentRunInputSchema, raw, '{ code, language?, profile?, stdin?, timeoutSeconds?, dependencies? }');
+}
+
+/**
+ * Validates `raw` against an agent tool's `schema`.
+ * @param expected the input's shape as the refusal names it, e.g. `{ code, language? }`
+ * @returns the input, or a one-sentence refusal naming each bad key (never throws)
+ */
+export function parseWith<S extends z.ZodMiniType>(schema: S, raw: unknown, expected: string): { input: z.output<S> } | { refusal: string } {
+  const parsed = schema.safeParse(raw);
   if (parsed.success) return { input: parsed.data };
   const problems = parsed.error.issues.map((i) => {
     if (i.code === 'unrecognized_keys') return `${i.keys.join(', ')}: not an input of this tool`;
     return `${i.path.map(String).join('.') || 'input'}: ${i.message}`;
   });
-  return { refusal: `Invalid input: ${problems.join('; ')}. Expected { code, language?, profile?, stdin?, timeoutSeconds?, dependencies? }.` };
+  return { refusal: `Invalid input: ${problems.join('; ')}. Expected ${expected}.` };
 }
 
 /** Common names agents use for a language, mapped to the VS Code language ids the built-in profiles list. */

@@ -244,7 +244,7 @@ function installSettings() {
   };
 }
 
-/** Issue 24: notebook sessions (src/vscode/notebookKernels.ts reads it from user settings only, with the same bounds). */
+/** Issue 24: sessions of notebooks and of the agent tool (src/vscode/sessionIdle.ts reads it from user settings only, with the same bounds). */
 function sessionSettings() {
   return {
     'sessions.idleSeconds': {
@@ -253,7 +253,7 @@ function sessionSettings() {
       maximum: 86400,
       default: 1800,
       markdownDescription:
-        'A notebook\'s sandbox kernel session (its container and the Python state in it) is closed after this many seconds without a cell running; the next cell starts a new session. User settings only: never read from workspace settings.',
+        'A sandbox session (a notebook\'s kernel, or a chat agent\'s session of the Run in Sandbox tool: its container and the Python state in it) is closed after this many seconds without a cell running; a notebook\'s next cell starts a new session, an agent is told its session ended. User settings only: never read from workspace settings.',
       scope: 'application',
     },
   };

@@ -10,9 +10,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { FinishedRun } from '../../../src/vscode/api';
+import { NOTEBOOK_IMAGE } from '../../support/images';
 import { cleanUp, getApi, ownContainers, runningOwnContainers, settlesWithin, waitFor, workspaceFolder } from './helpers';
 
 const TOOL = 'sandboxRunner_run';
+const CLOSE_TOOL = 'sandboxRunner_closeSession';
 
 /** The text parts of a tool result, joined. */
 function resultText(r: vscode.LanguageModelToolResult): string {
@@ -49,7 +51,10 @@ describe('language model tool sandboxRunner_run (host)', function () {
     assert.ok(tool, `vscode.lm.tools has no ${TOOL}: ${vscode.lm.tools.map((t) => t.name).join(', ')}`);
     const schema = tool.inputSchema as { required?: string[]; properties?: Record<string, unknown> };
     assert.deepEqual(schema.required, ['code']);
-    assert.deepEqual(Object.keys(schema.properties ?? {}).sort(), ['code', 'dependencies', 'language', 'profile', 'stdin', 'timeoutSeconds']);
+    assert.deepEqual(Object.keys(schema.properties ?? {}).sort(), ['code', 'dependencies', 'files', 'language', 'profile', 'session', 'stdin', 'timeoutSeconds']);
+    const close = vscode.lm.tools.find((t) => t.name === CLOSE_TOOL);
+    assert.ok(close, `vscode.lm.tools has no ${CLOSE_TOOL}`);
+    assert.deepEqual((close.inputSchema as { required?: string[] }).required, ['session']);
   });
 
   it('prepareInvocation shows profile, image, network, limits and the code as plain text in a fence it cannot close', async () => {
@@ -168,6 +173,99 @@ describe('language model tool sandboxRunner_run (host)', function () {
       await vscode.workspace.getConfiguration('sandboxRunner').update('agentTool.enabled', undefined, vscode.ConfigurationTarget.Global);
       const again = await api.agentTool().invoke({ input, toolInvocationToken: undefined }, none);
       assert.match(resultText(again!), /^Sandbox run exited with code 0/);
+    });
+  });
+
+  describe('sessions (issue 24)', function () {
+    this.timeout(240_000);
+    const PROFILE = 'pynb';
+    const config = () => vscode.workspace.getConfiguration('sandboxRunner');
+    /** The markdown source as rendered (appendText's escapes undone). */
+    const rendered = (md: vscode.MarkdownString) => md.value.replace(/&nbsp;/g, ' ').replace(/\\([\\`*_{}[\]()#+\-.!~|<>"])/g, '$1');
+    const sessionOf = (text: string) => /^Session ([0-9a-f-]{36}): /.exec(text)?.[1];
+    const close = async (session: string) => resultText(await settlesWithin(Promise.resolve(vscode.lm.invokeTool(CLOSE_TOOL, { input: { session }, toolInvocationToken: undefined }, none)), 30_000, 'the close tool'));
+
+    before(async () => {
+      await getApi();
+      // A user profile on the notebook test image (python with Debian's matplotlib), as notebook.test.ts.
+      await config().update('profiles', { [PROFILE]: { image: NOTEBOOK_IMAGE, command: ['python3', '${file}'], languages: ['python'] } }, vscode.ConfigurationTarget.Global);
+    });
+    after(async () => {
+      await config().update('profiles', undefined, vscode.ConfigurationTarget.Global);
+    });
+
+    it('session "new" keeps state across calls, takes files in, gives /sandbox/out/ files and a matplotlib plot back; the confirmation names the session; the close tool removes the container', async () => {
+      const api = await getApi();
+      const tool = api.agentTool();
+      const files = { 'in/data.csv': 'a,b\n1,2\n', '[x](command:evil).txt': 'hi' };
+      const first = { code: 'rows = open("/sandbox/in/data.csv").read().splitlines()\nx = 41\nprint(len(rows))', profile: PROFILE, session: 'new', files };
+      const prepared = confirmationText(await tool.prepareInvocation!({ input: first }, none));
+      assert.equal(prepared.title, 'Run in Sandbox Session?');
+      assert.ok(!prepared.md.isTrusted && !prepared.md.supportHtml);
+      let v = rendered(prepared.md);
+      assert.match(v, /Session: new session/);
+      assert.match(v, /Files written under \/sandbox first: 2 \(10 bytes in all\)/);
+      assert.match(v, /File: "in\/data.csv" \(8 bytes\)/);
+      assert.match(v, /File: "\[x\]\(command:evil\)\.txt" \(2 bytes\)/);
+      assert.ok(!prepared.md.value.includes('[x](command:evil)'), 'a file name reached the markdown unescaped');
+      assert.match(v, new RegExp(`Image: ${NOTEBOOK_IMAGE.replace(/[./]/g, '\\$&')}`));
+
+      const r1 = resultText((await tool.invoke({ input: first, toolInvocationToken: undefined }, none))!);
+      const id = sessionOf(r1);
+      assert.ok(id, r1);
+      assert.match(r1, /cell 1 ok/);
+      assert.match(r1, /<program-output stream="stdout" id="[0-9a-f]{12}" bytes="2">\n2\n</);
+      assert.match(r1, new RegExp(`or call ${CLOSE_TOOL}\\.`));
+      assert.equal((await ownContainers()).length, 1, 'one session container');
+
+      const second = {
+        session: id,
+        code: 'import os\nimport matplotlib.pyplot as plt\nplt.plot([1, 3, 2])\nos.makedirs("/sandbox/out", exist_ok=True)\nopen("/sandbox/out/answer.txt", "w").write(str(x + 1))\nopen("/sandbox/out/raw.bin", "wb").write(bytes([0, 255]))\nprint("PLOT")',
+      };
+      v = rendered(confirmationText(await tool.prepareInvocation!({ input: second }, none)).md);
+      assert.match(v, new RegExp(`Session: ${id} \\(started less than a minute ago; its state is kept\\)`));
+      assert.match(v, /Profile: pynb/);
+      const r2 = (await tool.invoke({ input: second, toolInvocationToken: undefined }, none))!;
+      const t2 = resultText(r2);
+      assert.match(t2, /cell 2 ok/, t2);
+      assert.match(t2, /answer\.txt \(2 bytes\)\n42\n/, 'the out file, with the state of the first call');
+      assert.match(t2, /File "raw\.bin" from \/sandbox\/out\/ \(2 bytes, binary\), base64: AP8=/);
+      const images = r2.content.filter((p): p is vscode.LanguageModelDataPart => p instanceof vscode.LanguageModelDataPart);
+      assert.equal(images.length, 1, t2);
+      assert.equal(images[0]!.mimeType, 'image/png');
+      assert.deepEqual([...images[0]!.data.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'a PNG');
+
+      assert.match(await close(id), /^Session [0-9a-f-]{36} closed; its container was removed\.$/);
+      assert.deepEqual(await ownContainers(), [], 'the close tool removed the container');
+      const after = resultText((await tool.invoke({ input: { session: id, code: 'x' }, toolInvocationToken: undefined }, none))!);
+      assert.match(after, /has ended \(closed\)/);
+      assert.equal((await tool.prepareInvocation!({ input: { session: id, code: 'x' } }, none))?.confirmationMessages, undefined, 'an ended session asks for confirmation');
+    });
+
+    it('refuses a third session (not queued) with a sentence naming the close tool, and refuses what a session cannot take', async () => {
+      const api = await getApi();
+      const tool = api.agentTool();
+      const ids: string[] = [];
+      try {
+        for (let i = 0; i < 2; i++) {
+          const t = resultText((await tool.invoke({ input: { code: '1', profile: PROFILE, session: 'new' }, toolInvocationToken: undefined }, none))!);
+          ids.push(sessionOf(t) ?? assert.fail(t));
+        }
+        const third = { code: '1', profile: PROFILE, session: 'new' };
+        assert.equal((await tool.prepareInvocation!({ input: third }, none))?.confirmationMessages, undefined, 'a refused call asks for confirmation');
+        const refused = resultText(await settlesWithin(Promise.resolve(vscode.lm.invokeTool(TOOL, { input: third, toolInvocationToken: undefined }, none)), 20_000, 'vscode.lm.invokeTool'));
+        assert.match(refused, /^Refused: 2 sessions are already open, the most the Run in Sandbox tool allows \(2\)\. Sessions are not queued: close one with sandboxRunner_closeSession, or run without "session"\.$/);
+        assert.equal((await ownContainers()).length, 2);
+        const stdin = resultText((await tool.invoke({ input: { code: '1', session: ids[0], stdin: 'x' }, toolInvocationToken: undefined }, none))!);
+        assert.match(stdin, /^Refused: a session has no stdin/);
+        const escape = resultText((await tool.invoke({ input: { code: '1', session: ids[0], files: { '../x': 'no' } }, toolInvocationToken: undefined }, none))!);
+        assert.match(escape, /not a relative name under \/sandbox/);
+        const notPython = resultText((await tool.invoke({ input: { code: 'echo', language: 'shellscript', session: 'new' }, toolInvocationToken: undefined }, none))!);
+        assert.match(notPython, /cannot host a session/);
+      } finally {
+        for (const id of ids) await close(id);
+      }
+      assert.deepEqual(await ownContainers(), []);
     });
   });
 });

@@ -10,6 +10,10 @@
  * modal (title, profile, image, network, host folders, limits, the code), saves
  * .artifacts/ui-check-tool-confirm.png, confirms, and reads the run in the Sandbox Runner output
  * channel (its header says it came from the agent tool; 42) and the result the caller got back.
+ * Issue 24: the caller's second command starts a new session with a file passed in; the modal
+ * "Run in Sandbox Session?" names the new session and lists the file with its size
+ * (.artifacts/ui-check-tool-session-confirm.png); after confirming, the caller closes the session
+ * with `sandboxRunner_closeSession` (no modal) and shows both results.
  */
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -22,6 +26,10 @@ const TOOL_CALLER = join(repo, 'test', 'host', 'fixtures', 'tool-caller');
 export const TOOL_CALLER_TITLE = 'Sandbox Runner Test: Invoke Run in Sandbox Tool';
 /** The prefix of the information message with the tool's result (its extension.js). */
 const RESULT_PREFIX = 'Run in Sandbox tool result:';
+/** Its second command's palette title (issue 24: a new session). */
+export const SESSION_CALLER_TITLE = 'Sandbox Runner Test: Invoke Run in Sandbox Tool in a New Session';
+/** The prefix of the information message with the session's results. */
+const SESSION_RESULT_PREFIX = 'Run in Sandbox session result:';
 
 /** Packages the tool-calling test extension with vsce into `outDir` and installs it into the session's code-server. */
 export function installToolCaller(report: CheckReport, session: HostSession, outDir: string): void {
@@ -100,4 +108,27 @@ export async function toolConfirmChecks(page: Page, report: CheckReport): Promis
   const resultText = found ?? JSON.stringify(seen);
   check('invokeTool returns the outcome to the caller', found !== undefined && /Sandbox run exited with code 0/.test(resultText), resultText.slice(0, 300));
   check('invokeTool returns stdout 42 as labelled program output', /<program-output stream="stdout"[^>]*> \| 42 \| <\/program-output/.test(resultText), resultText.slice(0, 900));
+}
+
+/** Issue 24: the confirmation of a new session with a file passed in, then the session's result and its close. */
+export async function sessionConfirmChecks(page: Page, report: CheckReport): Promise<void> {
+  const { check, step } = report;
+  await page.keyboard.press('Escape');
+  await quickPick(page, 'F1', SESSION_CALLER_TITLE, SESSION_CALLER_TITLE, 'Enter');
+  step(`ran "${SESSION_CALLER_TITLE}" from the command palette`);
+  const dialog = page.locator('.monaco-dialog-box').filter({ hasText: 'Run in Sandbox Session?' });
+  const shown = await dialog.waitFor({ state: 'visible', timeout: 30_000 }).then(() => true, () => false);
+  check('a new session asks "Run in Sandbox Session?"', shown);
+  await page.screenshot({ path: join(artifacts, 'ui-check-tool-session-confirm.png') });
+  step('saved .artifacts/ui-check-tool-session-confirm.png');
+  if (!shown) return;
+  const text = clean(await dialog.innerText());
+  const oneLine = JSON.stringify(text.replace(/\s*\n\s*/g, ' | '));
+  check('the confirmation names the new session and lists the file passed in with its size', /Session: new session/.test(text) && /File: "data\.csv" \(8 bytes\)/.test(text), oneLine);
+  const confirm = dialog.locator('.dialog-buttons .monaco-button').filter({ hasText: /^\s*(Yes|Continue|Allow|Run|OK)\s*$/ }).first();
+  await confirm.click();
+  const { found, seen } = await waitForNotification(page, SESSION_RESULT_PREFIX, 90_000);
+  const resultText = found ?? JSON.stringify(seen);
+  check('the session ran the code on the file (42) and returned its id', found !== undefined && /Session [0-9a-f-]{36}: cell 1 ok/.test(resultText) && / \| 42 \| /.test(resultText), resultText.slice(0, 600));
+  check('the close tool closed it without a modal', /Session [0-9a-f-]{36} closed; its container was removed\./.test(resultText), resultText.slice(-300));
 }

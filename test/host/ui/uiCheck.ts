@@ -45,7 +45,7 @@ import { TEST_IMAGES } from '../../support/images';
 import { INTERACTIVE_USER_SETTINGS, interactiveChecks } from './interactiveCheck';
 import { markdownChecks } from './markdownCheck';
 import { recentRunsChecks, vsixShipsRerunBundles } from './recentRunsCheck';
-import { installToolCaller, toolConfirmChecks } from './toolConfirmCheck';
+import { installToolCaller, sessionConfirmChecks, toolConfirmChecks } from './toolConfirmCheck';
 import { CheckReport, RUN_ROW, RUN_TITLE, artifacts, clean, codeServerCli, installVsix, notificationTexts, outputPanelText, packageExtension, quickPick, repo, startWorkbench } from './harness';
 
 const fixtureWorkspace = join(repo, 'test', 'host', 'fixtures', 'workspace');
@@ -148,6 +148,7 @@ async function drive(page: Page, server: CodeServer, workspace: string): Promise
   await interactiveChecks(page, report, { query: 'linkname.py', name: LINK_PY });
   await markdownChecks(page, report);
   await toolConfirmChecks(page, report);
+  await sessionConfirmChecks(page, report);
 }
 
 /** The editor title's "Stop Sandbox Run" action (issue 12; package.json menus `editor/title`). */
