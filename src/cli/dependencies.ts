@@ -12,8 +12,8 @@
  */
 import type { DockerOptions, Profile } from '../core';
 import { SandboxError } from '../core/errors';
-import { declaredDependencies, installDeclared, installEnvironment, isNodeProfile, isPythonProfile, requiresPythonOnly, shownSpecs, type DeclaredDependencies } from '../core/deps/declared';
-import { checkRequiresPython } from '../core/deps/imagePython';
+import { declaredDependencies, installDeclared, installEnvironment, isNodeProfile, isPythonProfile, shownSpecs, type DeclaredDependencies } from '../core/deps/declared';
+import { requiresPythonCheck } from '../core/deps/imagePython';
 import { findLockfileFolder, readNpmLockfile } from '../core/deps/lockfile';
 import { missingNodePackage, OutputTail } from '../core/deps/nodeHint';
 import { profileSettingPath } from '../core/layout';
@@ -53,7 +53,7 @@ export function cliInstallSettings(values: CliValues): DependencySettings {
  * @throws SandboxError `invalid-profile` without `--dependencies`, for a bad block, spec, option or
  *   lockfile, a lockfile beside profile dependencies, or a profile that is neither python nor
  *   node; the errors of `ensureDependencySet`; for a script whose `requires-python` (without
- *   dependencies) the image's Python does not meet, imagePython.ts `checkRequiresPython`'s
+ *   dependencies) the image's Python does not meet, imagePython.ts `requiresPythonCheck`'s
  */
 export async function cliDependencySet(
   values: CliValues, engine: DockerOptions, profileName: string, profile: Profile, code: Buffer, signal: AbortSignal, log: (text: string) => void,
@@ -66,16 +66,15 @@ export async function cliDependencySet(
     throw new SandboxError('invalid-profile', `Profile "${profileName}" lists dependencies and the run's folder ${lock.folder} has a package-lock.json; only one of them is installed, so nothing ran.`, `Add the packages to that package.json (npm install NAME), or remove ${profileSettingPath(profileName, 'dependencies')}.`);
   }
   const where = lock ? `${lock.folder}/package-lock.json` : '';
-  // markdown-it (core source/fences.ts) is initialised only for a Markdown file; its code is still
-  // part of dist/cli-main.js, read with the bundle at every start (a bundle of its own would spare that).
+  // markdown-it's block parser (core source/fences.ts) is initialised only for a Markdown file; its
+  // code (about 60 KB minified, entity decoding included) is still read with dist/cli-main.js.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const text = markdown ? (require('../core/source/fences') as typeof import('../core/source/fences')).withoutFencedBlocks(code.toString('utf8')) : code.toString('utf8');
   const declared: DeclaredDependencies | undefined = lock
     ? { manager: 'npm', specs: [lock.keySpec], profileSpecs: [], untrustedSpecs: [lock.keySpec], where, lockfile: lock }
     : declaredDependencies(profileName, profile, text);
   if (!declared) {
-    const requiresPython = lock ? undefined : requiresPythonOnly(profile, text);
-    if (requiresPython !== undefined) await checkRequiresPython(engine, profileName, profile, requiresPython);
+    if (!lock) await requiresPythonCheck(engine, profileName, profile, text)?.();
     return undefined;
   }
   const shown = lock ? `${lock.packages} packages from ${JSON.stringify(where)}` : shownSpecs(declared.specs);

@@ -43,8 +43,8 @@ import { refusedResult } from '../core/run/outcome';
 import type { DependencySettings } from '../core/profiles/dependencySettings';
 import { cliInstallSettings } from './dependencies';
 import { mcpDeclared, mcpInstall } from './mcpDependencies';
-import { requiresPythonOnly, shownSpecs } from '../core/deps/declared';
-import { checkRequiresPython } from '../core/deps/imagePython';
+import { shownSpecs } from '../core/deps/declared';
+import { requiresPythonCheck } from '../core/deps/imagePython';
 import type { CliValues } from './options';
 
 /** Default of `--max-runs`: runs one client may have in progress at once. */
@@ -284,11 +284,11 @@ class SandboxMcpServer {
     signal.addEventListener('abort', onCancel, { once: true });
     const start = async (): Promise<RunResult> => {
       let dependencySet;
-      const requiresPython = deps.declared ? undefined : requiresPythonOnly(profile, input.code, input.dependencies);
-      if (requiresPython !== undefined) {
+      const check = deps.declared ? undefined : requiresPythonCheck(this.opts.engine, chosen.name, profile, input.code, input.dependencies);
+      if (check) {
         const t0 = performance.now();
         try {
-          await checkRequiresPython(this.opts.engine, chosen.name, profile, requiresPython);
+          await check();
         } catch (e) {
           return refusedResult(isSandboxError(e) ? e.toInfo() : { code: 'engine-error', message: `The requires-python check failed: ${String(e)}`, fix: 'Call again.', detail: '' }, t0);
         }

@@ -42,8 +42,8 @@ import { isRelativeFileName } from '../core/session/frames';
 import { checkSessionProfile } from '../core/session/start';
 import { abortOnCancel } from './cancellation';
 import { AgentCloseTool, agentToolSessions, sessionToolResult } from './agentSessionTool';
-import { declaredDependencies, installDeclared, installEnvironment, installSource, requiresPythonOnly, shownSpecs, type DeclaredDependencies } from '../core/deps/declared';
-import { checkRequiresPython } from '../core/deps/imagePython';
+import { declaredDependencies, installDeclared, installEnvironment, installSource, shownSpecs, type DeclaredDependencies } from '../core/deps/declared';
+import { requiresPythonCheck } from '../core/deps/imagePython';
 import { isSandboxError, SandboxError } from '../core/errors';
 import type { ConsentStore } from './consent';
 import type { InstallStep, RunStarter } from './startRequest';
@@ -292,11 +292,10 @@ function sessionConfirmationMessage(a: InSession): vscode.MarkdownString {
   return confirmationMessage({ chosen: { name: a.info.profileName }, profile, input: a.input }, agentSessionConfirmLines({ id: a.id, startedAt: a.info.startedAt }, a.files));
 }
 
-/** A requires-python without dependencies (core deps/declared.ts `requiresPythonOnly`): a step that checks it against the image's Python before the run. */
+/** A requires-python without dependencies (core deps/imagePython.ts `requiresPythonCheck`): a step that checks it against the image's Python before the run. */
 function requiresPythonStep(profileName: string, profile: Profile, code: string): { install?: InstallStep } {
-  const requiresPython = requiresPythonOnly(profile, code);
-  if (requiresPython === undefined) return {};
-  return { install: () => checkRequiresPython(dockerOptions(), profileName, profile, requiresPython).then(() => undefined) };
+  const check = requiresPythonCheck(dockerOptions(), profileName, profile, code);
+  return check ? { install: () => check().then(() => undefined) } : {};
 }
 
 /**

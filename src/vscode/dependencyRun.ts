@@ -63,10 +63,8 @@ export async function admitDependencies(q: DependencyQuestion): Promise<Dependen
   }
   if (!declared) {
     // A requires-python without dependencies: checked against the image's Python (a probe container) before the run.
-    const requiresPython = code.requiresPythonOnly(q.profile, q.code, q.agentSpecs);
-    if (requiresPython === undefined) return { kind: 'none' };
-    const docker = dockerOptions();
-    return { kind: 'install', install: () => code.checkRequiresPython(docker, q.profileName, q.profile, requiresPython).then(() => undefined) };
+    const check = code.requiresPythonCheck(dockerOptions(), q.profileName, q.profile, q.code, q.agentSpecs);
+    return check ? { kind: 'install', install: () => check().then(() => undefined) } : { kind: 'none' };
   }
   const { settings, issues } = installSettings();
   if (issues.length > 0) {

@@ -20,8 +20,8 @@ export { refusedResult } from '../core/run/outcome';
 // Issue 22: a run's declared dependencies and their install (dependencyRun.ts, runManager.ts).
 export { pruneDependencySets } from '../core/deps/prune';
 export { addDependencyEdit, distributionFor, missingModule } from '../core/deps/moduleFix';
-export { declaredDependencies, installDeclared, installEnvironment, installFingerprint, installSource, requiresPythonOnly, shownSpecs } from '../core/deps/declared';
-export { checkRequiresPython } from '../core/deps/imagePython';
+export { declaredDependencies, installDeclared, installEnvironment, installFingerprint, installSource, shownSpecs } from '../core/deps/declared';
+export { requiresPythonCheck } from '../core/deps/imagePython';
 export { WarmPool } from '../core/run/warm';
 // Source links (issue 11): the origin needs argv.ts, and the error site is needed only after a run.
 export { findErrorSite } from '../core/source/errorSite';

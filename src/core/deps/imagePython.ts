@@ -14,6 +14,7 @@ import { newContainerName } from '../layout';
 import { buildInstallArgv } from '../container/argv';
 import { ownerLabels } from '../ownership/labels';
 import type { Profile } from '../profiles/profileSchema';
+import { requiresPythonOnly } from './declared';
 import { requiresPythonProblem } from './requiresPython';
 
 /** The probe's time limit (a cold start on a loaded machine takes seconds). */
@@ -59,4 +60,17 @@ export async function imagePythonVersion(opts: DockerOptions, profileName: strin
 export async function checkRequiresPython(opts: DockerOptions, profileName: string, profile: Profile, requiresPython: string): Promise<void> {
   const problem = requiresPythonProblem(requiresPython, await imagePythonVersion(opts, profileName, profile), profileName);
   if (problem) throw new SandboxError('invalid-profile', `${problem} Nothing ran.`, 'Change requires-python or the profile, then run again.');
+}
+
+/**
+ * The check a run without dependencies needs before it starts: its PEP 723 `requires-python`
+ * (declared.ts `requiresPythonOnly`) against the image's Python ({@link checkRequiresPython}). With
+ * dependencies the install checks it instead. The one entry the CLI, the MCP server, the editor and
+ * the language model tool use.
+ * @param agentSpecs an agent's `dependencies` input, when any
+ * @returns the check (it throws as {@link checkRequiresPython}), or undefined when there is nothing to check
+ */
+export function requiresPythonCheck(opts: DockerOptions, profileName: string, profile: Profile, code: string, agentSpecs: readonly string[] = []): (() => Promise<void>) | undefined {
+  const requiresPython = requiresPythonOnly(profile, code, agentSpecs);
+  return requiresPython === undefined ? undefined : () => checkRequiresPython(opts, profileName, profile, requiresPython);
 }
