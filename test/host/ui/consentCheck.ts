@@ -14,8 +14,8 @@
  *      decline it: "Not run: …" in the output, nothing ran (.artifacts/consent-check-declined.png);
  *   6. issue 22: "Run in Sandbox with Profile…" → the user profile "pydeps" (an image that can
  *      install) on deps-consent.py, whose PEP 723 block declares two packages: before anything
- *      starts, the modal "Install 2 packages for this script?" lists the packages, the index (the
- *      user setting `dependencies.pipIndexUrl`, a `.invalid` URL never contacted) and "Network only
+ *      starts, the modal "Install 2 packages for this script?" lists the packages, the index (pip's
+ *      default: no index setting is needed to decline, and nothing contacts it) and "Network only
  *      while installing; …" (screenshot .artifacts/deps-consent.png), and no container of "pydeps"
  *      exists while it is open; declined: "Not run: installing …" in the output, no run, and no
  *      install container (none of "pydeps" appears).
@@ -52,17 +52,14 @@ const CONSENT_MESSAGE = 'The workspace profile "python" loosens the sandbox.';
 const UNTRUSTED_NOTE = 'Workspace profiles ignored (untrusted workspace)';
 const CONSENTS_NOTE = /Loosened profiles allowed in this workspace: (\d+)/;
 const steps = process.env.SANDBOX_RUNNER_UI_STEPS === '1';
-/** A package index no check ever contacts: the install is declined before anything starts (step 6). */
-const NEVER_INDEX = 'https://pip-index.invalid/simple';
 /**
  * User settings of the run: warm start for every profile (application scope: user settings only);
  * for step 6 a user profile whose image can install (as test/host/suite/dependencies.test.ts's
- * `pydeps`) and the index it would install from.
+ * `pydeps`). No index setting: the modal comes before any install, and the install is declined.
  */
 const USER_SETTINGS = {
   'sandboxRunner.warmStart': 'all',
   'sandboxRunner.profiles': { pydeps: { image: LANGUAGE_IMAGES.pythonPip, command: ['python3', '${file}'] } },
-  'sandboxRunner.dependencies.pipIndexUrl': NEVER_INDEX,
 };
 const INSTALL = 'Install and Run';
 /** How long a warm container may take to appear or go, and how long "none appears" is watched, ms. */
@@ -403,7 +400,9 @@ async function declineInstall(page: Page, server: CodeServer, dirs: RunDirs): Pr
   step(`install consent modal: ${JSON.stringify(modal)}`);
   check('the modal asks "Install 2 packages for this script?"', modal.message === 'Install 2 packages for this script?', JSON.stringify(modal.message));
   check('the modal lists the packages with their specs', modal.detail.includes('• "tinyhello>=1"') && modal.detail.includes('• "rich==13.7.1"'), JSON.stringify(modal.detail));
-  check('the modal names the index', modal.detail.includes(`Index: ${NEVER_INDEX}`), JSON.stringify(modal.detail));
+  // No index setting here: the environment's PIP_INDEX_URL, else pip's default, named and never contacted.
+  const index = process.env.PIP_INDEX_URL ?? 'https://pypi.org/simple (pip\'s default)';
+  check(`the modal names the index (${index})`, modal.detail.split('\n').includes(`Index: ${index}`), JSON.stringify(modal.detail));
   check('the modal says "Network only while installing; the program runs without network."', modal.detail.includes('Network only while installing; the program runs without network.'), JSON.stringify(modal.detail));
   check(`the modal offers "${INSTALL}"`, modal.buttons.includes(INSTALL), JSON.stringify(modal.buttons));
   const whileAsking = await pydepsContainers(server);
