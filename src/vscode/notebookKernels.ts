@@ -6,6 +6,9 @@
  * notebook's folder, core runStart.ts `decideRunStart`, consent to a workspace loosening): in
  * Restricted Mode only built-in and user profiles (VS Code itself asks for workspace trust before
  * it executes any notebook cell, whatever the kernel; an empty window is trusted).
+ * A `"workspace": "ro"` profile's session sees the notebook's workspace folder read-only, as a run
+ * of a selection in that folder does (workspaceRun.ts: the folder, the notebook's own folder as
+ * the working directory, the user's mask globs; consent compares that folder as a run's does).
  * - Cells run one at a time in the order asked, with the kernel's execution count, start and end
  *   times and success; their output streams in (notebookOutputs.ts).
  * - Interrupt (the controller's interruptHandler): queued cells are dropped and the running cell
@@ -29,6 +32,7 @@ import { JUPYTER_NOTEBOOK, type NotebookDeps } from './notebookType';
 import { NotebookStatus } from './notebookStatus';
 import { currentSettings, dockerOptions } from './settings';
 import { sessionIdleMs } from './sessionIdle';
+import { workspaceRunFor, type WorkspaceRunFields } from './workspaceRun';
 
 /** The toolbar's and the palette's Restart command (package.json). */
 export const RESTART_KERNEL_COMMAND = 'sandboxRunner.restartNotebookKernel';
@@ -191,7 +195,9 @@ export class NotebookKernels implements vscode.Disposable {
     if (st.session && !st.session.end) return st.session;
     if (st.lastEnd && st.lastEnd !== st.told) out.notice(vscode.l10n.t('The previous session ended: {0} A new session starts; earlier variables are gone.', st.lastEnd.message));
     st.lastEnd = st.told = undefined;
-    const profile = await this.admit(kernel.profile.name, st.notebook.uri, out);
+    // A notebook runs as a selection of its file would: never "the file itself" (`where` set).
+    const where = workspaceRunFor({ documentUri: st.notebook.uri.toString(), untitled: st.notebook.isUntitled, where: 'notebook' });
+    const profile = await this.admit(kernel.profile.name, st.notebook.uri, out, where.paths);
     if (!profile) return undefined;
     const code = this.deps.engine();
     const session = await code.startSession({
@@ -200,6 +206,8 @@ export class NotebookKernels implements vscode.Disposable {
       docker: dockerOptions(),
       protectedPaths: this.deps.protectedPaths,
       idleMs: sessionIdleMs(),
+      ...where,
+      onNotice: (text) => this.deps.log.info(text.trimEnd()),
       onArgv: (argv) => this.deps.log.debug(`docker ${argv.map((a) => JSON.stringify(a)).join(' ')}`),
     });
     st.session = session;
@@ -215,11 +223,11 @@ export class NotebookKernels implements vscode.Disposable {
   }
 
   /** The profile as it resolves now for the notebook's folder, after consent to a workspace loosening; undefined when refused. */
-  private async admit(name: string, uri: vscode.Uri, out: CellOutputs): Promise<ResolvedProfile | undefined> {
+  private async admit(name: string, uri: vscode.Uri, out: CellOutputs, paths: WorkspaceRunFields['paths']): Promise<ResolvedProfile | undefined> {
     const settings = currentSettings(uri);
     const scope = consentScope(uri);
     const decision = decideRunStart({
-      set: settings, settings: settings.route, query: { name }, caller: 'person', trusted: settings.trusted,
+      set: settings, settings: settings.route, query: { name, paths }, caller: 'person', trusted: settings.trusted,
       consented: (r) => this.deps.consents.has(r, scope),
     });
     switch (decision.kind) {
@@ -305,9 +313,10 @@ export class NotebookKernels implements vscode.Disposable {
   }
 }
 
-/** The controller's description: the image and the network (workspace text, shown as plain text). */
+/** The controller's description: the image, the network and a workspace mount (workspace text, shown as plain text). */
 function describe(p: ResolvedProfile): string {
-  return p.profile.network === 'none'
+  const text = p.profile.network === 'none'
     ? vscode.l10n.t('{0} · network off', p.profile.image)
     : vscode.l10n.t('{0} · network ON ({1})', p.profile.image, p.profile.network);
+  return p.profile.workspace === 'ro' ? vscode.l10n.t('{0} · workspace folder read-only', text) : text;
 }

@@ -1,7 +1,7 @@
 /**
  * The status bar item of notebook kernels (issue 24): shown while the active notebook editor's
  * notebook has a sandbox kernel selected, it says that the kernel is sandboxed: the profile, the
- * image and the network. Profile names and images may come from workspace settings (trusted
+ * image, the network (and, in the tooltip, a read-only workspace folder). Profile names and images may come from workspace settings (trusted
  * workspaces only): they are shown as plain text, with `$(` broken so they draw no icon.
  */
 import * as vscode from 'vscode';
@@ -40,7 +40,9 @@ export class NotebookStatus implements vscode.Disposable {
     }
     const network = p.profile.network === 'none' ? vscode.l10n.t('network off') : vscode.l10n.t('network ON ({0})', p.profile.network);
     this.item.text = vscode.l10n.t('$(shield) Sandboxed kernel: {0} · {1}', plain(p.name), network);
-    this.item.tooltip = vscode.l10n.t('This notebook\'s cells run in a sandboxed container: profile "{0}", image {1}, {2}. The container cannot reach your files beyond its profile\'s mounts.', p.name, p.profile.image, network);
+    this.item.tooltip = p.profile.workspace === 'ro'
+      ? vscode.l10n.t('This notebook\'s cells run in a sandboxed container: profile "{0}", image {1}, {2}. The container sees the notebook\'s workspace folder read-only, and none of your other files beyond its profile\'s mounts.', p.name, p.profile.image, network)
+      : vscode.l10n.t('This notebook\'s cells run in a sandboxed container: profile "{0}", image {1}, {2}. The container cannot reach your files beyond its profile\'s mounts.', p.name, p.profile.image, network);
     this.item.accessibilityInformation = { label: vscode.l10n.t('Sandboxed notebook kernel: profile {0}, image {1}, {2}', p.name, p.profile.image, network) };
     this.shown = this.item.text;
     this.item.show();

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa, execaSync, type Options } from 'execa';
@@ -161,6 +161,22 @@ export function engineSeesClientFiles(): Promise<boolean> {
     }
   })();
   return seesClientFilesOnce;
+}
+
+/**
+ * Writes `files` (relative path → text) under a fresh folder of the temp dir readable by the run's
+ * user (65534), for workspace mounts (workspace.test.ts, session.test.ts); the caller removes it.
+ */
+export async function project(files: Record<string, string>): Promise<string> {
+  const root = await mkdtemp(join(tmpdir(), 'sr-ws-proj-'));
+  for (const [rel, text] of Object.entries(files)) {
+    await mkdir(join(root, rel, '..'), { recursive: true });
+    await writeFile(join(root, rel), text, { mode: 0o644 });
+  }
+  // mkdtemp/mkdir leave folders 0700/0755 by umask: every folder must be enterable by another uid.
+  await execa('chmod', ['-R', 'a+rX', root]);
+  await chmod(root, 0o755);
+  return root;
 }
 
 /** Fails the suite loudly when the engine or an image is missing; never skips (test/support/engine.ts). */

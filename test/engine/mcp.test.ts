@@ -64,6 +64,7 @@ describe('sandbox-run --mcp server (engine)', function () {
           "python": { "image": "${IMAGES.python}" },
           "shell": { "image": "${IMAGES.busybox}" },
           "open": { "image": "${IMAGES.busybox}", "command": ["sh", "\${file}"], "network": "bridge" },
+          "folder": { "image": "${IMAGES.python}", "command": ["python3", "\${file}"], "workspace": "ro" },
         },
       }`);
   });
@@ -180,6 +181,17 @@ describe('sandbox-run --mcp server (engine)', function () {
       assert.equal(r.isError, true);
       assert.match(text(r), /^Not run: profile "open" .* loosens the sandbox \(sandboxRunner\.profiles\.open\.network: .*Agents can never run a loosening profile/s);
       assert.equal(await open(), '', 'a container (run or warm) of the refused profile');
+    });
+
+    it('refuses a workspace profile that mounts the workspace folder the same way for a fresh run and a session, starting nothing', async () => {
+      const folder = async () => (await engineCli(['ps', '-a', '--filter', `label=${LABELS.ownerPid}=${c.pid}`, '--filter', `label=${LABELS.profile}=folder`, '--format', '{{.Names}}'])).stdout;
+      const fresh = await c.client.callTool({ name: 'run_in_sandbox', arguments: { code: 'print(1)', profile: 'folder' } });
+      const session = await c.client.callTool({ name: 'run_in_sandbox', arguments: { code: 'print(1)', profile: 'folder', session: 'new' } });
+      assert.equal(fresh.isError, true);
+      assert.match(text(fresh), /^Not run: profile "folder" .* loosens the sandbox \(sandboxRunner\.profiles\.folder\.workspace: /s);
+      assert.equal(session.isError, true);
+      assert.equal(text(session), text(fresh), 'a session is refused as a fresh run is');
+      assert.equal(await folder(), '', 'a container of the refused profile');
     });
 
     it('refuses unknown profiles and bad input with a tool error', async () => {

@@ -2,12 +2,16 @@
  * Sessions (issue 24) on the real engine: the kernel protocol end to end. State across cells,
  * streams per cell, rich output, errors, a cell's time limit, interrupt, the output bound, an OOM
  * kill ending the session with the rule, forgery attempts that stay the cell's stream output, and
- * the container's removal at close. (The host process dying: mcp.test.ts, through the server.)
+ * the container's removal at close, and a profile's workspace folder mounted read-only as a run's
+ * (issue 24: through the run's own code). (The host process dying: mcp.test.ts, through the server.)
  */
 import assert from 'node:assert/strict';
+import { chmod, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Profile } from '../../src/core/profiles/profileSchema';
 import { startSession, type CellEvent, type CellResult, type SandboxSession } from '../../src/core/session/session';
 import { isSandboxError } from '../../src/core/errors';
-import { containerExists, engineCli, engineDocker, noLeftoversAfterEach, pythonProfile, requireEngine, shellProfile } from './helpers';
+import { containerExists, ENGINE_KIND, engineCli, engineDocker, engineSeesClientFiles, noLeftoversAfterEach, project, pythonProfile, requireEngine, shellProfile } from './helpers';
 
 /** One cell's events, collected. */
 interface Ran {
@@ -229,6 +233,89 @@ describe('sandboxed sessions (engine)', function () {
       await assert.rejects(
         startSession({ profileName: 'shell', profile: shellProfile(), ...(docker ? { docker } : {}) }),
         (e: unknown) => isSandboxError(e) && e.code === 'invalid-profile' && /"python"/.test(e.message),
+      );
+    });
+  });
+
+  describe('the workspace folder (the profile key "workspace")', () => {
+    noLeftoversAfterEach();
+    const roots: string[] = [];
+    after(async () => {
+      for (const r of roots) await rm(r, { recursive: true, force: true });
+    });
+
+    /** A folder with a notebook's folder `nb/` (a data file and a module beside it) and a `.git`. */
+    async function notebookFolder(): Promise<string> {
+      const root = await project({ 'nb/data.txt': 'beside the notebook\n', 'nb/helper.py': 'X = 7\n', '.git/config': '[core]\n' });
+      roots.push(root);
+      return root;
+    }
+    const wsProfile = (): Profile => pythonProfile({ languages: ['python'], workspace: 'ro', modulePathEnv: 'PYTHONPATH', limits: { timeoutSeconds: 20 } });
+    const startIn = (root: string, profile: Profile, notices: string[] = []) => startSession({
+      profileName: 'python', profile, paths: { workspaceFolder: root, fileDirname: join(root, 'nb') },
+      onNotice: (t) => notices.push(t), ...(docker ? { docker } : {}),
+    });
+    const mountsOf = async (name: string) =>
+      String((await engineCli(['inspect', '--format', '{{range .Mounts}}{{.Type}} {{.Destination}};{{end}}', name])).stdout).trim();
+
+    it('"ro": a cell reads a file of the notebook\'s folder and imports a sibling, cannot write there, and .git is hidden', async () => {
+      const root = await notebookFolder();
+      await chmod(join(root, 'nb/data.txt'), 0o666); // writable by anyone: only the read-only mount stops the write
+      const name = root.split('/').pop()!;
+      if (ENGINE_KIND === 'podman' || !(await engineSeesClientFiles())) {
+        // Podman cannot pin a mount source, and an engine that cannot see this machine's files
+        // cannot mount it: the session is refused as such a run is (workspace.test.ts), starting nothing.
+        await assert.rejects(startIn(root, wsProfile()), (e: unknown) => isSandboxError(e) && e.code === 'invalid-mount' && /Podman cannot pin|does not see it/.test(e.message));
+        console.log('      this engine cannot mount the folder: the session was refused, as asserted');
+        return;
+      }
+      const notices: string[] = [];
+      const s = await startIn(root, wsProfile(), notices);
+      try {
+        assert.match(notices.join(''), new RegExp(`workspace \\S*${name} mounted read-only at /workspace/${name}; 1 entry masked`));
+        // Pinned, the folder is a local-driver volume bound with "o=bind,ro" (mountValues.ts), so the
+        // engine's RW flag says nothing: the cell's EROFS below is the read-only proof.
+        const mounts = await mountsOf(s.containerName);
+        assert.match(mounts, new RegExp(`(volume|bind) /workspace/${name};`), mounts);
+        const r = await cell(s, [
+          'import os, helper',
+          'print(open("data.txt").read().strip())',
+          'print(os.getcwd(), helper.X)',
+          'try:',
+          '    open("data.txt", "a").write("changed")',
+          'except OSError as e:',
+          '    print("write", e.errno)',
+          'print("git", os.path.exists("../.git/config"))',
+        ].join('\n'));
+        assert.equal(r.stderr, '');
+        assert.equal(r.result.status, 'ok');
+        assert.equal(r.stdout, `beside the notebook\n/workspace/${name}/nb 7\nwrite 30\ngit False\n`, 'EROFS (30) on the write');
+        assert.equal(await readFile(join(root, 'nb/data.txt'), 'utf8'), 'beside the notebook\n', 'the host file is unchanged');
+      } finally {
+        await s.close();
+      }
+    });
+
+    it('without the key, nothing of the folder is mounted, even with the notebook\'s paths', async () => {
+      const root = await notebookFolder();
+      const notices: string[] = [];
+      const s = await startIn(root, pythonProfile({ languages: ['python'], limits: { timeoutSeconds: 20 } }), notices);
+      try {
+        const mounts = await mountsOf(s.containerName);
+        // (Podman binds its init at /run/sandbox-runner-init: the engine's own, not the folder.)
+        assert.doesNotMatch(mounts, /(volume|bind) \/workspace/, mounts);
+        assert.deepEqual(notices, []);
+        const r = await cell(s, 'import os\nprint(os.getcwd(), os.listdir("/workspace"))');
+        assert.equal(r.stdout, '/workspace []\n');
+      } finally {
+        await s.close();
+      }
+    });
+
+    it('"ro" without a workspace folder is refused before anything starts, naming the key', async () => {
+      await assert.rejects(
+        startSession({ profileName: 'python', profile: wsProfile(), ...(docker ? { docker } : {}) }),
+        (e: unknown) => isSandboxError(e) && e.code === 'invalid-mount' && /sandboxRunner\.profiles\.python\.workspace is "ro", but this run has no workspace folder/.test(e.message),
       );
     });
   });

@@ -7,24 +7,10 @@
  * run is refused with that reason, and nothing runs.
  */
 import assert from 'node:assert/strict';
-import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { CLI, ENGINE_KIND, engineSeesClientFiles, IMAGES, noLeftoversAfterEach, productContainers, pythonProfile, requireEngine, run, TEST_PATH } from './helpers';
-
-/** Writes `files` (relative path → text) under a fresh folder readable by the run's user (65534). */
-async function project(files: Record<string, string>): Promise<string> {
-  const root = await mkdtemp(join(tmpdir(), 'sr-ws-proj-'));
-  for (const [rel, text] of Object.entries(files)) {
-    await mkdir(join(root, rel, '..'), { recursive: true });
-    await writeFile(join(root, rel), text, { mode: 0o644 });
-  }
-  // mkdtemp/mkdir leave folders 0700/0755 by umask: every folder must be enterable by another uid.
-  await execa('chmod', ['-R', 'a+rX', root]);
-  await chmod(root, 0o755);
-  return root;
-}
+import { CLI, ENGINE_KIND, engineSeesClientFiles, IMAGES, noLeftoversAfterEach, productContainers, project, pythonProfile, requireEngine, run, TEST_PATH } from './helpers';
 
 const wsProfile = (overrides: Record<string, unknown> = {}) =>
   pythonProfile({ workspace: 'ro', modulePathEnv: 'PYTHONPATH', env: { PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' }, ...overrides });

@@ -18,6 +18,7 @@ import { SandboxError } from '../errors';
 import { isHostPathInside, pathFlavor, type HostPlatform } from '../hostPath';
 import { isPathInside, UNSAFE_CONTAINER_PATH_CHARS } from '../profiles/profileSchema';
 import type { NamedProfile } from '../profiles/profileResolution';
+import type { Profile } from '../profiles/profileSchema';
 
 /** The container folder the workspace folder is mounted below. */
 export const WORKSPACE_ROOT = '/workspace';
@@ -107,6 +108,42 @@ export function planWorkspaceRun(
     env[modulePath] = own ? `${workdir}:${own}` : workdir;
   }
   return { target, ...(programFile !== undefined ? { programFile } : {}), ...(workdir !== undefined ? { workdir } : {}), env };
+}
+
+/** A plan with the host folder it is for (what workspacePins.ts `pinMounts` mounts). */
+export interface FolderPlan extends WorkspacePlan {
+  /** The document's workspace folder, absolute on this host. */
+  readonly folder: string;
+}
+
+/** The outcome of {@link applyWorkspace}. */
+export interface WorkspaceApplied {
+  /** The profile as the run or session uses it: with the plan's module-path variable in its env. */
+  readonly profile: Profile;
+  /** The plan, for a `workspace: "ro"` profile. */
+  readonly plan?: FolderPlan;
+}
+
+/**
+ * The workspace step every container with a document's folder goes through, a run's (runner.ts
+ * `Run.prepare`) and a session's (session/start.ts): for `workspace: "ro"` the plan
+ * ({@link planWorkspaceRun}) and the profile with the plan's env added; for `"none"` the profile unchanged.
+ * @param paths the document's paths (a notebook's: its workspace folder and its own folder, no `file`)
+ * @throws SandboxError `invalid-mount` for `"ro"` without a workspace folder (a file or notebook
+ *   outside any open folder, the CLI without --workspace, an agent), or as {@link planWorkspaceRun}
+ */
+export function applyWorkspace(named: NamedProfile, paths: Partial<WorkspaceRunInput> = {}): WorkspaceApplied {
+  const { name, profile } = named;
+  if (profile.workspace !== 'ro') return { profile };
+  if (paths.workspaceFolder === undefined) {
+    throw new SandboxError(
+      'invalid-mount',
+      `The profile key ${profileSettingPath(name, 'workspace')} is "ro", but this run has no workspace folder (the file or notebook is not in an open folder, or the CLI got no --workspace), so nothing ran.`,
+      'Save the file or notebook inside a workspace folder (or pass --workspace DIR to sandbox-run), or set "workspace" to "none".',
+    );
+  }
+  const plan = planWorkspaceRun(named, { ...paths, workspaceFolder: paths.workspaceFolder });
+  return { profile: { ...profile, env: { ...profile.env, ...plan.env } }, plan: { ...plan, folder: paths.workspaceFolder } };
 }
 
 /** True when a container path can be a `--workdir` and a program argument (absolute, no NUL or line break). */

@@ -24,7 +24,7 @@ import { toProfileIssues } from '../profiles/profileResolution';
 import { checkProgramArgs } from '../admission/programArgs';
 import type { RunResult } from './result';
 import { resolvePathVariables, usesPathVariables } from '../profiles/pathVariables';
-import { planWorkspaceRun } from '../mounts/workspaceMount';
+import { applyWorkspace } from '../mounts/workspaceMount';
 import { runDirect } from './directPath';
 import { invalidProfileResult, refusedResult } from './outcome';
 import type { RunRequest } from './request';
@@ -134,18 +134,9 @@ class Run extends RunSession {
   private prepare(): void {
     const paths = this.req.paths ?? {};
     this.coldOnly = this.profile.workspace !== 'none' || usesPathVariables(this.profile) || this.req.dependencySet !== undefined;
-    let profile = resolvePathVariables(this.req.profileName, this.profile, paths);
-    if (profile.workspace === 'ro') {
-      if (paths.workspaceFolder === undefined) {
-        throw new SandboxError(
-          'invalid-mount',
-          `The profile key ${profileSettingPath(this.req.profileName, 'workspace')} is "ro", but this run has no workspace folder (the file is not in an open folder, or the CLI got no --workspace), so nothing ran.`,
-          'Save the file inside a workspace folder (or pass --workspace DIR to sandbox-run), or set "workspace" to "none".',
-        );
-      }
-      this.workspace = planWorkspaceRun({ name: this.req.profileName, profile }, { ...paths, workspaceFolder: paths.workspaceFolder });
-      profile = { ...profile, env: { ...profile.env, ...this.workspace.env } };
-    }
+    const applied = applyWorkspace({ name: this.req.profileName, profile: resolvePathVariables(this.req.profileName, this.profile, paths) }, paths);
+    this.workspace = applied.plan;
+    let profile = applied.profile;
     const deps = this.req.dependencySet;
     if (deps) {
       // A path variable the profile or workspace plan already set keeps its entries, after the set's.

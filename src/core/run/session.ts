@@ -17,7 +17,8 @@ import { ownerLabels } from '../ownership/labels';
 import { newContainerName } from '../layout';
 import { type ContainerLease } from '../container/lease';
 import type { LauncherVerdict } from '../container/launcher';
-import { resolveMounts, type PinnedMounts } from '../mounts/mounts';
+import { type PinnedMounts } from '../mounts/mounts';
+import { pinMounts } from '../mounts/workspacePins';
 import { BoundedStream, type OutputSink } from '../output/output';
 import { PidsWatch } from './pidsEvidence';
 import { readOnlyWrite, StreamTail } from './readOnlyHint';
@@ -30,8 +31,7 @@ import { snippetCode, snippetFileName } from '../source/snippet';
 import { StopController } from './stop';
 import type { RunRequest } from './request';
 import { describeOutcome } from './outcome';
-import { findMasked, DEFAULT_MASK_GLOBS } from '../mounts/workspaceMask';
-import { isMountContainerPath, type WorkspacePlan } from '../mounts/workspaceMount';
+import { type FolderPlan } from '../mounts/workspaceMount';
 
 /**
  * Test seams (engine suite only; never set by the product): `beforeCode` runs after admission,
@@ -69,7 +69,7 @@ export class RunSession {
   /** The profile as this run uses it (runner.ts `Run.prepare`): mount variables resolved, module path set. */
   profile: Profile;
   /** A `workspace: "ro"` run's plan (workspaceMount.ts), set by runner.ts `Run.prepare`. */
-  workspace: WorkspacePlan | undefined;
+  workspace: FolderPlan | undefined;
   /** True when the run depends on its document's paths: never a warm container. */
   coldOnly = false;
   overflowStream: string | undefined;
@@ -109,34 +109,16 @@ export class RunSession {
   }
   /**
    * Resolves and pins the profile's mounts, and a workspace run's folder with its masks
-   * (workspaceMask.ts: found in the checked folder, each a read-only mount over it); released when
-   * the run ends (see mounts.ts). Says in a notice where the folder is and how many entries were masked.
-   * @throws SandboxError `invalid-mount` as `resolveMounts`, or for a masked path docker's
-   *   `--mount` syntax cannot carry (`,` `:` `=` `"` or a line break)
+   * (workspacePins.ts, as a session's), then the dependency set's volume first; released when the
+   * run ends (see mounts.ts).
+   * @throws SandboxError `invalid-mount` as workspacePins.ts `pinMounts`
    */
   async pin(): Promise<PinnedMounts> {
-    const ws = this.workspace;
-    const folder = this.req.paths?.workspaceFolder;
-    const request = ws && folder !== undefined ? { source: folder, target: ws.target } : undefined;
-    let pins = await resolveMounts(this.named, this.req.protectedPaths, { docker: this.opts }, request);
+    const pins = await pinMounts(this.named, this.req.protectedPaths, { docker: this.opts }, this.workspace, this.req.maskGlobs, (text) => this.sink('notice', text));
     this.disposers.push(() => pins.dispose());
     const deps = this.req.dependencySet;
-    // First: a workspace run's folder mount stays the last one (below).
-    if (deps) pins = { ...pins, mounts: [{ source: deps.dataVolume, volume: deps.dataVolume, target: deps.target, readOnly: true }, ...pins.mounts] };
-    if (!request) return pins;
-    const mount = pins.mounts.at(-1)!;
-    const masked = await findMasked(mount.source, this.req.maskGlobs ?? DEFAULT_MASK_GLOBS);
-    const masks: ResolvedMount[] = masked.map((m) => ({ source: '/dev/null', target: `${mount.target}/${m.path}`, readOnly: true, mask: m.kind }));
-    const unsafe = masks.find((m) => !isMountContainerPath(m.target));
-    if (unsafe) {
-      throw new SandboxError(
-        'invalid-mount',
-        `The workspace entry ${JSON.stringify(unsafe.target.slice(mount.target.length + 1))} must be masked, but its name holds a character docker's --mount syntax would read as a separator (, : = " or a line break), so nothing ran.`,
-        'Rename that file or folder, or set the profile\'s "workspace" to "none".',
-      );
-    }
-    this.sink('notice', `[sandbox-runner] workspace ${mount.source} mounted read-only at ${mount.target}; ${masks.length} ${masks.length === 1 ? 'entry' : 'entries'} masked (.git and sandboxRunner.maskedFiles).\n`);
-    return { mounts: [...pins.mounts, ...masks], dispose: pins.dispose };
+    // First: a workspace run's folder mount and its masks stay last.
+    return deps ? { ...pins, mounts: [{ source: deps.dataVolume, volume: deps.dataVolume, target: deps.target, readOnly: true }, ...pins.mounts] } : pins;
   }
 
   /**

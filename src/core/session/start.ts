@@ -3,7 +3,11 @@
  * the profile validated, its mounts pinned (mounts.ts), `docker run -i` with the whole floor and
  * the constant launcher (argv.ts `buildRunArgv`), the owner labels and lease (labels.ts: the
  * orphan sweep covers it), the pre-code checks while the launcher waits (admit.ts), and only then
- * the code frame: here the kernel (kernelSource.ts), whose stdin then stays open for cells.
+ * the code frame: here the kernel (kernelSource.ts), whose stdin then stays open for cells. A
+ * `workspace: "ro"` profile gets its document's folder as a run does, through the same code
+ * (workspaceMount.ts `applyWorkspace`, workspacePins.ts `pinMounts`): read-only at
+ * `/workspace/<name>` with its masks, the document's folder as the working directory and on the
+ * profile's `modulePathEnv`.
  * No `vscode` import here.
  */
 import { admitContainer } from '../admission/admit';
@@ -15,9 +19,10 @@ import type { DockerOptions } from '../engine/contracts';
 import { engineSpec } from '../engine/podman/engineSpec';
 import { SandboxError } from '../errors';
 import { newContainerName, profileSettingPath } from '../layout';
-import { resolveMounts } from '../mounts/mounts';
+import { applyWorkspace } from '../mounts/workspaceMount';
+import { pinMounts } from '../mounts/workspacePins';
 import { ownerLabels } from '../ownership/labels';
-import { usesPathVariables } from '../profiles/pathVariables';
+import { usesPathVariables, type RunPaths } from '../profiles/pathVariables';
 import { toProfileIssues } from '../profiles/profileResolution';
 import { ProfileSchema, type Profile } from '../profiles/profileSchema';
 import { diagnoseNoLauncher } from '../run/diagnose';
@@ -35,6 +40,16 @@ export interface SessionContainerRequest {
   readonly protectedPaths?: readonly string[];
   /** Receives the engine argv before it runs (debug logs). */
   readonly onArgv?: (argv: readonly string[]) => void;
+  /**
+   * The document's paths, as a run's (run/request.ts `RunRequest.paths`, without `file`): a
+   * notebook's workspace folder and its own folder. A `workspace: "ro"` profile without a
+   * workspace folder is refused (workspaceMount.ts `applyWorkspace`).
+   */
+  readonly paths?: RunPaths;
+  /** Globs hidden from the workspace mount (the user-level `sandboxRunner.maskedFiles`); default `DEFAULT_MASK_GLOBS`. */
+  readonly maskGlobs?: readonly string[];
+  /** Receives the line saying where the workspace folder is mounted (workspacePins.ts `pinMounts`). */
+  readonly onNotice?: (text: string) => void;
 }
 
 /** A started, admitted session container whose launcher waits for the kernel. */
@@ -47,8 +62,8 @@ export interface SessionContainer {
 
 /**
  * Refuses a profile a session cannot use, before anything starts: the kernel is Python, so the
- * profile must list the `python` language; a `compile` step, `workspace: "ro"` and mount path
- * variables are not part of sessions yet.
+ * profile must list the `python` language; a `compile` step and mount path variables are not part
+ * of sessions yet. (`workspace: "ro"` is: {@link startSessionContainer}.)
  * @throws SandboxError `invalid-profile` naming the key
  */
 export function checkSessionProfile(profileName: string, profile: Profile): void {
@@ -57,14 +72,14 @@ export function checkSessionProfile(profileName: string, profile: Profile): void
   };
   if (!profile.languages.includes('python')) refuse('languages', 'the session kernel is a Python program and the profile does not list the language "python"', 'Use a Python profile (e.g. "python") for sessions.');
   if (profile.compile) refuse('compile', 'a session runs its kernel directly, without a compile step', 'Use a profile without "compile" for sessions.');
-  if (profile.workspace !== 'none') refuse('workspace', 'sessions do not mount the workspace yet', 'Set "workspace" to "none" in a profile used for sessions.');
   if (usesPathVariables(profile)) refuse('mounts', 'a session has no document, so ${workspaceFolder} and ${fileDirname} have no value', 'Use absolute mount sources in a profile used for sessions.');
 }
 
 /**
- * Starts the container: validation, pinned mounts, `docker run -i` with the floor and the launcher,
- * and admission. The kernel is not sent yet (the caller sends it, session.ts).
- * @throws SandboxError `invalid-profile` (validation, {@link checkSessionProfile}), `invalid-mount`,
+ * Starts the container: validation, the workspace plan, pinned mounts, `docker run -i` with the
+ * floor and the launcher, and admission. The kernel is not sent yet (the caller sends it, session.ts).
+ * @throws SandboxError `invalid-profile` (validation, {@link checkSessionProfile}), `invalid-mount`
+ *   (a mount, or the workspace folder: missing, colliding, refused as any mount),
  *   an engine error, `container-refused`/`limits-unsupported` from admission, `start-failed` when
  *   the image has no `sh`; the container is removed in each case
  */
@@ -74,16 +89,17 @@ export async function startSessionContainer(req: SessionContainerRequest): Promi
     const issues = toProfileIssues(profileSettingPath(req.profileName), checked.error);
     throw new SandboxError('invalid-profile', `Profile "${req.profileName}" is invalid: ${issues.map((i) => `${i.key}: ${i.message}`).join('; ')}.`, 'Fix the profile and start the session again.');
   }
-  const profile = checked.data;
-  checkSessionProfile(req.profileName, profile);
+  checkSessionProfile(req.profileName, checked.data);
+  const { profile, plan } = applyWorkspace({ name: req.profileName, profile: checked.data }, req.paths);
   const docker = pinCurrentContext(req.docker ?? {});
   prepareControl(docker);
-  const pins = await resolveMounts({ name: req.profileName, profile }, req.protectedPaths, { docker });
+  const pins = await pinMounts({ name: req.profileName, profile }, req.protectedPaths, { docker }, plan, req.maskGlobs, req.onNotice ?? (() => undefined));
   try {
     const { runId, name } = newContainerName();
     const argv = buildRunArgv({
       name, profile, snippetFileName: snippetFileName(profile), mounts: pins.mounts,
       labels: ownerLabels(runId, req.profileName), ...(await engineSpec(docker)),
+      ...(plan?.workdir !== undefined ? { workdir: plan.workdir } : {}),
     });
     req.onArgv?.(argv);
     const lease = openRunLease(docker, 'cold', name, argv);

@@ -5,14 +5,18 @@
  * cells, the network blocked), an error with its traceback, a matplotlib figure as a PNG; then a
  * looping cell is interrupted and Restart ends the session (the next cell has no earlier state).
  * The profile is a user profile on the notebook test image (python with Debian's matplotlib and
- * IPython), set for this suite only.
+ * IPython), set for this suite only. A second profile with `"workspace": "ro"` runs a notebook in
+ * a folder of the workspace: the cell reads the file beside it, in its own folder, and cannot write it.
  */
 import * as assert from 'node:assert/strict';
+import { chmod, readFile } from 'node:fs/promises';
 import * as vscode from 'vscode';
 import { NOTEBOOK_IMAGE } from '../../support/images';
 import { EXTENSION_ID, cleanUp, fixture, getApi, ownContainers, waitFor } from './helpers';
 
 const PROFILE = 'pynb';
+/** The user profile whose session mounts the workspace folder read-only. */
+const WS_PROFILE = 'pynbws';
 const CELL_MS = 90_000;
 const decoder = new TextDecoder();
 
@@ -23,6 +27,24 @@ function outputs(cell: vscode.NotebookCell, mime: string): string {
 
 const STDOUT = 'application/vnd.code.notebook.stdout';
 const ERROR = 'application/vnd.code.notebook.error';
+
+/** Opens `uri` as a user does and selects the sandbox controller of `profile`; the notebook. */
+async function openWithKernel(uri: vscode.Uri, profile: string): Promise<vscode.NotebookDocument> {
+  // Opened as a user opens it (workspace.openNotebookDocument would keep the document open for
+  // minutes after its editor closes: the extension host holds a reference to it).
+  await vscode.commands.executeCommand('vscode.openWith', uri, 'jupyter-notebook');
+  await waitFor(() => vscode.window.activeNotebookEditor?.notebook.uri.toString() === uri.toString(), 20_000, 'the notebook editor');
+  // The controller appears once the settings change reached the extension.
+  await waitFor(async () => {
+    try {
+      await vscode.commands.executeCommand('notebook.selectKernel', { id: `sandboxRunner.notebook.${profile}`, extension: EXTENSION_ID });
+      return true;
+    } catch {
+      return false;
+    }
+  }, 20_000, 'the sandbox controller to be selectable');
+  return vscode.window.activeNotebookEditor!.notebook;
+}
 
 /** Runs cells `indexes` and waits until each has an execution summary with a result. */
 async function runCells(nb: vscode.NotebookDocument, indexes: readonly number[]): Promise<void> {
@@ -41,7 +63,10 @@ describe('notebook kernels (host)', function () {
 
   before(async () => {
     await getApi();
-    await config().update('profiles', { [PROFILE]: { image: NOTEBOOK_IMAGE, command: ['python3', '${file}'], languages: ['python'] } }, vscode.ConfigurationTarget.Global);
+    await config().update('profiles', {
+      [PROFILE]: { image: NOTEBOOK_IMAGE, command: ['python3', '${file}'], languages: ['python'] },
+      [WS_PROFILE]: { image: NOTEBOOK_IMAGE, command: ['python3', '${file}'], languages: ['python'], workspace: 'ro' },
+    }, vscode.ConfigurationTarget.Global);
   });
 
   after(async () => {
@@ -53,22 +78,9 @@ describe('notebook kernels (host)', function () {
 
   it('runs a downloaded notebook in a sandbox session: text, an error with traceback, a matplotlib PNG, interrupt and restart', async () => {
     const api = await getApi();
-    // Opened as a user opens it (workspace.openNotebookDocument would keep the document open for
-    // minutes after its editor closes: the extension host holds a reference to it).
     const uri = fixture('sandboxed.ipynb');
-    await vscode.commands.executeCommand('vscode.openWith', uri, 'jupyter-notebook');
-    await waitFor(() => vscode.window.activeNotebookEditor?.notebook.uri.toString() === uri.toString(), 20_000, 'the notebook editor');
-    const nb = vscode.window.activeNotebookEditor!.notebook;
+    const nb = await openWithKernel(uri, PROFILE);
     assert.equal(nb.notebookType, 'jupyter-notebook');
-    // The controller appears once the settings change reached the extension.
-    await waitFor(async () => {
-      try {
-        await vscode.commands.executeCommand('notebook.selectKernel', { id: `sandboxRunner.notebook.${PROFILE}`, extension: EXTENSION_ID });
-        return true;
-      } catch {
-        return false;
-      }
-    }, 20_000, 'the sandbox controller to be selectable');
     await waitFor(() => api.notebookStatusText() !== undefined, 20_000, 'the notebook kernel status bar item');
     assert.match(api.notebookStatusText()!, new RegExp(`Sandboxed kernel: ${PROFILE} · network off`));
 
@@ -118,5 +130,26 @@ describe('notebook kernels (host)', function () {
     // Closing the notebook (its outputs reverted, so no save prompt) ends its session.
     await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
     await waitFor(async () => (await sessionContainers()).length === 0, 30_000, 'no session container after the notebook closed');
+  });
+
+  it('a "workspace": "ro" profile\'s session reads the file beside the notebook, in the notebook\'s folder, and cannot change it', async () => {
+    const api = await getApi();
+    const file = fixture('nbfolder/beside.txt');
+    // Writable by anyone: only the read-only mount can stop the cell's write (EROFS, not EACCES).
+    await chmod(file.fsPath, 0o666);
+    try {
+      const before = new Set(await ownContainers());
+      const nb = await openWithKernel(fixture('nbfolder/beside.ipynb'), WS_PROFILE);
+      await waitFor(() => api.notebookStatusText()?.includes(WS_PROFILE) === true, 20_000, 'the notebook kernel status bar item');
+      await runCells(nb, [1]);
+      const cell = nb.cellAt(1);
+      assert.equal(cell.executionSummary?.success, true, outputs(cell, STDOUT) + outputs(cell, ERROR));
+      assert.equal(outputs(cell, STDOUT), 'BESIDE-NB-OK True\nwrite 30\n');
+      assert.equal(await readFile(file.fsPath, 'utf8'), 'BESIDE-NB-OK\n', 'the host file is unchanged');
+      await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+      await waitFor(async () => (await ownContainers()).every((c) => before.has(c)), 30_000, 'no session container after the notebook closed');
+    } finally {
+      await chmod(file.fsPath, 0o644);
+    }
   });
 });

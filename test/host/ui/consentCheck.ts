@@ -11,7 +11,14 @@
  *      the run's output appears (with a network interface besides lo), the view counts 1 consent;
  *   4. run again: no modal, a second run's output;
  *   5. "Revoke Loosening Consents for This Workspace": the count goes; run again: the modal is back;
- *      decline it: "Not run: …" in the output, nothing ran (.artifacts/consent-check-declined.png).
+ *      decline it: "Not run: …" in the output, nothing ran (.artifacts/consent-check-declined.png);
+ *   6. issue 22: "Run in Sandbox with Profile…" → the user profile "pydeps" (an image that can
+ *      install) on deps-consent.py, whose PEP 723 block declares two packages: before anything
+ *      starts, the modal "Install 2 packages for this script?" lists the packages, the index (pip's
+ *      default: no index setting is needed to decline, and nothing contacts it) and "Network only
+ *      while installing; …" (screenshot .artifacts/deps-consent.png), and no container of "pydeps"
+ *      exists while it is open; declined: "Not run: installing …" in the output, no run, and no
+ *      install container (none of "pydeps" appears).
  * Warm start, with the user setting sandboxRunner.warmStart "all" seeded: opening and focusing net.py
  * creates no warm container for the loosened python profile before "Allow" (nor while the modal is
  * open); after Allow and the run one appears, with the allowed loosening (network bridge), which
@@ -35,7 +42,7 @@ import { groupPids } from '../lib/processes';
 import type { RunDirs } from '../lib/runDirs';
 import { workbenchUrl } from '../lib/workbench';
 import { HostSession } from '../lib/session';
-import { TEST_IMAGES } from '../../support/images';
+import { LANGUAGE_IMAGES, TEST_IMAGES } from '../../support/images';
 import { CheckReport, RUN_ROW, RUN_TITLE, artifacts, clean, installVsix, outputPanelText, packageExtension, quickPick, repo, startWorkbench } from './harness';
 
 const workspace = join(repo, 'test', 'host', 'fixtures', 'loosened');
@@ -45,8 +52,16 @@ const CONSENT_MESSAGE = 'The workspace profile "python" loosens the sandbox.';
 const UNTRUSTED_NOTE = 'Workspace profiles ignored (untrusted workspace)';
 const CONSENTS_NOTE = /Loosened profiles allowed in this workspace: (\d+)/;
 const steps = process.env.SANDBOX_RUNNER_UI_STEPS === '1';
-/** User settings of the run: warm start for every profile (application scope: user settings only). */
-const USER_SETTINGS = { 'sandboxRunner.warmStart': 'all' };
+/**
+ * User settings of the run: warm start for every profile (application scope: user settings only);
+ * for step 6 a user profile whose image can install (as test/host/suite/dependencies.test.ts's
+ * `pydeps`). No index setting: the modal comes before any install, and the install is declined.
+ */
+const USER_SETTINGS = {
+  'sandboxRunner.warmStart': 'all',
+  'sandboxRunner.profiles': { pydeps: { image: LANGUAGE_IMAGES.pythonPip, command: ['python3', '${file}'] } },
+};
+const INSTALL = 'Install and Run';
 /** How long a warm container may take to appear or go, and how long "none appears" is watched, ms. */
 const WARM_WAIT_MS = 8_000;
 const WARM_WATCH_MS = 3_000;
@@ -355,8 +370,57 @@ async function drive(page: Page, server: CodeServer, dirs: RunDirs): Promise<voi
   }
   check('declining: a warning notification says "Not run"', toast > 0);
 
+  await declineInstall(page, server, dirs);
+
   const left = await containersOwnedBy(new Set(groupPids(server.pid)));
   check('no container of this window is left', left.length === 0, left.map((c) => `${c.name} (${c.status})`).join(', '));
+}
+
+/** This window's containers of the profile "pydeps" (an install's or a run's), any state. */
+async function pydepsContainers(server: CodeServer): Promise<string[]> {
+  return (await containersOwnedBy(new Set(groupPids(server.pid)))).filter((c) => c.profile === 'pydeps').map((c) => `${c.name} (${c.status})`);
+}
+
+/** Step 6 (issue 22): the install consent modal of a PEP 723 snippet, then declined. */
+async function declineInstall(page: Page, server: CodeServer, dirs: RunDirs): Promise<void> {
+  await quickPick(page, 'Control+P', 'deps-consent.py', 'deps-consent.py', 'click');
+  await page.locator('.editor-instance .monaco-editor .view-lines', { hasText: 'DEPS-CONSENT-RAN' }).waitFor({ timeout: 15_000 });
+  await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
+  const footersBefore = footers(channelLog(dirs));
+  await quickPick(page, 'F1', 'Run in Sandbox with Profile', /Sandbox Runner: Run in Sandbox with Profile/, 'click');
+  // The command's own Quick Pick of profiles.
+  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: /^pydeps/ }).first();
+  await row.waitFor({ state: 'visible', timeout: 15_000 });
+  await row.click();
+  const asked = await dialog(page).waitFor({ state: 'visible', timeout: 15_000 }).then(() => true, () => false);
+  await page.screenshot({ path: join(artifacts, 'deps-consent.png') });
+  check('a PEP 723 snippet run with "pydeps" asks in a modal before installing', asked);
+  if (!asked) return;
+  const modal = await dialogText(page);
+  step(`install consent modal: ${JSON.stringify(modal)}`);
+  check('the modal asks "Install 2 packages for this script?"', modal.message === 'Install 2 packages for this script?', JSON.stringify(modal.message));
+  check('the modal lists the packages with their specs', modal.detail.includes('• "tinyhello>=1"') && modal.detail.includes('• "rich==13.7.1"'), JSON.stringify(modal.detail));
+  // No index setting here: the environment's PIP_INDEX_URL, else pip's default, named and never contacted.
+  const index = process.env.PIP_INDEX_URL ?? 'https://pypi.org/simple (pip\'s default)';
+  check(`the modal names the index (${index})`, modal.detail.split('\n').includes(`Index: ${index}`), JSON.stringify(modal.detail));
+  check('the modal says "Network only while installing; the program runs without network."', modal.detail.includes('Network only while installing; the program runs without network.'), JSON.stringify(modal.detail));
+  check(`the modal offers "${INSTALL}"`, modal.buttons.includes(INSTALL), JSON.stringify(modal.buttons));
+  const whileAsking = await pydepsContainers(server);
+  check('nothing of "pydeps" started while the modal is open (the modal comes before any install)', whileAsking.length === 0, whileAsking.join(', '));
+  const decline = modal.buttons.find((b) => b !== INSTALL) ?? 'Cancel';
+  step(`declining with "${decline}"`);
+  await clickDialogButton(page, decline);
+  const log = await waitForLog(dirs, (text) => /Not run: installing /.test(text), 15_000);
+  check(
+    'declined: the output says "Not run: installing … was not allowed"',
+    /\[sandbox-runner\] Not run: installing "tinyhello>=1", "rich==13\.7\.1" for .*deps-consent\.py.* was not allowed\./.test(log),
+    JSON.stringify(log.slice(-400)),
+  );
+  check('declined: nothing ran (no new run in the output)', footers(log) === footersBefore && !/DEPS-CONSENT-RAN/.test(log), `${footersBefore} runs before, ${footers(log)} after`);
+  // An install would start its container at once: watch for one of "pydeps" for a few seconds.
+  const seen = new Set<string>();
+  for (const until = Date.now() + WARM_WATCH_MS; Date.now() < until; await page.waitForTimeout(200)) (await pydepsContainers(server)).forEach((c) => seen.add(c));
+  check(`declined: no install (or run) container of "pydeps" appeared (watched ${WARM_WATCH_MS / 1000} s)`, seen.size === 0, [...seen].join(', '));
 }
 
 async function main(): Promise<number> {
