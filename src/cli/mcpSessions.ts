@@ -9,7 +9,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { isSandboxError, type DockerOptions, type Profile } from '../core';
-import { AgentCellOutput, agentCellResult, agentCellText, agentFiles, type AgentSessionInput } from '../core/agent/agentSession';
+import { AgentCellOutput, agentCellResult, agentCellText, agentFiles, refuseAgentInput, type AgentSessionInput } from '../core/agent/agentSession';
 import { isRelativeFileName } from '../core/session/frames';
 import { startSession, type SandboxSession, type SessionEnd } from '../core/session/session';
 
@@ -118,7 +118,7 @@ export class McpSessions {
     signal.addEventListener('abort', onCancel, { once: true });
     let result;
     try {
-      result = await s.execute(code, out.onEvent, { timeoutSeconds, files, collectOutFiles: true });
+      result = await s.execute(code, out.onEvent, { timeoutSeconds, files, collectOutFiles: true, onInput: refuseAgentInput });
     } finally {
       signal.removeEventListener('abort', onCancel);
       entry.busy = false;
