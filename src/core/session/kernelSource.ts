@@ -8,7 +8,7 @@
  *    extensions, child processes) is bytes it reads, never bytes on the protocol's stream;
  * 2. speaks the protocol (frames.ts) on the private descriptors only: host → kernel `x` frames
  *    hold a cell's code; kernel → host `o`/`e` frames hold the cell's stdout/stderr bytes and `m`
- *    frames one JSON message (`hello`, `display`, `error`, `done`);
+ *    frames one JSON message (`hello`, `display`, `error`, `input`, `files`, `done`);
  * 3. runs each cell in one persistent namespace (a fresh `__main__` module), the last expression
  *    shown through the display hook, as IPython does: IPython's `DisplayFormatter` when it can be
  *    imported, else the `_repr_*_` methods of the value and `repr`; `display()` is a builtin;
@@ -22,7 +22,15 @@
  *    those files under /sandbox before that cell's code runs (relative names only; a bad one is
  *    the cell's error), and with `collect` sends a `files` message after it: the regular files
  *    under /sandbox/out/ changed during the cell, at most 8 and 1 MiB in all (symlinks never followed);
- * 6. exits when its stdin ends (the host closed the session or went away).
+ * 6. replaces `input()` and `getpass.getpass` (in the main thread while a cell runs): sends an
+ *    `input` message (the prompt, cut to 1000 characters; the password flag) and waits for the
+ *    host's `r` frame answering that request's number: the text (echoed into the cell's stdout, a
+ *    password as dots), an EOFError text, or a cancel (KeyboardInterrupt); an `i` frame interrupts
+ *    the wait like any code;
+ * 7. names the traceback entries that are frames of a cell's own code (`frames`: entry index, cell
+ *    number, line) from the code objects it compiled for each cell, never from file names or text;
+ *    a syntax error in a cell names its line the same way;
+ * 8. exits when its stdin ends (the host closed the session or went away).
  * Bytes written while no cell runs (a thread, a child process) are held, at most 64 KiB, and
  * become the next cell's output. Code that deliberately finds the private descriptor can write
  * frames of its own; they are data of its own cell like its output, bounded the same way, and a
