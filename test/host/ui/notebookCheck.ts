@@ -28,17 +28,28 @@ export function writePlotNotebook(workspace: string): void {
   writeFileSync(join(workspace, NOTEBOOK), JSON.stringify(nb, null, 1));
 }
 
-/** Picks the sandbox kernel in the kernel picker, through "Select Another Kernel…" and the extension's group when the picker shows them first. */
+/** Types `label` into the open quick pick and accepts its row with Enter (a click may land on a row's hover). */
+async function acceptRow(page: Page, label: string | RegExp, query: string): Promise<void> {
+  await page.locator('.quick-input-widget input.input').fill(query);
+  await page.locator('.quick-input-widget .monaco-list-row.focused', { hasText: label }).first().waitFor({ state: 'visible', timeout: 10_000 });
+  await page.keyboard.press('Enter');
+}
+
+/** Picks the sandbox kernel in the kernel picker (the notebook toolbar's "Select Kernel"), through "Select Another Kernel…" and the extension's group when the picker shows them first. */
 async function pickKernel(page: Page): Promise<void> {
-  await quickPick(page, 'F1', 'Notebook: Select Notebook Kernel', /Select Notebook Kernel/, 'Enter');
+  await page.locator('.notebook-toolbar-container').getByText('Select Kernel').first().click({ timeout: 15_000 });
   for (let step = 0; step < 3; step++) {
     const rows = page.locator('.quick-input-widget .monaco-list-row');
     await rows.first().waitFor({ state: 'visible', timeout: 15_000 });
-    const kernel = rows.filter({ hasText: KERNEL }).first();
-    if (await kernel.isVisible()) return kernel.click();
+    if (await rows.filter({ hasText: KERNEL }).first().isVisible()) {
+      await acceptRow(page, KERNEL, KERNEL);
+      await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 15_000 });
+      return;
+    }
     const another = rows.filter({ hasText: /Select Another Kernel|Sandbox Runner/ }).first();
     if (!(await another.isVisible())) break;
-    await another.click();
+    const text = clean(await another.innerText()).split('\n')[0]!.trim();
+    await acceptRow(page, text, text);
     await page.waitForTimeout(500);
   }
   throw new Error(`the kernel picker did not list "${KERNEL}": ${clean(await page.locator('.quick-input-widget').innerText().catch(() => ''))}`);
@@ -64,7 +75,8 @@ export async function notebookChecks(page: Page, report: CheckReport): Promise<v
   step(`opened ${NOTEBOOK}`);
   await pickKernel(page);
   step(`picked the "${KERNEL}" kernel`);
-  await quickPick(page, 'F1', 'Notebook: Run All', /Notebook: Run All$/, 'Enter');
+  await page.mouse.move(5, 300);
+  await page.locator('.notebook-toolbar-container').getByText('Run All').first().click({ timeout: 15_000 });
   step('ran all cells');
   let plot: Awaited<ReturnType<typeof plotFrame>>;
   const end = Date.now() + 120_000;
