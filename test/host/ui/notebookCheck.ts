@@ -3,8 +3,8 @@
  * uiCheck.ts: opens plot.ipynb (written into the run's workspace), picks the "Sandbox (pynb)"
  * kernel in VS Code's kernel picker (a user profile on the notebook test image, with Debian's
  * matplotlib: {@link NOTEBOOK_USER_SETTINGS}), runs the cell and waits for its PNG in the output
- * webview; saves .artifacts/notebook-plot.png with the plot, the kernel's name in the notebook
- * toolbar and the sandbox status bar item in view.
+ * webview; hides the panel and saves .artifacts/notebook-plot.png with the plot, the kernel's
+ * name in the notebook toolbar and the sandbox status bar item in view.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -81,8 +81,11 @@ export async function notebookChecks(page: Page, report: CheckReport): Promise<v
   let plot: Awaited<ReturnType<typeof plotFrame>>;
   const end = Date.now() + 120_000;
   while (Date.now() < end && !(plot = await plotFrame(page))) await page.waitForTimeout(500);
+  // The whole plot in view: no panel, no toasts (the last step of the check).
+  await quickPick(page, 'F1', 'View: Hide Panel', /View: Hide Panel/, 'Enter').catch(() => page.keyboard.press('Escape'));
+  await quickPick(page, 'F1', 'Notifications: Clear All Notifications', /Clear All Notifications/, 'Enter').catch(() => page.keyboard.press('Escape'));
   await page.mouse.move(5, 300);
-  await page.waitForTimeout(500);
+  await page.waitForTimeout(1000);
   const toolbar = page.locator('.notebook-toolbar-container').filter({ hasText: 'Sandbox (' }).first();
   const label = clean(await toolbar.innerText().catch(() => '')).replace(/\s*\n\s*/g, ' | ');
   const kernelShown = await toolbar.isVisible().catch(() => false);
