@@ -10,7 +10,8 @@
  * of a selection in that folder does (workspaceRun.ts: the folder, the notebook's own folder as
  * the working directory, the user's mask globs; consent compares that folder as a run's does).
  * - Cells run one at a time in the order asked, with the kernel's execution count, start and end
- *   times and success; their output streams in (notebookOutputs.ts).
+ *   times and success; their output streams in (notebookOutputs.ts); `input()` and `getpass` ask
+ *   through an input box (notebookInput.ts).
  * - Interrupt (the controller's interruptHandler): queued cells are dropped and the running cell
  *   gets SIGINT (core `interrupt`); a cell that does not stop within the profile's
  *   `limits.interruptGraceSeconds` brings a notification offering Restart.
@@ -27,6 +28,7 @@ import type { ResolvedProfile } from '../core';
 import { decideRunStart } from '../core/admission/runStart';
 import { isSandboxError } from '../core/errors';
 import { consentScope, ensureConsent } from './consent';
+import { askInput } from './notebookInput';
 import { CellOutputs } from './notebookOutputs';
 import { JUPYTER_NOTEBOOK, type NotebookDeps } from './notebookType';
 import { NotebookStatus } from './notebookStatus';
@@ -168,7 +170,7 @@ export class NotebookKernels implements vscode.Disposable {
     try {
       const session = await this.sessionFor(kernel, st, out);
       if (session) {
-        const r = await session.execute(exec.cell.document.getText(), out.onEvent);
+        const r = await session.execute(exec.cell.document.getText(), out.onEvent, { onInput: askInput });
         if (r.executionCount !== null) exec.executionOrder = r.executionCount;
         if (r.status === 'session-ended' && r.ended) {
           st.told = r.ended;

@@ -8,12 +8,14 @@
  *   frames.ts `DISPLAY_MIMES`; the session already dropped every other type): text types as text,
  *   images from base64 to bytes, `application/json` as JSON. HTML and SVG render only where VS
  *   Code's own notebook output rules allow;
- * - an exception becomes `NotebookCellOutputItem.error` with the traceback as its stack;
+ * - an exception becomes `NotebookCellOutputItem.error` with the traceback as its stack, the
+ *   frames of the cells' code linked to the cell's line and nothing else linked (core notebookTraceback.ts);
  * - the runner's notices (a bound passed, the session ended) are stderr text of the cell.
  */
 import * as vscode from 'vscode';
 import type { CellEvent } from '../core/session/session';
 import type { DisplayData } from '../core/session/frames';
+import { notebookStack } from '../core/session/notebookTraceback';
 
 /** The display MIME types, in the order items are added. */
 const MIMES = ['image/png', 'image/jpeg', 'image/svg+xml', 'text/html', 'text/markdown', 'application/json', 'text/plain'] as const;
@@ -47,7 +49,7 @@ export class CellOutputs {
     if (e.kind === 'stdout' || e.kind === 'stderr') this.stream(e.kind, this.decoders[e.kind].decode(e.bytes, { stream: true }));
     else if (e.kind === 'notice') this.stream('stderr', e.text);
     else if (e.kind === 'display') this.append(displayItems(e.data));
-    else if (e.kind === 'error') this.append([vscode.NotebookCellOutputItem.error({ name: e.ename, message: e.evalue, stack: e.traceback.join('') })]);
+    else if (e.kind === 'error') this.append([vscode.NotebookCellOutputItem.error({ name: e.ename, message: e.evalue, stack: notebookStack(e.traceback, e.frames) })]);
   };
 
   /** A line of the runner's own (plain text) as stderr of the cell. */

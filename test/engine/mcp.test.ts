@@ -366,6 +366,10 @@ describe('sandbox-run --mcp server (engine)', function () {
         const escape = await c.client.callTool({ name: 'run_in_sandbox', arguments: { session: s1.session, code: '1', files: { '../etc/x': 'no' } } });
         assert.equal(escape.isError, true);
         assert.match(text(escape), /not a relative name under \/sandbox/);
+        // No one can answer an agent's input(): EOFError at once, never a wait; the session goes on.
+        const asked = await c.client.callTool({ name: 'run_in_sandbox', arguments: { session: s1.session, code: 'input("name? ")' } });
+        assert.equal((asked.structuredContent as unknown as CellShaped).status, 'error', text(asked));
+        assert.match(text(asked), /EOFError: input\(\) is not available to agents: pass data as files or in the code/);
         const closed = await c.client.callTool({ name: 'close_session', arguments: { session: s1.session } });
         assert.equal(closed.isError, undefined, text(closed));
         assert.deepEqual(await ownedBy(c.pid), [], 'close_session removed the container');

@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { chmod, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Profile } from '../../src/core/profiles/profileSchema';
-import { startSession, type CellEvent, type CellResult, type SandboxSession } from '../../src/core/session/session';
+import { NO_INPUT, startSession, type CellEvent, type CellResult, type InputHandler, type InputRequest, type SandboxSession } from '../../src/core/session/session';
+import type { InputAnswer } from '../../src/core/session/frames';
 import { isSandboxError } from '../../src/core/errors';
 import { containerExists, ENGINE_KIND, engineCli, engineDocker, engineSeesClientFiles, noLeftoversAfterEach, project, pythonProfile, requireEngine, shellProfile } from './helpers';
 
@@ -22,9 +23,9 @@ interface Ran {
   readonly events: CellEvent[];
 }
 
-async function cell(s: SandboxSession, code: string, signal?: AbortSignal): Promise<Ran> {
+async function cell(s: SandboxSession, code: string, signal?: AbortSignal, onInput?: InputHandler): Promise<Ran> {
   const events: CellEvent[] = [];
-  const result = await s.execute(code, (e) => events.push(e), { signal });
+  const result = await s.execute(code, (e) => events.push(e), { signal, onInput });
   const text = (kind: 'stdout' | 'stderr') => Buffer.concat(events.flatMap((e) => (e.kind === kind ? [e.bytes] : []))).toString('utf8');
   return { result, stdout: text('stdout'), stderr: text('stderr'), notices: events.flatMap((e) => (e.kind === 'notice' ? [e.text] : [])).join(''), events };
 }
@@ -93,6 +94,87 @@ describe('sandboxed sessions (engine)', function () {
       assert.match(e.traceback.join(''), /File "<cell \d+>", line 2, in f/);
       assert.doesNotMatch(e.traceback.join(''), /main\.py/, 'the kernel\'s own frames are not shown');
       assert.equal((await cell(s, 'print(x)')).stdout, '41\n');
+    });
+
+    it('names the traceback entries that are frames of a cell\'s own code, by cell and line; library and forged frames are not', async () => {
+      const def = await cell(s, 'import json\n\ndef parse(text):\n    return json.loads(text)');
+      const n = def.result.executionCount!;
+      const r = await cell(s, 'y = 1\nparse("{")');
+      const e = r.events.find((x) => x.kind === 'error');
+      assert.ok(e && e.kind === 'error', JSON.stringify(r.events));
+      assert.equal(e.ename, 'JSONDecodeError');
+      const named = e.frames.map((f) => [f.cell, f.line, e.traceback[f.index]!.split('\n')[0]]);
+      assert.deepEqual(named, [[n + 1, 2, `  File "<cell ${n + 1}>", line 2, in <module>`], [n, 4, `  File "<cell ${n}>", line 4, in parse`]]);
+      assert.ok(e.traceback.some((t, i) => /json\/decoder\.py/.test(t) && !e.frames.some((f) => f.index === i)), 'library frames are there, not named');
+      const forged = await cell(s, 'exec(compile("1/0", "<cell 1>", "exec"))');
+      const fe = forged.events.find((x) => x.kind === 'error');
+      assert.ok(fe && fe.kind === 'error');
+      assert.deepEqual(fe.frames.map((f) => f.line), [1], 'only the cell\'s own frame, not the code compiled under a cell\'s name');
+      assert.match(fe.traceback[fe.frames[0]!.index]!, /^  File "<cell \d+>", line 1, in <module>\n    exec\(compile/);
+      const syntax = await cell(s, 'x = 1\nx = = 2');
+      const se = syntax.events.find((x) => x.kind === 'error');
+      assert.ok(se && se.kind === 'error' && se.ename === 'SyntaxError', JSON.stringify(syntax.events));
+      assert.deepEqual(se.frames.map((f) => [f.cell, f.line]), [[syntax.result.executionCount, 2]]);
+    });
+
+    it('answers input() and getpass through the caller\'s handler, echoing the prompt (a password hidden)', async () => {
+      const asked: InputRequest[] = [];
+      const answers: InputAnswer[] = [{ value: 'Ada' }, { value: 's3cret' }];
+      const r = await cell(s, 'name = input("Name? ")\nimport getpass\npw = getpass.getpass()\nprint("got", name, len(pw))', undefined, (q) => {
+        asked.push(q);
+        return Promise.resolve(answers.shift()!);
+      });
+      assert.equal(r.result.status, 'ok', JSON.stringify(r.events));
+      assert.deepEqual(asked, [{ prompt: 'Name? ', password: false }, { prompt: 'Password: ', password: true }]);
+      assert.equal(r.stdout, 'Name? Ada\nPassword: \u00b7\u00b7\u00b7\u00b7\u00b7\u00b7\u00b7\u00b7\ngot Ada 6\n');
+    });
+
+    it('a cancelled question is KeyboardInterrupt; without a handler input() is EOFError; state survives', async () => {
+      const cancelled = await cell(s, 'input("again? ")', undefined, () => Promise.resolve({ cancel: true }));
+      assert.equal(cancelled.result.status, 'interrupted');
+      assert.ok(cancelled.events.some((e) => e.kind === 'error' && e.ename === 'KeyboardInterrupt'));
+      const none = await cell(s, 'input("who? ")');
+      assert.equal(none.result.status, 'error');
+      const e = none.events.find((x) => x.kind === 'error');
+      assert.ok(e && e.kind === 'error');
+      assert.deepEqual([e.ename, e.evalue], ['EOFError', NO_INPUT]);
+      assert.equal((await cell(s, 'print(x)')).stdout, '41\n');
+    });
+
+    it('an interrupt while a question waits dismisses it (its signal aborts) and ends the cell', async () => {
+      let aborted!: () => void;
+      const dismissed = new Promise<void>((r) => (aborted = r));
+      let asked!: () => void;
+      const waiting = new Promise<void>((r) => (asked = r));
+      const p = cell(s, 'input("slow? ")', undefined, (_q, signal) => {
+        asked();
+        return new Promise<InputAnswer>((resolve) => signal.addEventListener('abort', () => {
+          aborted();
+          resolve({ value: 'too late' });
+        }));
+      });
+      await waiting;
+      assert.equal(await s.interrupt(), true);
+      await dismissed;
+      const r = await p;
+      assert.equal(r.result.status, 'interrupted');
+      assert.ok(r.events.some((e) => e.kind === 'error' && e.ename === 'KeyboardInterrupt'));
+      assert.doesNotMatch(r.stdout, /too late/);
+      assert.equal((await cell(s, 'print(x)')).stdout, '41\n');
+    });
+
+    it('input-request bytes written on fd 1 and fd 2 are the cell\'s output and ask nothing', async () => {
+      const asked: InputRequest[] = [];
+      const fake = String.raw`b'\x00\x00\x00\x40m{"t":"input","n":1,"prompt":"forged","password":false}        '`;
+      const r = await cell(s, `import os, sys\nF = ${fake}\nos.write(1, F)\nos.write(2, F)\nsys.stdout.buffer.write(F)\nsys.stdout.flush()\nprint("end")`, undefined, (q) => {
+        asked.push(q);
+        return Promise.resolve({ value: 'x' });
+      });
+      assert.equal(r.result.status, 'ok', JSON.stringify(r.events));
+      assert.deepEqual(asked, []);
+      assert.equal(r.stdout.split('forged').length, 3);
+      assert.match(r.stdout, /end\n$/);
+      assert.match(r.stderr, /"t":"input"/);
     });
 
     it('forgery attempts through print, os.write(1), os.write(2), a child process and a C call land as that cell\'s stream output only', async () => {

@@ -35,7 +35,7 @@ describe('agent sessions (unit)', () => {
     out.onEvent({ kind: 'display', data: { 'text/plain': 'value\u001b[31m red', 'text/html': '<script>x</script>' } });
     for (let i = 0; i < 6; i++) out.onEvent({ kind: 'display', data: { 'image/png': 'iVBORw0KGgo=', 'text/plain': '<Figure>' } });
     out.onEvent({ kind: 'display', data: { 'image/png': 'A'.repeat(Math.ceil((AGENT_IMAGE_LIMITS.bytes + 10) / 0.75)) } });
-    out.onEvent({ kind: 'error', ename: 'ValueError', evalue: 'bad', traceback: ['Traceback\n', '</program-output id="x">\n'] });
+    out.onEvent({ kind: 'error', ename: 'ValueError', evalue: 'bad', traceback: ['Traceback\n', '</program-output id="x">\n'], frames: [] });
     out.onEvent({ kind: 'files', files: [{ name: 'a.txt', data: Buffer.from('text') }, { name: 'b.bin', data: Buffer.from([0, 1]) }], dropped: 2 });
     const r = agentCellResult({ status: 'error', executionCount: 3, durationMs: 12.4, outputBytes: 10, truncated: false }, out, 'id-1', 'python', profile, 30);
     assert.equal(r.images.returned, 4);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { encodeCell, FrameReader, parseMessage, type KernelFrame } from '../../src/core/session/frames';
+import { encodeCell, encodeInputReply, FrameReader, INPUT_PROMPT_MAX, parseMessage, type KernelFrame } from '../../src/core/session/frames';
 import { KERNEL_SOURCE } from '../../src/core/session/kernelSource';
 
 /** One kernel frame: length, kind byte, body. */
@@ -51,6 +51,18 @@ describe('session frames (unit)', () => {
     const frames = byteByByte(r, Buffer.concat([big, after]));
     assert.deepEqual(frames.map((f) => f.kind), ['oversize', 'stderr']);
     assert.equal((frames[0] as { bytes: number }).bytes, 1000);
+  });
+
+  it('accepts an input request of exact shape only, and encodes the answer as an "r" frame', () => {
+    const msg = (o: object) => parseMessage(Buffer.from(JSON.stringify({ t: 'input', ...o })));
+    assert.deepEqual(msg({ n: 2, prompt: 'Name? ', password: false }), { t: 'input', n: 2, prompt: 'Name? ', password: false });
+    for (const bad of [{ n: 0, prompt: '', password: false }, { n: 1, prompt: 'x'.repeat(INPUT_PROMPT_MAX + 1), password: false }, { n: 1, prompt: 'x', password: 'yes' }, { n: 1, prompt: 'x' }, { n: 1, prompt: 'x', password: true, run: 'sh' }]) {
+      assert.equal(typeof msg(bad), 'string', JSON.stringify(bad));
+    }
+    const r = encodeInputReply(3, { value: 'é' });
+    assert.equal(r.readUInt32BE(0), r.length - 4);
+    assert.equal(String.fromCharCode(r[4]!), 'r');
+    assert.deepEqual(JSON.parse(r.subarray(5).toString('utf8')), { n: 3, value: 'é' });
   });
 
   it('ends at a protocol error and reads nothing after it', () => {

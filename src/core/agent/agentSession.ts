@@ -11,6 +11,7 @@ import { withDescription } from '../profiles/limits';
 import type { Profile } from '../profiles/profileSchema';
 import { TerminalTextFilter } from '../output/terminalText';
 import type { CellEvent, CellResult, SessionEnd } from '../session/session';
+import type { InputAnswer } from '../session/frames';
 import { AgentOutput, AgentRunInputSchema, newFenceId, parseWith, type AgentStreamText } from './agentRun';
 
 /** A session id as the server hands it out (a UUID), or "new". */
@@ -18,6 +19,12 @@ export const SESSION_INPUT = /^(new|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]
 
 /** Images a call returns: at most 4, each at most 1 MiB (decoded). */
 export const AGENT_IMAGE_LIMITS = { count: 4, bytes: 1024 * 1024 } as const;
+/** The EOFError an agent's `input()` or `getpass` raises: no one can answer (issue 24). */
+export const AGENT_NO_INPUT = 'input() is not available to agents: pass data as files or in the code';
+
+/** The input handler of agents' cells (core session.ts `InputHandler`): always EOFError {@link AGENT_NO_INPUT}, never a wait. */
+export const refuseAgentInput = (): Promise<InputAnswer> => Promise.resolve({ eof: AGENT_NO_INPUT });
+
 /** Characters of display text and of a traceback an agent gets (each). */
 export const AGENT_DISPLAY_CHARS = 16 * 1024;
 

@@ -13,7 +13,7 @@ import { isSandboxError } from '../errors';
 import type { Profile } from '../profiles/profileSchema';
 import { isRelativeFileName } from '../session/frames';
 import { startSession, type SandboxSession, type SessionEnd } from '../session/session';
-import { AgentCellOutput, agentCellResult, agentCellText, agentFiles, type AgentCellResult, type AgentImage, type AgentSessionInput } from './agentSession';
+import { AgentCellOutput, agentCellResult, agentCellText, agentFiles, refuseAgentInput, type AgentCellResult, type AgentImage, type AgentSessionInput } from './agentSession';
 
 /** Default of the session count bound (`--max-sessions`; the VS Code tool's fixed bound). */
 export const DEFAULT_MAX_SESSIONS = 2;
@@ -159,7 +159,7 @@ export class AgentSessions {
     signal.addEventListener('abort', onCancel, { once: true });
     let result;
     try {
-      result = await s.execute(code, out.onEvent, { timeoutSeconds, files, collectOutFiles: true });
+      result = await s.execute(code, out.onEvent, { timeoutSeconds, files, collectOutFiles: true, onInput: refuseAgentInput });
     } finally {
       signal.removeEventListener('abort', onCancel);
       entry.busy = false;

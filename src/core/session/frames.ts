@@ -3,9 +3,10 @@
  * a 4-byte big-endian length L, then L bytes: one kind byte and the body.
  * - host → kernel: `x` + the cell's code as UTF-8; `i` + the running cell's number (4 bytes,
  *   big-endian): interrupt it; `f` + JSON `{files, collect}` for the next cell (files to write
- *   under /sandbox first; whether to send the files of /sandbox/out/ after it). Anything else ends the kernel;
+ *   under /sandbox first; whether to send the files of /sandbox/out/ after it); `r` + JSON: the
+ *   answer to input request `n` ({@link InputAnswer}). Anything else ends the kernel;
  * - kernel → host: `o` / `e` + raw bytes of the cell's stdout / stderr, and `m` + one JSON
- *   message (ASCII): `hello`, `display`, `error`, `files`, `done` ({@link KernelMessage}).
+ *   message (ASCII): `hello`, `display`, `error`, `input`, `files`, `done` ({@link KernelMessage}).
  * Messages are data only: the reader checks each against its exact shape, keeps only the
  * allow-listed MIME types ({@link DISPLAY_MIMES}), and never acts on their content; a frame or
  * message of any other shape is a protocol error (the session ends, session.ts).
@@ -19,11 +20,24 @@ export type DisplayMime = (typeof DISPLAY_MIMES)[number];
 /** A display bundle: MIME type → text (images base64), `application/json` → a JSON value. */
 export type DisplayData = Partial<Record<DisplayMime, unknown>>;
 
+/**
+ * A traceback entry that is a frame of a cell's own code: `traceback[index]` ran cell `cell`'s code
+ * (the kernel's count, 1 for the first cell) at line `line` (1-based). The kernel decides it from the
+ * code objects it compiled for that cell, never from text; the host checks `cell` against the cells
+ * it sent (session.ts).
+ */
+export interface CellFrame {
+  readonly index: number;
+  readonly cell: number;
+  readonly line: number;
+}
+
 /** One message of the kernel, checked. */
 export type KernelMessage =
   | { readonly t: 'hello'; readonly protocol: 1; readonly ipython: boolean; readonly python: string }
   | { readonly t: 'display'; readonly data: DisplayData }
-  | { readonly t: 'error'; readonly ename: string; readonly evalue: string; readonly traceback: readonly string[] }
+  | { readonly t: 'error'; readonly ename: string; readonly evalue: string; readonly traceback: readonly string[]; readonly frames: readonly CellFrame[] }
+  | { readonly t: 'input'; readonly n: number; readonly prompt: string; readonly password: boolean }
   | { readonly t: 'files'; readonly files: readonly { readonly name: string; readonly data: Buffer }[]; readonly dropped: number }
   | { readonly t: 'done'; readonly n: number; readonly status: 'ok' | 'error' | 'interrupted' };
 
@@ -36,10 +50,14 @@ export type KernelFrame =
 
 /** The cell frame sent to the kernel: `x` and the code as UTF-8. */
 export function encodeCell(code: string): Buffer {
-  const body = Buffer.from(code, 'utf8');
+  return frameOf('x', Buffer.from(code, 'utf8'));
+}
+
+/** One host → kernel frame: the length, the kind byte (one ASCII letter) and the body. */
+function frameOf(kind: 'x' | 'f' | 'r', body: Buffer): Buffer {
   const head = Buffer.alloc(5);
   head.writeUInt32BE(body.length + 1, 0);
-  head[4] = 0x78; // 'x'
+  head[4] = kind.charCodeAt(0);
   return Buffer.concat([head, body]);
 }
 
@@ -51,10 +69,18 @@ export function isRelativeFileName(name: string): boolean {
 /** The `f` frame: files to write before the next cell (names checked by the caller, {@link isRelativeFileName}) and whether to collect /sandbox/out/ after it. */
 export function encodeCellFiles(files: Readonly<Record<string, Uint8Array>>, collect: boolean): Buffer {
   const body = Buffer.from(JSON.stringify({ files: Object.fromEntries(Object.entries(files).map(([k, v]) => [k, Buffer.from(v).toString('base64')])), collect }), 'utf8');
-  const head = Buffer.alloc(5);
-  head.writeUInt32BE(body.length + 1, 0);
-  head[4] = 0x66; // 'f'
-  return Buffer.concat([head, body]);
+  return frameOf('f', body);
+}
+
+/** The longest prompt an `input` message may carry, characters (the kernel cuts longer prompts to it). */
+export const INPUT_PROMPT_MAX = 1000;
+
+/** The host's answer to the kernel's input request `n`: the text typed, an EOFError with this text, or an interrupt (KeyboardInterrupt) when the person cancelled. */
+export type InputAnswer = { readonly value: string } | { readonly eof: string } | { readonly cancel: true };
+
+/** The `r` frame: JSON `{n, value}`, `{n, eof}` or `{n, cancel: true}` ({@link InputAnswer}) for input request `n`. */
+export function encodeInputReply(n: number, answer: InputAnswer): Buffer {
+  return frameOf('r', Buffer.from(JSON.stringify({ n, ...answer }), 'utf8'));
 }
 
 /** The interrupt frame for cell `n` (the kernel's count: 1 for the first cell sent). */
@@ -155,8 +181,14 @@ export function parseMessage(body: Buffer): KernelMessage | string {
       return { t: 'display', data };
     }
     case 'error':
-      if (keys === 'ename,evalue,t,traceback' && isString(m.ename) && isString(m.evalue) && Array.isArray(m.traceback) && m.traceback.every(isString)) {
-        return { t: 'error', ename: m.ename, evalue: m.evalue, traceback: m.traceback };
+      if (keys === 'ename,evalue,frames,t,traceback' && isString(m.ename) && isString(m.evalue) && Array.isArray(m.traceback) && m.traceback.every(isString)) {
+        const frames = cellFrames(m.frames, m.traceback.length);
+        if (frames) return { t: 'error', ename: m.ename, evalue: m.evalue, traceback: m.traceback, frames };
+      }
+      break;
+    case 'input':
+      if (keys === 'n,password,prompt,t' && isCount(m.n) && typeof m.password === 'boolean' && isString(m.prompt) && m.prompt.length <= INPUT_PROMPT_MAX) {
+        return { t: 'input', n: m.n, prompt: m.prompt, password: m.password };
       }
       break;
     case 'files':
@@ -179,4 +211,19 @@ export function parseMessage(body: Buffer): KernelMessage | string {
       break;
   }
   return `a message of no accepted shape (${JSON.stringify(String(m.t)).slice(0, 40)})`;
+}
+
+const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 1 && (v as number) <= 0x7fffffff;
+
+/** An error message's `frames`: `[index, cell, line]` triples, indexes ascending within the traceback's `entries`; undefined when not exactly that. */
+function cellFrames(v: unknown, entries: number): CellFrame[] | undefined {
+  if (!Array.isArray(v) || v.length > entries) return undefined;
+  const out: CellFrame[] = [];
+  for (const f of v as unknown[]) {
+    if (!Array.isArray(f) || f.length !== 3) return undefined;
+    const [index, cell, line] = f as unknown[];
+    if (!Number.isSafeInteger(index) || (index as number) < (out.at(-1)?.index ?? -1) + 1 || (index as number) >= entries || !isCount(cell) || !isCount(line)) return undefined;
+    out.push({ index: index as number, cell, line });
+  }
+  return out;
 }

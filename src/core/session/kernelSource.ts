@@ -8,7 +8,7 @@
  *    extensions, child processes) is bytes it reads, never bytes on the protocol's stream;
  * 2. speaks the protocol (frames.ts) on the private descriptors only: host → kernel `x` frames
  *    hold a cell's code; kernel → host `o`/`e` frames hold the cell's stdout/stderr bytes and `m`
- *    frames one JSON message (`hello`, `display`, `error`, `done`);
+ *    frames one JSON message (`hello`, `display`, `error`, `input`, `files`, `done`);
  * 3. runs each cell in one persistent namespace (a fresh `__main__` module), the last expression
  *    shown through the display hook, as IPython does: IPython's `DisplayFormatter` when it can be
  *    imported, else the `_repr_*_` methods of the value and `repr`; `display()` is a builtin;
@@ -22,7 +22,15 @@
  *    those files under /sandbox before that cell's code runs (relative names only; a bad one is
  *    the cell's error), and with `collect` sends a `files` message after it: the regular files
  *    under /sandbox/out/ changed during the cell, at most 8 and 1 MiB in all (symlinks never followed);
- * 6. exits when its stdin ends (the host closed the session or went away).
+ * 6. replaces `input()` and `getpass.getpass` (in the main thread while a cell runs): sends an
+ *    `input` message (the prompt, cut to 1000 characters; the password flag) and waits for the
+ *    host's `r` frame answering that request's number: the text (echoed into the cell's stdout, a
+ *    password as dots), an EOFError text, or a cancel (KeyboardInterrupt); an `i` frame interrupts
+ *    the wait like any code;
+ * 7. names the traceback entries that are frames of a cell's own code (`frames`: entry index, cell
+ *    number, line) from the code objects it compiled for each cell, never from file names or text;
+ *    a syntax error in a cell names its line the same way;
+ * 8. exits when its stdin ends (the host closed the session or went away).
  * Bytes written while no cell runs (a thread, a child process) are held, at most 64 KiB, and
  * become the next cell's output. Code that deliberately finds the private descriptor can write
  * frames of its own; they are data of its own cell like its output, bounded the same way, and a
@@ -53,9 +61,11 @@ KFILE = os.path.abspath(__file__)
 SEND = threading.Lock()
 PUMP = threading.Lock()
 HELD_MAX = 65536
-state = {'active': False, 'running': False, 'held': [], 'held_bytes': 0, 'count': 0, 'interrupt': 0, 'sending': 0, 'deferred': False}
+state = {'asked': 0, 'active': False, 'running': False, 'held': [], 'held_bytes': 0, 'count': 0, 'interrupt': 0, 'sending': 0, 'deferred': False}
 MAIN = threading.get_ident()
 CELLS = queue.Queue()
+REPLIES = queue.Queue()
+PROMPT_MAX = 1000
 
 def send(kind, body):
     data = (len(body) + 1).to_bytes(4, 'big') + kind + body
@@ -200,19 +210,110 @@ def figures():
     except Exception:
         pass
 
-def error(e):
+CODES = {}
+
+def remember(code, n):
+    CODES[id(code)] = (code, n)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            remember(c, n)
+
+def cell_of(code):
+    known = CODES.get(id(code))
+    return known[1] if known is not None and known[0] is code else 0
+
+def frame_texts(pairs, summary, out, marks):
+    last, count, prev = None, 0, 0
+    for (frame, _), fs in zip(pairs, summary):
+        key = (fs.filename, fs.lineno, fs.name)
+        count = count + 1 if key == last else 1
+        if key != last and last is not None and prev > 3:
+            out.append('  [Previous line repeated %d more times]\n' % (prev - 3))
+        last, prev = key, count
+        if count > 3:
+            continue
+        n = cell_of(frame.f_code)
+        if n and fs.lineno:
+            marks.append([len(out), n, fs.lineno])
+        out.append(''.join(traceback.StackSummary.from_list([fs]).format()))
+    if last is not None and prev > 3:
+        out.append('  [Previous line repeated %d more times]\n' % (prev - 3))
+
+def chain(e, te, out, marks, syntax_cell):
+    if te.__cause__ is not None and e.__cause__ is not None:
+        chain(e.__cause__, te.__cause__, out, marks, 0)
+        out.append('\nThe above exception was the direct cause of the following exception:\n\n')
+    elif te.__context__ is not None and e.__context__ is not None and not te.__suppress_context__:
+        chain(e.__context__, te.__context__, out, marks, 0)
+        out.append('\nDuring handling of the above exception, another exception occurred:\n\n')
+    pairs = list(traceback.walk_tb(e.__traceback__))
+    if len(pairs) != len(te.stack):
+        raise ValueError('frames and summaries differ')
+    keep = [i for i, (f, _) in enumerate(pairs) if f.f_code.co_filename != KFILE]
+    if keep:
+        out.append('Traceback (most recent call last):\n')
+        frame_texts([pairs[i] for i in keep], [te.stack[i] for i in keep], out, marks)
+    if syntax_cell and getattr(e, 'lineno', None):
+        marks.append([len(out), syntax_cell, e.lineno])
+    out.extend(te.format_exception_only())
+
+def error(e, syntax_cell=0):
+    marks = []
     try:
         te = traceback.TracebackException(type(e), e, e.__traceback__)
-        te.stack = traceback.StackSummary.from_list([f for f in te.stack if f.filename != KFILE])
-        lines = list(te.format())
+        lines = []
+        if getattr(te, 'exceptions', None):
+            raise ValueError('an exception group: plain text')
+        chain(e, te, lines, marks, syntax_cell)
     except Exception:
-        lines = ['%s\n' % type(e).__name__]
+        marks = []
+        try:
+            te = traceback.TracebackException(type(e), e, e.__traceback__)
+            te.stack = traceback.StackSummary.from_list([f for f in te.stack if f.filename != KFILE])
+            lines = list(te.format())
+        except Exception:
+            lines = ['%s\n' % type(e).__name__]
     try:
         value = str(e)
     except Exception:
         value = '<str failed>'
     drain()
-    message({'t': 'error', 'ename': type(e).__name__, 'evalue': value, 'traceback': lines})
+    message({'t': 'error', 'ename': type(e).__name__, 'evalue': value, 'traceback': lines, 'frames': marks})
+
+def ask(prompt, password):
+    if threading.get_ident() != MAIN or not state['running']:
+        raise EOFError('input() is only answered while a cell runs, on its main thread')
+    prompt = str(prompt)[:PROMPT_MAX]
+    drain()
+    while not REPLIES.empty():
+        REPLIES.get_nowait()
+    state['asked'] += 1
+    n = state['asked']
+    message({'t': 'input', 'n': n, 'prompt': prompt, 'password': bool(password)})
+    while True:
+        reply = REPLIES.get()
+        if reply.get('n') == n:
+            break
+    if 'value' in reply:
+        value = str(reply['value'])
+        send(b'o', (prompt + ('\u00b7' * 8 if password else value) + '\n').encode('utf-8', 'replace'))
+        return value
+    if reply.get('eof'):
+        raise EOFError(str(reply['eof']))
+    raise KeyboardInterrupt('Interrupted by user')
+
+def kernel_input(prompt=''):
+    return ask(prompt, False)
+
+def kernel_getpass(prompt='Password: ', stream=None):
+    return ask(prompt, True)
+
+builtins.input = kernel_input
+try:
+    import getpass
+    getpass.getpass = kernel_getpass
+except Exception:
+    pass
 
 def on_sigint(signum, frame):
     if state['running'] and state['interrupt'] == state['count']:
@@ -275,6 +376,9 @@ def out_files(since):
             found.append({'name': rel, 'data': base64.b64encode(data).decode('ascii')})
     return found, dropped
 
+class Compiled(Exception):
+    pass
+
 def run(src, req=None):
     since = time.time_ns()
     state['count'] += 1
@@ -289,12 +393,22 @@ def run(src, req=None):
         state['held_bytes'] = 0
     status = 'ok'
     try:
-        tree = ast.parse(src, name, 'exec')
-        last = None
-        if tree.body and isinstance(tree.body[-1], ast.Expr):
-            last = ast.Interactive([tree.body.pop()])
-        first = compile(tree, name, 'exec')
-        second = compile(last, name, 'single') if last is not None else None
+        try:
+            tree = ast.parse(src, name, 'exec')
+            last = None
+            if tree.body and isinstance(tree.body[-1], ast.Expr):
+                last = ast.Interactive([tree.body.pop()])
+            first = compile(tree, name, 'exec')
+            second = compile(last, name, 'single') if last is not None else None
+        except SyntaxError as e:
+            status = 'error'
+            error(e, state['count'] if e.filename == name else 0)
+            first = None
+        if first is None:
+            raise Compiled
+        remember(first, state['count'])
+        if second is not None:
+            remember(second, state['count'])
         if req and req.get('files'):
             write_files(req['files'])
         state['running'] = True
@@ -306,6 +420,8 @@ def run(src, req=None):
                 exec(second, NS)
         finally:
             state['running'] = False
+    except Compiled:
+        pass
     except KeyboardInterrupt as e:
         status = 'interrupted'
         error(e)
@@ -342,6 +458,14 @@ def reader():
             CELLS.put((b'x', body[1:]))
         elif body[:1] == b'f':
             CELLS.put((b'f', body[1:]))
+        elif body[:1] == b'r':
+            try:
+                reply = json.loads(body[1:])
+            except ValueError:
+                os._exit(3)
+            if not isinstance(reply, dict):
+                os._exit(3)
+            REPLIES.put(reply)
         elif body[:1] == b'i' and len(body) == 5:
             n = int.from_bytes(body[1:], 'big')
             state['interrupt'] = n

@@ -23,7 +23,7 @@ import { SandboxError } from '../errors';
 import { diagnoseExit } from '../run/diagnose';
 import type { RuleNote } from '../run/result';
 import { sandboxRule } from '../run/rules';
-import { encodeCell, encodeCellFiles, encodeInterrupt, FrameReader, isRelativeFileName, type DisplayData, type KernelFrame, type KernelMessage } from './frames';
+import { encodeCell, encodeCellFiles, encodeInputReply, encodeInterrupt, FrameReader, isRelativeFileName, type CellFrame, type DisplayData, type InputAnswer, type KernelFrame, type KernelMessage } from './frames';
 import { KERNEL_SOURCE } from './kernelSource';
 import { startSessionContainer, type SessionContainer, type SessionContainerRequest } from './start';
 
@@ -31,7 +31,7 @@ import { startSessionContainer, type SessionContainer, type SessionContainerRequ
 export type CellEvent =
   | { readonly kind: 'stdout' | 'stderr'; readonly bytes: Buffer }
   | { readonly kind: 'display'; readonly data: DisplayData }
-  | { readonly kind: 'error'; readonly ename: string; readonly evalue: string; readonly traceback: readonly string[] }
+  | { readonly kind: 'error'; readonly ename: string; readonly evalue: string; readonly traceback: readonly string[]; readonly frames: readonly CellFrame[] }
   | { readonly kind: 'files'; readonly files: readonly { readonly name: string; readonly data: Buffer }[]; readonly dropped: number }
   | { readonly kind: 'notice'; readonly text: string };
 
@@ -57,6 +57,22 @@ export interface CellResult {
   readonly ended?: SessionEnd;
 }
 
+/** The kernel asks for a line of input (the cell called `input()` or `getpass`): `prompt` is the program's text (data, at most frames.ts `INPUT_PROMPT_MAX` characters). */
+export interface InputRequest {
+  readonly prompt: string;
+  /** True for `getpass`: the answer should not be shown. */
+  readonly password: boolean;
+}
+
+/**
+ * Answers a cell's input request; `signal` aborts when the answer is no longer wanted (the cell
+ * was interrupted or ended, the session ended): dismiss the question then (the answer is ignored).
+ */
+export type InputHandler = (request: InputRequest, signal: AbortSignal) => Promise<InputAnswer>;
+
+/** The answer when a caller gives no {@link InputHandler}: an EOFError with this text. */
+export const NO_INPUT = 'input() is not available here: pass data as files or in the code';
+
 /** A session's start request: the container's ({@link SessionContainerRequest}) and an idle limit. */
 export interface SessionRequest extends SessionContainerRequest {
   /** Closes the session after this long without a cell running, ms (reason `idle`); none when absent. */
@@ -75,6 +91,10 @@ interface Cell {
   truncated: boolean;
   stop?: 'timed-out' | 'output-limit' | 'interrupted';
   timers: NodeJS.Timeout[];
+  /** Answers input requests (none: EOFError {@link NO_INPUT}). */
+  readonly onInput: InputHandler | undefined;
+  /** Aborted when the cell ends or is interrupted: an open question is dismissed. */
+  readonly questions: AbortController;
   finish(r: CellResult): void;
   /** Called once the cell ended (done, or the session ended), for {@link SandboxSession.interrupt}. */
   readonly over: Promise<void>;
@@ -161,19 +181,21 @@ export class SandboxSession {
    * @param opts `signal`: aborting it interrupts the cell (SIGINT), as {@link interrupt};
    *   `timeoutSeconds`: this cell's time limit when lower than the profile's `limits.timeoutSeconds`;
    *   `files`: written under /sandbox before the code runs (relative names); `collectOutFiles`:
-   *   the files of /sandbox/out/ changed by the cell come back as a `files` event (at most 8, 1 MiB in all)
+   *   the files of /sandbox/out/ changed by the cell come back as a `files` event (at most 8, 1 MiB in all);
+   *   `onInput`: answers the cell's `input()`/`getpass` (without it they raise EOFError {@link NO_INPUT});
+   *   the cell's time limit runs on while a question waits
    * @throws SandboxError `invalid-arguments` for a file name that is not relative (nothing is sent)
    */
   execute(
     code: string, onEvent: (e: CellEvent) => void = () => undefined,
-    opts: { readonly signal?: AbortSignal; readonly timeoutSeconds?: number; readonly files?: Readonly<Record<string, Uint8Array>>; readonly collectOutFiles?: boolean } = {},
+    opts: { readonly signal?: AbortSignal; readonly timeoutSeconds?: number; readonly files?: Readonly<Record<string, Uint8Array>>; readonly collectOutFiles?: boolean; readonly onInput?: InputHandler } = {},
   ): Promise<CellResult> {
     const bad = Object.keys(opts.files ?? {}).find((n) => !isRelativeFileName(n));
     if (bad !== undefined) throw new SandboxError('invalid-arguments', `The file name ${JSON.stringify(bad)} is not a relative name under /sandbox, so nothing ran.`, 'Give names such as data.csv or in/data.csv (no leading /, no . or .. parts).');
     const io = opts.files || opts.collectOutFiles ? encodeCellFiles(opts.files ?? {}, opts.collectOutFiles === true) : undefined;
     this.pending++;
     const limit = Math.min(this.c.profile.limits.timeoutSeconds, opts.timeoutSeconds ?? Infinity);
-    const run = this.queue.then(() => this.runCell(code, onEvent, limit, opts.signal, io));
+    const run = this.queue.then(() => this.runCell(code, onEvent, limit, opts, io));
     this.queue = run.catch(() => undefined).finally(() => this.pending--);
     return run;
   }
@@ -187,6 +209,7 @@ export class SandboxSession {
     const cell = this.cell;
     if (!cell || this.endInfo) return true;
     cell.stop ??= 'interrupted';
+    cell.questions.abort();
     this.input.write(encodeInterrupt(cell.n));
     const grace = new Promise<false>((r) => setTimeout(() => r(false), this.c.profile.limits.interruptGraceSeconds * 1000).unref());
     return Promise.race([cell.over.then(() => true), grace]);
@@ -198,19 +221,24 @@ export class SandboxSession {
     await this.removal?.catch(() => undefined);
   }
 
-  private runCell(code: string, onEvent: (e: CellEvent) => void, timeoutSeconds: number, signal?: AbortSignal, io?: Buffer): Promise<CellResult> {
+  private runCell(code: string, onEvent: (e: CellEvent) => void, timeoutSeconds: number, opts: { readonly signal?: AbortSignal; readonly onInput?: InputHandler }, io?: Buffer): Promise<CellResult> {
     const t0 = performance.now();
+    const signal = opts.signal;
     if (this.endInfo) return Promise.resolve(endedResult(this.endInfo, t0));
     clearTimeout(this.idleTimer);
     let finish!: (r: CellResult) => void;
     const result = new Promise<CellResult>((r) => (finish = r));
     let over!: () => void;
-    const cell: Cell = { sink: onEvent, t0, n: ++this.sent, timeoutSeconds, bytes: 0, truncated: false, timers: [], finish, over: new Promise((r) => (over = r)) };
+    const cell: Cell = {
+      sink: onEvent, t0, n: ++this.sent, timeoutSeconds, bytes: 0, truncated: false, timers: [], onInput: opts.onInput, questions: new AbortController(),
+      finish, over: new Promise((r) => (over = r)),
+    };
     const onAbort = () => void this.interrupt();
     signal?.addEventListener('abort', onAbort, { once: true });
     void result.then(() => {
       signal?.removeEventListener('abort', onAbort);
       for (const t of cell.timers) clearTimeout(t);
+      cell.questions.abort();
       over();
       this.armIdle();
     });
@@ -281,8 +309,26 @@ export class SandboxSession {
       return this.stopCell(cell, 'output-limit');
     }
     cell.bytes += size;
-    if (f.kind === 'stdout' || f.kind === 'stderr') cell.sink({ kind: f.kind, bytes: f.bytes });
-    else if (f.kind === 'message' && f.message.t !== 'hello' && f.message.t !== 'done') cell.sink(eventOf(f.message));
+    if (f.kind === 'stdout' || f.kind === 'stderr') return cell.sink({ kind: f.kind, bytes: f.bytes });
+    if (f.kind !== 'message') return;
+    const m = f.message;
+    if (m.t === 'error' && m.frames.some((c) => c.cell > cell.n)) this.protocolError('a traceback frame of a cell not sent yet');
+    else if (m.t === 'input') this.ask(cell, m);
+    else if (m.t !== 'hello' && m.t !== 'done') cell.sink(eventOf(m));
+  }
+
+  /**
+   * The cell's input request `n`: asks its handler and sends the answer while the cell still runs
+   * (a cell interrupted or ended meanwhile gets none; the kernel drops an answer to an older request).
+   */
+  private ask(cell: Cell, m: { readonly n: number; readonly prompt: string; readonly password: boolean }): void {
+    const questions = cell.questions;
+    const answer = cell.onInput && !questions.signal.aborted
+      ? cell.onInput({ prompt: m.prompt, password: m.password }, questions.signal).catch((): InputAnswer => ({ cancel: true }))
+      : Promise.resolve<InputAnswer>({ eof: NO_INPUT });
+    void answer.then((a) => {
+      if (this.cell === cell && !this.endInfo && !questions.signal.aborted) this.input.write(encodeInputReply(m.n, a));
+    });
   }
 
   private protocolError(why: string): void {
@@ -362,7 +408,7 @@ function endedResult(end: SessionEnd, t0: number): CellResult {
   return { status: 'session-ended', executionCount: null, durationMs: performance.now() - t0, outputBytes: 0, truncated: false, ended: end, ...(end.rule ? { rule: end.rule } : {}) };
 }
 
-function eventOf(m: Exclude<KernelMessage, { t: 'hello' | 'done' }>): CellEvent {
+function eventOf(m: Exclude<KernelMessage, { t: 'hello' | 'done' | 'input' }>): CellEvent {
   if (m.t === 'files') return { kind: 'files', files: m.files, dropped: m.dropped };
-  return m.t === 'display' ? { kind: 'display', data: m.data } : { kind: 'error', ename: m.ename, evalue: m.evalue, traceback: m.traceback };
+  return m.t === 'display' ? { kind: 'display', data: m.data } : { kind: 'error', ename: m.ename, evalue: m.evalue, traceback: m.traceback, frames: m.frames };
 }

@@ -2,8 +2,9 @@
  * Notebook kernels (issue 24) through VS Code's notebook API and its built-in ipynb support: a
  * real .ipynb fixture opens, the "Sandbox (PROFILE)" controller is selected with
  * `notebook.selectKernel`, and its cells run in one sandbox session: text (state kept between
- * cells, the network blocked), an error with its traceback, a matplotlib figure as a PNG; then a
- * looping cell is interrupted and Restart ends the session (the next cell has no earlier state).
+ * cells, the network blocked), an error whose traceback links the cells' frames to their lines, a
+ * matplotlib figure as a PNG; then a looping cell is interrupted and Restart ends the session (the
+ * next cell has no earlier state), and input() and getpass are answered through input boxes.
  * The profile is a user profile on the notebook test image (python with Debian's matplotlib and
  * IPython), set for this suite only. A second profile with `"workspace": "ro"` runs a notebook in
  * a folder of the workspace: the cell reads the file beside it, in its own folder, and cannot write it.
@@ -26,6 +27,8 @@ function outputs(cell: vscode.NotebookCell, mime: string): string {
 }
 
 const STDOUT = 'application/vnd.code.notebook.stdout';
+/** The line VS Code's error renderer turns into a link to a cell's line (notebook-renderers stackTraceHelper, 1.139). */
+const CELL_LINK = /^(?:\u001b\[[\d;]*m|\s)*Cell(?:\u001b\[[\d;]*m|\s)*In(?:\u001b\[[\d;]*m|\s)*\[(\d+)\](?:\u001b\[[\d;]*m|\s|,)+line (\d+)[^\n]*$/gm;
 const ERROR = 'application/vnd.code.notebook.error';
 
 /** Opens `uri` as a user does and selects the sandbox controller of `profile`; the notebook. */
@@ -44,6 +47,18 @@ async function openWithKernel(uri: vscode.Uri, profile: string): Promise<vscode.
     }
   }, 20_000, 'the sandbox controller to be selectable');
   return vscode.window.activeNotebookEditor!.notebook;
+}
+
+/** Answers the extension's input boxes with `answers` in turn (undefined: Escape); records what each showed. */
+function answerInputBoxes(answers: (string | undefined)[]): { asked: vscode.InputBoxOptions[]; dispose(): void } {
+  const win = vscode.window as unknown as Record<string, (...args: unknown[]) => unknown>;
+  const original = win.showInputBox!;
+  const asked: vscode.InputBoxOptions[] = [];
+  win.showInputBox = (...args: unknown[]) => {
+    asked.push(args[0] as vscode.InputBoxOptions);
+    return Promise.resolve(answers.shift());
+  };
+  return { asked, dispose: () => (win.showInputBox = original) };
 }
 
 /** Runs cells `indexes` and waits until each has an execution summary with a result. */
@@ -76,7 +91,7 @@ describe('notebook kernels (host)', function () {
     await cleanUp();
   });
 
-  it('runs a downloaded notebook in a sandbox session: text, an error with traceback, a matplotlib PNG, interrupt and restart', async () => {
+  it('runs a downloaded notebook in a sandbox session: text, an error with linked traceback, a matplotlib PNG, interrupt, restart and input', async () => {
     const api = await getApi();
     const uri = fixture('sandboxed.ipynb');
     const nb = await openWithKernel(uri, PROFILE);
@@ -97,8 +112,15 @@ describe('notebook kernels (host)', function () {
     assert.equal(failing.executionSummary?.success, false);
     assert.match(outputs(failing, STDOUT), /NB-STATE 43/, 'state is kept between cells');
     const error = JSON.parse(outputs(failing, ERROR)) as { name: string; message: string; stack: string };
-    assert.equal(error.name, 'ZeroDivisionError');
-    assert.match(error.stack, /Traceback \(most recent call last\):[\s\S]*line 2[\s\S]*ZeroDivisionError: division by zero/);
+    assert.equal(error.name, 'JSONDecodeError');
+    assert.equal(failing.executionSummary?.executionOrder, 2);
+    // The frames of the cells' code are `Cell In[N], line L` lines, which VS Code's error renderer
+    // links to the cell with execution count N at line L; the json library's frames are not.
+    assert.deepEqual([...error.stack.matchAll(CELL_LINK)].map((m) => `${m[1]}:${m[2]}`), ['2:2', '1:8'], error.stack);
+    assert.match(error.stack, /^Traceback \(most recent call last\):\nCell In\[2\], line 2\n    parse\('\{'\)\nCell In\[1\], line 8\n    return json\.loads\(text\)\n/);
+    assert.match(error.stack, /File "\/usr\/lib\/python3[^"]*\/json\/decoder\.py", line \d+, in /, 'the library frames are as Python wrote them');
+    assert.doesNotMatch(error.stack, /File\s+\S+:\d/, 'no library frame in the shape the renderer links');
+    assert.match(error.stack, /JSONDecodeError: Expecting property name enclosed in double quotes/);
 
     assert.equal(plot.executionSummary?.success, true, JSON.stringify(plot.outputs.map((o) => o.items.map((i) => i.mime))));
     assert.match(outputs(plot, STDOUT), /NB-PLOT/);
@@ -127,6 +149,19 @@ describe('notebook kernels (host)', function () {
     assert.equal(nb.cellAt(5).executionSummary?.executionOrder, 1, 'a new session counts from 1');
 
     assert.equal((await sessionContainers()).length, 1, 'the new session has a container');
+
+    // input() and getpass ask through input boxes (the prompt as plain text, getpass as a password box); Escape interrupts the cell.
+    const boxes = answerInputBoxes(['Ada', 's3cret', undefined]);
+    try {
+      await runCells(nb, [6, 7]);
+    } finally {
+      boxes.dispose();
+    }
+    assert.deepEqual(boxes.asked.map((o) => [o.prompt, o.password]), [['Name?', false], ['Token:', true], ['Never answered?', false]], outputs(nb.cellAt(6), ERROR));
+    assert.equal(nb.cellAt(6).executionSummary?.success, true, outputs(nb.cellAt(6), STDOUT));
+    assert.equal(outputs(nb.cellAt(6), STDOUT), 'Name? Ada\nToken: ········\nNB-INPUT Ada 6\n');
+    assert.equal(nb.cellAt(7).executionSummary?.success, false);
+    assert.equal((JSON.parse(outputs(nb.cellAt(7), ERROR)) as { name: string }).name, 'KeyboardInterrupt');
     // Closing the notebook (its outputs reverted, so no save prompt) ends its session.
     await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
     await waitFor(async () => (await sessionContainers()).length === 0, 30_000, 'no session container after the notebook closed');

@@ -27,6 +27,9 @@
  *      ./toolConfirmCheck.ts): a test-only extension (test/host/fixtures/tool-caller, installed
  *      next to the .vsix) calls it outside a chat; VS Code's modal confirmation shows the profile,
  *      limits and code; screenshot .artifacts/ui-check-tool-confirm.png; confirmed, the run prints 42.
+ *  10. a notebook with a plot (issue 24, ./notebookCheck.ts): plot.ipynb, the "Sandbox (pynb)" kernel
+ *      picked in the kernel picker, the cell run; its matplotlib PNG and the kernel's name in the
+ *      notebook toolbar; screenshot .artifacts/notebook-plot.png.
  * The fixture workspace is copied into the run's folder, where the hostile file names are made.
  * Every check is reported (PASS/FAIL) and the screenshots are taken even when a check fails;
  * the exit status is non-zero when any check failed or the workbench could not be driven.
@@ -44,6 +47,7 @@ import { HostSession } from '../lib/session';
 import { TEST_IMAGES } from '../../support/images';
 import { INTERACTIVE_USER_SETTINGS, interactiveChecks } from './interactiveCheck';
 import { markdownChecks } from './markdownCheck';
+import { NOTEBOOK_USER_SETTINGS, notebookChecks, writePlotNotebook } from './notebookCheck';
 import { recentRunsChecks, vsixShipsRerunBundles } from './recentRunsCheck';
 import { installToolCaller, sessionConfirmChecks, toolConfirmChecks } from './toolConfirmCheck';
 import { CheckReport, RUN_ROW, RUN_TITLE, artifacts, clean, codeServerCli, installVsix, notificationTexts, outputPanelText, packageExtension, quickPick, repo, startWorkbench } from './harness';
@@ -149,6 +153,7 @@ async function drive(page: Page, server: CodeServer, workspace: string): Promise
   await markdownChecks(page, report);
   await toolConfirmChecks(page, report);
   await sessionConfirmChecks(page, report);
+  await notebookChecks(page, report);
 }
 
 /** The editor title's "Stop Sandbox Run" action (issue 12; package.json menus `editor/title`). */
@@ -329,7 +334,7 @@ async function main(): Promise<number> {
   step(`packaged ${vsix} (${(statSync(vsix).size / 1024).toFixed(1)} KiB)`);
   vsixShipsRerunBundles(report, vsix);
 
-  const session = new HostSession('sandbox-runner-ui', false, INTERACTIVE_USER_SETTINGS);
+  const session = new HostSession('sandbox-runner-ui', false, { ...INTERACTIVE_USER_SETTINGS, ...NOTEBOOK_USER_SETTINGS });
   const setupFailed = (err: unknown) => check('set up code-server with the .vsix', false, (err as Error).message);
   return report.runSession(session, 'the UI check', setupFailed, async (hard) => {
     installVsix(report, session, vsix);
@@ -341,6 +346,7 @@ async function main(): Promise<number> {
     const workspace = join(session.dirs.root, 'workspace');
     cpSync(fixtureWorkspace, workspace, { recursive: true });
     writeHostileFiles(workspace);
+    writePlotNotebook(workspace);
     const { server, page } = await startWorkbench(report, session, hard);
     try {
       await Promise.race([drive(page, server, workspace), hard]);
