@@ -47,11 +47,11 @@ export class CheckReport {
 
   /**
    * A check's run in `session`: `body` races the hard limit (SANDBOX_RUNNER_UI_TIMEOUT seconds,
-   * default 300; its message names `what` and quotes the server's last log lines), `onError`
+   * default 600; its message names `what` and quotes the server's last log lines), `onError`
    * reports what it threw; then the session is closed. Returns the exit status ({@link finish}).
    */
   async runSession(session: HostSession, what: string, onError: (err: unknown) => void | Promise<void>, body: (hard: Promise<never>) => Promise<void>): Promise<number> {
-    const timeoutS = envSeconds('SANDBOX_RUNNER_UI_TIMEOUT', 300);
+    const timeoutS = envSeconds('SANDBOX_RUNNER_UI_TIMEOUT', 600);
     const hard = deadline(timeoutS * 1000, () => `${what} did not finish within ${timeoutS} s; last server log lines:\n${session.server?.logTail(40) ?? ''}`);
     try {
       await body(hard.promise);

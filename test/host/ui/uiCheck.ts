@@ -36,7 +36,7 @@
  *
  * Needs: `npm run build` (dist/extension.js), scripts/host-tools.sh, the local test images.
  * Environment: SANDBOX_RUNNER_VSCE (default @vscode/vsce@3.9.2, whose engines accept Node 20),
- * SANDBOX_RUNNER_UI_TIMEOUT (seconds, default 300), and those of the host harness (../lib/tools.ts, logFilter.ts, runDirs.ts).
+ * SANDBOX_RUNNER_UI_TIMEOUT (seconds, default 600), and those of the host harness (../lib/tools.ts, logFilter.ts, runDirs.ts).
  */
 import { cpSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
