@@ -387,7 +387,7 @@ async function declineInstall(page: Page, server: CodeServer, dirs: RunDirs): Pr
   await page.locator('.editor-instance .monaco-editor .view-lines', { hasText: 'DEPS-CONSENT-RAN' }).waitFor({ timeout: 15_000 });
   await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
   const footersBefore = footers(channelLog(dirs));
-  await quickPick(page, 'F1', 'Run in Sandbox with Profile', /Sandbox Runner: Run in Sandbox with Profile/, 'click');
+  await quickPick(page, 'F1', 'Run in Sandbox with Profile', /Sandbox Runner: Run in Sandbox with Profile/, 'click', 'Choose a sandbox profile');
   // The command's own Quick Pick of profiles.
   const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: /^pydeps/ }).first();
   await row.waitFor({ state: 'visible', timeout: 15_000 });

@@ -66,7 +66,11 @@ export class CheckReport {
 
   /** Reports that driving the workbench failed (`err`), with a screenshot and the server's last log lines. */
   async driveFailed(err: unknown, session: HostSession, screenshot: string): Promise<void> {
-    this.check('drive the workbench', false, (err as Error).message.split('\n')[0] ?? '');
+    // Playwright's message: the failed call on its first line, then a call log whose "waiting for"
+    // line names the locator; keep both (a timeout alone does not say which step hung).
+    const lines = (err as Error).message.split('\n');
+    const waited = lines.find((l) => /waiting for /.test(l))?.trim();
+    this.check('drive the workbench', false, [lines[0] ?? '', waited].filter(Boolean).join(' — '));
     await session.page?.screenshot({ path: join(artifacts, screenshot) }).catch(() => {});
     if (session.server) console.error(`${this.prefix}: last server log lines:\n${session.server.logTail(30)}`);
   }
@@ -146,9 +150,10 @@ export function clean(text: string): string {
 
 /**
  * Opens the command palette (F1) / Quick Open (Control+P) and picks the entry `label` after typing
- * `query`: with Enter, or by clicking its row.
+ * `query`: with Enter, or by clicking its row. Then waits for the widget to close, or, when the
+ * entry opens its own Quick Pick, for the pick whose placeholder is `opens`.
  */
-export async function quickPick(page: Page, open: 'F1' | 'Control+P', query: string, label: string | RegExp, accept: 'Enter' | 'click'): Promise<void> {
+export async function quickPick(page: Page, open: 'F1' | 'Control+P', query: string, label: string | RegExp, accept: 'Enter' | 'click', opens?: string): Promise<void> {
   await page.keyboard.press(open);
   const input = page.locator('.quick-input-widget input.input');
   await input.waitFor({ state: 'visible', timeout: 15_000 });
@@ -167,7 +172,10 @@ export async function quickPick(page: Page, open: 'F1' | 'Control+P', query: str
   } else {
     await row.click();
   }
-  await widget.waitFor({ state: 'hidden', timeout: 15_000 });
+  // A command that opens its own Quick Pick reuses the widget, which may never be seen hidden:
+  // wait for that pick (by its placeholder) instead.
+  if (opens !== undefined) await page.locator(`.quick-input-widget input.input[placeholder=${JSON.stringify(opens)}]`).waitFor({ state: 'visible', timeout: 15_000 });
+  else await widget.waitFor({ state: 'hidden', timeout: 15_000 });
 }
 
 /** Text of the (first) Output panel editor matching `selector` (visible lines only). */
