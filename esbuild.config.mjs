@@ -17,12 +17,26 @@ import { dirname, join, relative } from 'node:path';
 const production = process.argv.includes('--production');
 const metafileOut = process.argv.find((a) => a.startsWith('--metafile='))?.slice('--metafile='.length);
 
-/** Bundles loaded lazily by the extension: output file name in dist/ → entry point. */
+/**
+ * Bundles that serve modules to later lazy bundles: output file name → the file whose `SHARED` map
+ * (exported by the bundle as `__shared`) lists them. Its keys are read here.
+ */
+const PROVIDERS = {
+  'extension.js': 'src/vscode/sharedModules.ts',
+  'engine.js': 'src/vscode/engineShared.ts',
+  'deps.js': 'src/vscode/depsShared.ts',
+};
+/**
+ * Bundles loaded lazily by the extension: output file name in dist/ → its entry point and the
+ * bundles (PROVIDERS) it takes shared modules from, first match first. lazy.ts loads those before it.
+ */
 const LAZY_BUNDLES = {
-  'engine.js': 'src/vscode/engineModule.ts',
-  'markdown.js': 'src/vscode/markdownModule.ts',
-  'rerun.js': 'src/vscode/rerunModule.ts',
-  'notebook.js': 'src/vscode/notebookModule.ts',
+  'engine.js': { entry: 'src/vscode/engineModule.ts', from: ['extension.js'] },
+  'markdown.js': { entry: 'src/vscode/markdownModule.ts', from: ['extension.js'] },
+  'rerun.js': { entry: 'src/vscode/rerunModule.ts', from: ['extension.js'] },
+  'notebook.js': { entry: 'src/vscode/notebookModule.ts', from: ['extension.js'] },
+  'deps.js': { entry: 'src/vscode/depsModule.ts', from: ['extension.js', 'engine.js'] },
+  'agent.js': { entry: 'src/vscode/agentModule.ts', from: ['extension.js', 'engine.js', 'deps.js'] },
 };
 /**
  * What must never be part of the activation bundle (it belongs in a lazy bundle), keyed by folder,
@@ -36,7 +50,13 @@ const LAZY_BUNDLES = {
 const ACTIVATION_FORBIDDEN = [
   /^src\/core\/(?:run|sweep|agent|deps)\//,
   /node_modules\/(?:execa|shell-quote|markdown-it|entities|linkify-it|mdurl|uc\.micro|punycode\.js|smol-toml)\//,
-  ...Object.values(LAZY_BUNDLES).map((entry) => new RegExp(`^${entry.replace(/[.]/g, '\\.')}$`)),
+  ...Object.values(LAZY_BUNDLES).map(({ entry }) => new RegExp(`^${entry.replace(/[.]/g, '\\.')}$`)),
+];
+/** What the engine bundle must not hold either: the dependencies' and the agent's bundles (issue 26). */
+const ENGINE_FORBIDDEN = [
+  /^src\/core\/(?:agent|deps)\//,
+  /node_modules\/smol-toml\//,
+  /^src\/vscode\/agent(?:Tool|SessionTool)\.ts$/,
 ];
 
 /**
@@ -99,50 +119,61 @@ removeStaleTestBundles('test/unit');
 removeStaleTestBundles('test/engine');
 
 /**
- * What the lazy bundles take from the loaded activation bundle (src/vscode/sharedModules.ts
- * `SHARED`, whose keys are read here): repository paths of our modules (`src/…`), and package
- * names (`@vscode/l10n`: one instance, so the translations `activate` configures reach the lazy
- * bundles' text too).
+ * What a provider bundle serves (PROVIDERS): repository paths of our modules (`src/…`) and
+ * package names (`@vscode/l10n`: one instance, so the translations `activate` configures reach
+ * the lazy bundles' text too), read from the keys of the provider's `SHARED` map.
  */
-const SHARED = new Set([...readFileSync('src/vscode/sharedModules.ts', 'utf8').matchAll(/^  (?:get )?'(src\/[^']+\.ts|@?[a-z][\w./-]*)'(?::|\(\))/gm)].map((m) => m[1]));
-const SHARED_PACKAGES = [...SHARED].filter((k) => !k.startsWith('src/'));
+function sharedKeys(file) {
+  return new Set([...readFileSync(file, 'utf8').matchAll(/^  (?:get )?'(src\/[^']+\.ts|@?[a-z][\w./-]*)'(?::|\(\))/gm)].map((m) => m[1]));
+}
 
 /**
- * esbuild plugin for the lazy bundles: an import that resolves to a module in SHARED becomes
- * `require('./extension.js').__shared[path]` (dist/extension.js is loaded before any lazy bundle,
- * and Node's module cache returns that instance) instead of a second copy of the module.
+ * esbuild plugin for a lazy bundle: an import that resolves to a module one of `providers` serves
+ * becomes `require('./<provider>').__shared[path]` (lazy.ts loads the providers before this bundle,
+ * and Node's module cache returns their instances) instead of a second copy of the module.
  */
-const fromActivationBundle = {
-  name: 'from-activation-bundle',
-  setup(b) {
-    b.onResolve({ filter: /^[^.]/ }, (args) => (SHARED_PACKAGES.includes(args.path) ? { path: args.path, namespace: 'shared' } : undefined));
-    b.onResolve({ filter: /^\./ }, async (args) => {
-      if (args.pluginData === 'shared-check' || args.namespace !== 'file') return undefined;
-      const r = await b.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: 'shared-check' });
-      const rel = r.path ? relative(process.cwd(), r.path).split('\\').join('/') : '';
-      return SHARED.has(rel) ? { path: rel, namespace: 'shared' } : undefined;
-    });
-    b.onLoad({ filter: /.*/, namespace: 'shared' }, (args) => ({
-      contents: `module.exports = require('./extension.js').__shared[${JSON.stringify(args.path)}];`,
-      loader: 'js',
-    }));
-  },
-};
+function fromProviders(providers) {
+  const served = providers.map((file) => ({ file, keys: sharedKeys(PROVIDERS[file]) }));
+  const owner = (key) => served.find((p) => p.keys.has(key))?.file;
+  return {
+    name: 'from-providers',
+    setup(b) {
+      b.onResolve({ filter: /^[^.]/ }, (args) => (!args.path.startsWith('src/') && owner(args.path) ? { path: args.path, namespace: 'shared' } : undefined));
+      b.onResolve({ filter: /^\./ }, async (args) => {
+        if (args.pluginData === 'shared-check' || args.namespace !== 'file') return undefined;
+        const r = await b.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: 'shared-check' });
+        const rel = r.path ? relative(process.cwd(), r.path).split('\\').join('/') : '';
+        return owner(rel) ? { path: rel, namespace: 'shared' } : undefined;
+      });
+      // One module per provider holds its map; each shared module is an entry of it (shorter than a require per module).
+      b.onResolve({ filter: /^provider:/ }, (args) => ({ path: args.path.slice('provider:'.length), namespace: 'provider' }));
+      b.onLoad({ filter: /.*/, namespace: 'provider' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(`./${args.path}`)}).__shared;`, loader: 'js' }));
+      b.onLoad({ filter: /.*/, namespace: 'shared' }, (args) => ({
+        contents: `module.exports = require(${JSON.stringify(`provider:${owner(args.path)}`)})[${JSON.stringify(args.path)}];`,
+        loader: 'js',
+      }));
+    },
+  };
+}
 
-const lazyExternal = ['vscode', './extension.js', ...Object.keys(LAZY_BUNDLES).map((f) => `./${f}`)];
+const lazyExternal = ['vscode', ...Object.keys(PROVIDERS).map((f) => `./${f}`), ...Object.keys(LAZY_BUNDLES).map((f) => `./${f}`)];
 const activationBundle = { ...common, entryPoints: { extension: 'src/extension.ts' }, outdir: 'dist', external: lazyExternal, metafile: true };
-const lazyBundles = {
-  ...common,
-  entryPoints: Object.fromEntries(Object.entries(LAZY_BUNDLES).map(([out, src]) => [out.replace(/\.js$/, ''), src])),
-  outdir: 'dist',
-  external: lazyExternal,
-  metafile: true,
-  plugins: [entitiesDecoderOnly, fromActivationBundle],
-};
+/** One build per provider list (a plugin cannot tell which entry point imports a module). */
+const lazyGroups = [...new Set(Object.values(LAZY_BUNDLES).map(({ from }) => from.join(',')))].map((key) => {
+  const group = Object.entries(LAZY_BUNDLES).filter(([, { from }]) => from.join(',') === key);
+  return {
+    ...common,
+    entryPoints: Object.fromEntries(group.map(([out, { entry }]) => [out.replace(/\.js$/, ''), entry])),
+    outdir: 'dist',
+    external: lazyExternal,
+    metafile: true,
+    plugins: [entitiesDecoderOnly, fromProviders(key.split(','))],
+  };
+});
 
-const [act, lazy] = await Promise.all([
+const [act, ...built] = await Promise.all([
   build(activationBundle),
-  build(lazyBundles),
+  ...lazyGroups.map((g) => build(g)),
   // The CLI: dist/cli.js, a small entry that turns on V8's code cache (entry.ts) and loads
   // dist/cli-main.js, and the MCP server (the SDK is most of the CLI's code) as dist/cli-mcp.js,
   // which main.ts requires only for --mcp, so a plain `sandbox-run FILE` never parses it.
@@ -178,10 +209,20 @@ const [act, lazy] = await Promise.all([
 ]);
 
 /** The extension's bundles as one metafile (the activation bundle's and the lazy bundles' builds). */
-const ext = { metafile: { inputs: { ...lazy.metafile.inputs, ...act.metafile.inputs }, outputs: { ...act.metafile.outputs, ...lazy.metafile.outputs } } };
-const missing = [...SHARED].filter((p) => (p.startsWith('src/') ? !act.metafile.inputs[p] : !Object.keys(act.metafile.inputs).some((i) => i.startsWith(`node_modules/${p}/`))));
+const lazy = built.slice(0, lazyGroups.length);
+const ext = {
+  metafile: {
+    inputs: Object.assign({}, ...lazy.map((l) => l.metafile.inputs), act.metafile.inputs),
+    outputs: Object.assign({}, act.metafile.outputs, ...lazy.map((l) => l.metafile.outputs)),
+  },
+};
+/** Each provider's listed modules must be in its own bundle (else the lazy bundles would get `undefined`). */
+const missing = Object.entries(PROVIDERS).flatMap(([file, list]) => {
+  const inputs = Object.keys(ext.metafile.outputs[`dist/${file}`]?.inputs ?? {});
+  return [...sharedKeys(list)].filter((p) => (p.startsWith('src/') ? !inputs.includes(p) : !inputs.some((i) => i.startsWith(`node_modules/${p}/`)))).map((p) => `${list}: ${p} (not in dist/${file})`);
+});
 if (missing.length > 0) {
-  console.error(`esbuild.config.mjs: src/vscode/sharedModules.ts lists modules missing from dist/extension.js: ${missing.join(', ')}`);
+  console.error(`esbuild.config.mjs: shared-module lists name modules their bundle does not hold:\n  ${missing.join('\n  ')}`);
   process.exit(1);
 }
 
@@ -189,18 +230,27 @@ if (metafileOut) {
   mkdirSync(dirname(metafileOut), { recursive: true });
   writeFileSync(metafileOut, JSON.stringify(ext.metafile));
 }
-const activation = ext.metafile.outputs['dist/extension.js'];
 // A module the barrel (src/core/index.ts) imports is listed even when tree shaking dropped its
 // code; one top-level constant esbuild cannot prove pure may stay (sweep/reaper.ts keeps an
 // 80-byte label list): only more than 1 KiB per forbidden pattern (summed over its files) counts.
-const leaked = ACTIVATION_FORBIDDEN.flatMap((re) => {
-  const bytes = Object.entries(activation?.inputs ?? {}).filter(([i]) => re.test(i)).reduce((n, [, v]) => n + v.bytesInOutput, 0);
-  return bytes > 1024 ? [`${re.source.replace(/\\/g, '')} (${bytes} bytes)`] : [];
-});
+const leaks = (file, forbidden) =>
+  forbidden.flatMap((re) => {
+    const bytes = Object.entries(ext.metafile.outputs[`dist/${file}`]?.inputs ?? {}).filter(([i]) => re.test(i)).reduce((n, [, v]) => n + v.bytesInOutput, 0);
+    return bytes > 1024 ? [`${re.source.replace(/\\/g, '')} (${bytes} bytes)`] : [];
+  });
+const leaked = leaks('extension.js', ACTIVATION_FORBIDDEN);
 if (leaked.length > 0) {
   console.error(
     `esbuild.config.mjs: dist/extension.js (loaded at activation) contains modules that must load lazily:\n  ${leaked.join('\n  ')}\n` +
       'Reach engine code through engine() in src/vscode/lazy.ts (type imports from ./core are fine).',
+  );
+  process.exit(1);
+}
+const engineLeaked = leaks('engine.js', ENGINE_FORBIDDEN);
+if (engineLeaked.length > 0) {
+  console.error(
+    `esbuild.config.mjs: dist/engine.js (loaded by every run) contains the dependencies' or the agent's code:\n  ${engineLeaked.join('\n  ')}\n` +
+      'Reach it through deps() or agent() in src/vscode/lazy.ts.',
   );
   process.exit(1);
 }

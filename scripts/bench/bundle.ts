@@ -16,11 +16,12 @@ const isCliBundle = (n: string): boolean => n === 'cli.js' || n.startsWith('cli-
  * that have no bundle on this branch are listed as such, so a missing split shows.
  */
 export const LAZY_FEATURES: Readonly<Record<string, string>> = {
-  'engine.js': 'first run, orphan sweep, engine check, the agent tool',
+  'engine.js': 'first run, orphan sweep, engine check',
   'markdown.js': 'Markdown code-block lenses',
   'rerun.js': 're-run and Copy as CLI',
   'notebook.js': 'notebooks',
-  'deps.js': 'dependencies',
+  'deps.js': 'dependencies (a run that may declare some, the Quick Fix, Clear Dependency Cache)',
+  'agent.js': 'the agent tool (the language model tools\' first call)',
 };
 
 /** Names of the extension's .js bundles: the build's outputs, and what .vscodeignore ships (not the CLI's, {@link isCliBundle}). */

@@ -1,7 +1,7 @@
 /**
  * Activation-time wiring of the agent surfaces (issue 14), kept small: the language model tools
  * `sandboxRunner_run` and `sandboxRunner_closeSession` (issue 24) are registered with forwarders
- * whose implementations (agentTool.ts, agentSessionTool.ts) load with the engine bundle on the first call, and VS Code's MCP server list gets this extension's
+ * whose implementations (agentTool.ts, agentSessionTool.ts) load with the agent bundle (dist/agent.js) on the first call, and VS Code's MCP server list gets this extension's
  * `sandbox-run --mcp` (`node <extension>/dist/cli.js --mcp --workspace <first folder>`) through
  * `vscode.lm.registerMcpServerDefinitionProvider` where the running VS Code has it (1.101+,
  * checked at run time). The MCP server is offered only in a trusted workspace and while
@@ -10,7 +10,7 @@
 import * as vscode from 'vscode';
 import type { AgentTool } from './agentTool';
 import type { RunControllerDeps } from './runController';
-import { engine, once } from './lazy';
+import { agent, once } from './lazy';
 import { engineSettings, SECTION } from './settings';
 
 /** package.json `contributes.languageModelTools[0].name`. */
@@ -37,7 +37,7 @@ function serverArgs(extensionPath: string, workspace: string | undefined): strin
  * @returns the tool as registered (the exported API hands it to the host tests)
  */
 export function registerAgentSurfaces(context: vscode.ExtensionContext, deps: RunControllerDeps): vscode.LanguageModelTool<unknown> {
-  const tool = once((): AgentTool => new (engine().AgentTool)(deps));
+  const tool = once((): AgentTool => new (agent().AgentTool)(deps));
   const forward = (get: () => vscode.LanguageModelTool<unknown>): vscode.LanguageModelTool<unknown> => ({
     prepareInvocation: (options, token) => get().prepareInvocation!(options, token),
     invoke: (options, token) => get().invoke(options, token),

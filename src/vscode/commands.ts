@@ -15,7 +15,7 @@ import type { RunController } from './runController';
 import type { RunManager } from './runManager';
 import { editorTarget, fileTarget, type Target } from './runTarget';
 import { currentSettings, dockerOptions } from './settings';
-import { engine } from './lazy';
+import { deps } from './lazy';
 
 /** What the extension's commands need. */
 export interface CommandDeps {
@@ -155,7 +155,7 @@ function viewHandlers(deps: CommandDeps): Record<string, (...args: unknown[]) =>
  */
 async function clearDependencyCache(): Promise<{ removed: readonly string[]; kept: readonly { name: string; reason: string }[] } | undefined> {
   try {
-    const report = await engine().pruneDependencySets(dockerOptions());
+    const report = await deps().pruneDependencySets(dockerOptions());
     void vscode.window.showInformationMessage(
       report.kept.length === 0
         ? vscode.l10n.t('Dependency cache cleared: {0} volumes removed.', report.removed.length)

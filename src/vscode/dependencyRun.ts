@@ -12,13 +12,16 @@
  * need no second question: a user profile's are the user's own choice, and a workspace profile's
  * are a loosening, consented to (or refused) before this step by core `decideRunStart`. An agent's
  * input is confirmed by the language model tool's confirmation, which lists the packages.
+ *
+ * Part of the dependencies bundle (depsModule.ts): the run controller loads it (lazy.ts `deps()`)
+ * only for a run that core `mayDeclareDependencies` says might declare something.
  */
 import * as vscode from 'vscode';
 import type { Profile } from '../core';
-import type { DeclaredDependencies } from '../core/deps/declared';
+import { declaredDependencies, installDeclared, installEnvironment, installFingerprint, installSource, shownSpecs, type DeclaredDependencies } from '../core/deps/declared';
+import { requiresPythonCheck } from '../core/deps/imagePython';
 import { SandboxError } from '../core/errors';
 import { consentScope, type ConsentStore } from './consent';
-import { engine } from './lazy';
 import { dockerOptions, installSettings } from './settings';
 import type { InstallStep } from './startRequest';
 
@@ -54,26 +57,25 @@ function refuse(error: unknown): InstallStep {
  * refuses at once, so the run's frame shows the sentence naming it and nothing starts.
  */
 export async function admitDependencies(q: DependencyQuestion): Promise<DependencyAdmission> {
-  const code = engine();
   let declared: DeclaredDependencies | undefined;
   try {
-    declared = code.declaredDependencies(q.profileName, q.profile, q.code, q.agentSpecs);
+    declared = declaredDependencies(q.profileName, q.profile, q.code, q.agentSpecs);
   } catch (e) {
     return { kind: 'install', install: refuse(e) };
   }
   if (!declared) {
     // A requires-python without dependencies: checked against the image's Python (a probe container) before the run.
-    const check = code.requiresPythonCheck(dockerOptions(), q.profileName, q.profile, q.code, q.agentSpecs);
+    const check = requiresPythonCheck(dockerOptions(), q.profileName, q.profile, q.code, q.agentSpecs);
     return check ? { kind: 'install', install: () => check().then(() => undefined) } : { kind: 'none' };
   }
   const { settings, issues } = installSettings();
   if (issues.length > 0) {
     return { kind: 'install', declared, install: refuse(new SandboxError('invalid-profile', `${issues[0]!.message}, so the dependencies were not installed and nothing ran.`, 'Correct it in your user settings, then run again.')) };
   }
-  const installEnv = code.installEnvironment(settings, process.env);
-  const source = code.installSource(declared.manager, installEnv);
+  const installEnv = installEnvironment(settings, process.env);
+  const source = installSource(declared.manager, installEnv);
   if (declared.untrustedSpecs.length > 0 && q.agentSpecs === undefined) {
-    const fingerprint = code.installFingerprint(declared.manager, declared.specs, source);
+    const fingerprint = installFingerprint(declared.manager, declared.specs, source);
     const scope = consentScope(q.scope);
     if (!(q.trusted && q.consents.hasInstall(fingerprint, scope))) {
       if (!(await askInstall(declared, source, q.profile))) return { kind: 'declined', declared };
@@ -86,11 +88,11 @@ export async function admitDependencies(q: DependencyQuestion): Promise<Dependen
     kind: 'install',
     declared,
     install: async (signal, onOutput) => {
-      const { set, mount } = await code.installDeclared(found, { docker, profileName: q.profileName, profile: q.profile, settings, installEnv, signal, onOutput });
+      const { set, mount } = await installDeclared(found, { docker, profileName: q.profileName, profile: q.profile, settings, installEnv, signal, onOutput });
       onOutput(
         set.installed
-          ? vscode.l10n.t('dependencies installed on network {0}: {1}; the program runs with them read-only.', settings.network, code.shownSpecs(found.specs))
-          : vscode.l10n.t('dependencies from the cache: {0}; the program runs with them read-only.', code.shownSpecs(found.specs)),
+          ? vscode.l10n.t('dependencies installed on network {0}: {1}; the program runs with them read-only.', settings.network, shownSpecs(found.specs))
+          : vscode.l10n.t('dependencies from the cache: {0}; the program runs with them read-only.', shownSpecs(found.specs)),
       );
       return mount;
     },

@@ -17,11 +17,6 @@ export { reapOrphans, removeOwnContainers } from '../core/sweep/reaper';
 export { awaitRemovals } from '../core/container/removals';
 export { runInSandbox } from '../core/run/runner';
 export { refusedResult } from '../core/run/outcome';
-// Issue 22: a run's declared dependencies and their install (dependencyRun.ts, runManager.ts).
-export { pruneDependencySets } from '../core/deps/prune';
-export { addDependencyEdit, distributionFor, missingModule } from '../core/deps/moduleFix';
-export { declaredDependencies, installDeclared, installEnvironment, installFingerprint, installSource, shownSpecs } from '../core/deps/declared';
-export { requiresPythonCheck } from '../core/deps/imagePython';
 export { WarmPool } from '../core/run/warm';
 // Source links (issue 11): the origin needs argv.ts, and the error site is needed only after a run.
 export { findErrorSite } from '../core/source/errorSite';
@@ -31,8 +26,8 @@ export { checkEngine } from './engineStatus';
 // The interactive run's pseudoterminal and its TTY filter: only an interactive run needs them,
 // and a run loads this bundle anyway (kept out of the activation bundle for its size).
 export { InteractiveTerminal } from './interactiveTerminal';
-// The agent tool (issue 14): loaded on its first call; a run loads this bundle anyway.
-export { AgentTool } from './agentTool';
 // Issue 24: notebook sessions (notebookKernels.ts, in the notebook bundle): the session core talks to the engine.
 export { closeAllSessions, startSession } from '../core/session/session';
 export { checkSessionProfile } from '../core/session/start';
+// What the dependencies and agent bundles take from this one (esbuild.config.mjs, LAZY_BUNDLES).
+export { SHARED as __shared } from './engineShared';

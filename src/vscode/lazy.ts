@@ -2,13 +2,18 @@
  * Lazy loading of the extension's secondary bundles. VS Code loads extensions as CommonJS, and
  * esbuild's code splitting needs ESM, so esbuild.config.mjs emits each secondary bundle as its own
  * entry point beside dist/extension.js, and this module `require`s it on first use (synchronously:
- * a run, a sweep or a check can start in the same tick). Each bundle carries its own copy of the
- * small shared modules (profile schema, errors); values cross the seam as plain data, and errors
- * are recognised by `isSandboxError`'s `Symbol.for` brand, never by `instanceof`.
+ * a run, a sweep or a check can start in the same tick). Modules two bundles need are taken from
+ * the bundle loaded first (sharedModules.ts, engineShared.ts, depsShared.ts) rather than copied;
+ * values cross the seam as plain data, and errors are recognised by `isSandboxError`'s
+ * `Symbol.for` brand, never by `instanceof`. A bundle that
+ * takes modules from another lazy bundle (esbuild.config.mjs `LAZY_BUNDLES[…].from`) is loaded
+ * after it, through its loader here, so that `engineLoaded()` stays true to what ran.
  *
  * The `require` paths are literal and marked external in esbuild.config.mjs (`LAZY_BUNDLES`), and
  * .vscodeignore ships every dist/*.js bundle, so a packaged extension finds them.
  */
+import type * as AgentModule from './agentModule';
+import type * as DepsModule from './depsModule';
 import type * as EngineModule from './engineModule';
 import type * as MarkdownModule from './markdownModule';
 import type * as NotebookModule from './notebookModule';
@@ -72,4 +77,28 @@ export const rerun = once(() => {
 export const notebook = once(() => {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   return require('./notebook.js') as typeof NotebookModule;
+});
+
+/**
+ * The dependencies bundle (dist/deps.js, built from src/vscode/depsModule.ts, issue 22): declared
+ * dependencies, their consent facts and install, the requires-python check, the missing-module
+ * Quick Fix and the cache prune. It takes engine code from the engine bundle, loaded first.
+ * @throws Error (MODULE_NOT_FOUND) when dist/deps.js or dist/engine.js is missing, i.e. a broken install or build
+ */
+export const deps = once(() => {
+  engine();
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('./deps.js') as typeof DepsModule;
+});
+
+/**
+ * The agent bundle (dist/agent.js, built from src/vscode/agentModule.ts, issues 14 and 24): the
+ * language model tools, loaded on their first call. It takes code from the engine and
+ * dependencies bundles, loaded first.
+ * @throws Error (MODULE_NOT_FOUND) when dist/agent.js (or a bundle it takes code from) is missing
+ */
+export const agent = once(() => {
+  deps();
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('./agent.js') as typeof AgentModule;
 });

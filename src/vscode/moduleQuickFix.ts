@@ -4,10 +4,10 @@
  * script's dependencies" (D: the distribution that provides X, core deps/moduleFix.ts) inserts or
  * extends the document's PEP 723 block. The name comes from program output, so it is only a
  * suggestion the user applies; running again then asks to install it, as any PEP 723 block does.
- * The engine bundle (where the table and the edit live) is loaded only for such a diagnostic.
+ * The dependencies bundle (where the table and the edit live) is loaded only for such a diagnostic.
  */
 import * as vscode from 'vscode';
-import { engine } from './lazy';
+import { deps } from './lazy';
 
 /** The diagnostics' source (sourceLinks.ts). */
 const SOURCE = 'Sandbox Runner';
@@ -18,7 +18,7 @@ export class ModuleQuickFix implements vscode.CodeActionProvider {
   provideCodeActions(doc: vscode.TextDocument, _range: vscode.Range, context: vscode.CodeActionContext): vscode.CodeAction[] {
     const diagnostic = context.diagnostics.find((d) => d.source === SOURCE && d.message.includes('ModuleNotFoundError: No module named'));
     if (!diagnostic) return [];
-    const code = engine();
+    const code = deps();
     const module = code.missingModule(diagnostic.message);
     const dist = module && code.distributionFor(module);
     const edit = dist && code.addDependencyEdit(doc.getText(), dist);

@@ -8,13 +8,14 @@
  */
 import * as vscode from 'vscode';
 import type { Profile, ResolvedProfile, RunResult, WarmPool } from '../core';
+import { mayDeclareDependencies } from '../core/admission/mayDeclare';
 import { decideRunStart } from '../core/admission/runStart';
 import { shebangInterpreter } from '../core/profiles/shebang';
 import { consentScope, ensureConsent, type ConsentStore } from './consent';
-import { admitDependencies } from './dependencyRun';
+import type { DependencyAdmission } from './dependencyRun';
 import { reportMalformedSettings, reportNoProfile, reportNotAllowed, reportRunFailure, reportUnknownProfile } from './failures';
 import { headerLines, openRunTerminal, terminalText, type RunTerminal } from './interactiveRun';
-import { engine, markdown } from './lazy';
+import { deps as depsBundle, engine, markdown } from './lazy';
 import { channelRunProfile, footer, type ProgramOutput } from './programOutput';
 import { startedRun, type RunHistory } from './runHistory';
 import type { RunManager } from './runManager';
@@ -101,9 +102,12 @@ export class RunController {
     // Issue 22: what the run declares, and consent to install it, before any terminal or header.
     // A whole Markdown document's "# /// script" blocks inside fences belong to those blocks (their lenses), not to this run.
     const declaring = target.languageId === 'markdown' ? markdown().withoutFencedBlocks(target.code) : target.code;
-    const deps = await admitDependencies({ profileName: chosen.name, profile: chosen.profile, code: declaring, scope: scopeOf(target), trusted: admitted.settings.trusted, consents: this.deps.consents });
+    // Most runs declare nothing: they never load the dependencies bundle (issue 26).
+    const deps: DependencyAdmission = mayDeclareDependencies(chosen.profile, declaring)
+      ? await depsBundle().admitDependencies({ profileName: chosen.name, profile: chosen.profile, code: declaring, scope: scopeOf(target), trusted: admitted.settings.trusted, consents: this.deps.consents })
+      : { kind: 'none' };
     if (deps.kind === 'declined') {
-      this.deps.output.line(`[sandbox-runner] Not run: installing ${engine().shownSpecs(deps.declared.untrustedSpecs)} for ${target.label.replace(/\n/g, ' ')} was not allowed.`);
+      this.deps.output.line(`[sandbox-runner] Not run: installing ${depsBundle().shownSpecs(deps.declared.untrustedSpecs)} for ${target.label.replace(/\n/g, ' ')} was not allowed.`);
       return undefined;
     }
     const install = deps.kind === 'install' ? deps.install : undefined;

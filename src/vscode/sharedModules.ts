@@ -15,6 +15,7 @@ import * as engineTarget from '../core/engine/engineTarget';
 import * as errors from '../core/errors';
 import * as hostPath from '../core/hostPath';
 import * as launcher from '../core/container/launcher';
+import * as dependencySpecs from '../core/profiles/dependencySpecs';
 import * as limits from '../core/profiles/limits';
 import * as pathVariables from '../core/profiles/pathVariables';
 import * as profile from '../core/profiles/profileSchema';
@@ -22,6 +23,7 @@ import * as profiles from '../core/profiles/profileResolution';
 import * as runStart from '../core/admission/runStart';
 import * as terminalText from '../core/output/terminalText';
 import { zod } from '../core/zodLoader';
+import * as consent from './consent';
 import * as failures from './failures';
 import * as settings from './settings';
 
@@ -38,6 +40,7 @@ export const SHARED: Readonly<Record<string, unknown>> = {
   'src/core/errors.ts': errors,
   'src/core/hostPath.ts': hostPath,
   'src/core/container/launcher.ts': launcher,
+  'src/core/profiles/dependencySpecs.ts': dependencySpecs,
   'src/core/profiles/limits.ts': limits,
   get 'src/core/ownership/ownerLease.ts'() {
     return require('../core/ownership/ownerLease');
@@ -60,6 +63,7 @@ export const SHARED: Readonly<Record<string, unknown>> = {
   get 'src/core/zod.ts'() {
     return zod();
   },
+  'src/vscode/consent.ts': consent,
   'src/vscode/failures.ts': failures,
   'src/vscode/settings.ts': settings,
   // Packages: one copy, and one instance (activate() configures @vscode/l10n's translations).

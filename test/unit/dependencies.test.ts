@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { dependencyListProblem, MAX_DEPENDENCIES, normaliseSpecs, npmSpecProblem, pythonSpecProblem } from '../../src/core/profiles/dependencySpecs';
 import { readScriptMetadata } from '../../src/core/deps/pep723';
 import { requiresPythonProblem, satisfiesRequiresPython } from '../../src/core/deps/requiresPython';
-import { requiresPythonOnly } from '../../src/core/deps/declared';
+import { declaredDependencies, requiresPythonOnly } from '../../src/core/deps/declared';
+import { mayDeclareDependencies } from '../../src/core/admission/mayDeclare';
 import { dependencySetKey, dependencyVolumeName } from '../../src/core/deps/cacheKey';
 import { ProfileSchema } from '../../src/core/profiles/profileSchema';
 import { compareToBaseline, looseningFingerprint } from '../../src/core/admission/loosening';
@@ -106,6 +107,49 @@ describe('PEP 723 script metadata (unit)', () => {
     assert.match((rp as { message: string }).message, /"requires-python" .* must be a string/);
     const url = readScriptMetadata('# /// script\n# dependencies = ["x @ https://evil.test/x.whl"]\n# ///\n');
     assert.match((url as { message: string }).message, /^Dependency "x @ https:.*" in the script's "# \/\/\/ script" block is a/);
+  });
+});
+
+describe('which runs load the dependencies code (unit)', () => {
+  const python = ProfileSchema.parse({ image: 'i', command: ['python3', '${file}'], languages: ['python'] });
+  /** What the dependencies code does with a run: undefined, or what it declares / refuses. */
+  const acted = (profile: typeof python, code: string, agent: string[] = []) => {
+    try {
+      return declaredDependencies('p', profile, code, agent) ?? requiresPythonOnly(profile, code, agent);
+    } catch (e) {
+      return isSandboxError(e) ? e.message : String(e);
+    }
+  };
+
+  it('a run the check passes by would have declared nothing (seeded generated sources)', () => {
+    // Lines that make, break or imitate a PEP 723 block; a seeded generator mixes them.
+    const parts = ['# /// script', '# ///', '# dependencies = ["rich"]', '# requires-python = ">=3"', '#', '# /// pyproject', 'print("# /// script")',
+      '#  /// script', '# /// script ', '#/// script', '# /// Script', 'x = 1', '', '# dependencies = [', '# ]', '\t# /// script', '# /// script\r'];
+    let seed = 26;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    let skipped = 0;
+    let declaring = 0;
+    for (let n = 0; n < 4000; n++) {
+      const lines = Array.from({ length: 1 + (next() % 7) }, () => parts[next() % parts.length]!);
+      const code = lines.join(next() % 3 === 0 ? '\r\n' : '\n') + (next() % 2 ? '\n' : '');
+      const result = acted(python, code);
+      if (!mayDeclareDependencies(python, code)) {
+        skipped++;
+        assert.equal(result, undefined, `skipped, but the dependencies code acts on ${JSON.stringify(code)}: ${JSON.stringify(result)}`);
+      } else if (result !== undefined) declaring++;
+    }
+    // Not vacuous: both kinds occur.
+    assert.ok(skipped > 500 && declaring > 20, `${skipped} skipped, ${declaring} declaring`);
+  });
+
+  it('a profile\'s or an agent\'s dependencies always load it, and plain code does not', () => {
+    const withDeps = ProfileSchema.parse({ image: 'i', command: ['python3', '${file}'], languages: ['python'], dependencies: ['rich'] });
+    assert.equal(mayDeclareDependencies(withDeps, 'print(1)'), true);
+    assert.equal(mayDeclareDependencies(python, 'print(1)', ['rich']), true);
+    assert.equal(mayDeclareDependencies(python, 'import rich\nprint(1)\n'), false);
+    const shell = ProfileSchema.parse({ image: 'i', command: ['sh', '${file}'], dependencies: ['rich'] });
+    assert.equal(mayDeclareDependencies(shell, 'echo'), true, 'refused there (not a python or node profile), with its sentence');
+    assert.match(String(acted(shell, 'echo')), /only python \(pip\) and node \(npm\) profiles install them/);
   });
 });
 

@@ -25,18 +25,14 @@ import { SandboxError } from '../errors';
 import { newContainerName } from '../layout';
 import { buildInstallArgv } from '../container/argv';
 import { TerminalTextFilter } from '../output/terminalText';
-import { LABELS, ownerLabels, PRODUCT_LABEL } from '../ownership/labels';
+import { DEPS_DATA_LABEL, DEPS_KEY_LABEL, DEPS_KIB_LABEL, LABELS, ownerLabels, PRODUCT_LABEL } from '../ownership/labels';
 import { dependencyListProblem, normaliseSpecs, type DependencyManager } from '../profiles/dependencySpecs';
 import type { Profile } from '../profiles/profileSchema';
 import { dependencySetKey, dependencyVolumeName, normaliseIndexUrl } from './cacheKey';
 import { NPM_REGISTRY_VAR, npmCiScript, npmInstallFailure, npmInstallScript } from './npm';
 
-/** Label on a set's volumes: the set key (64 hex digits). */
-export const DEPS_KEY_LABEL = `${PRODUCT_LABEL}.deps-key`;
-/** Label on a published name volume: the data volume holding the set. */
-export const DEPS_DATA_LABEL = `${PRODUCT_LABEL}.deps-data`;
-/** Label on a published name volume: the set's installed size in KiB, as the install measured it (LRU pruning, prune.ts). */
-export const DEPS_KIB_LABEL = `${PRODUCT_LABEL}.deps-kib`;
+// The volume labels live with the other labels (the orphan sweep reads them without this module).
+export { DEPS_DATA_LABEL, DEPS_KEY_LABEL, DEPS_KIB_LABEL };
 /** Label on a published name volume: the image's Python version (`3.11.2`), for `requires-python` (deps/declared.ts). */
 export const DEPS_PYTHON_LABEL = `${PRODUCT_LABEL}.deps-python`;
 /** Where the data volume is mounted in the install container (an image's 1777 `/var/tmp`, see {@link installSet}). */

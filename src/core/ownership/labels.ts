@@ -25,6 +25,12 @@ import { currentBootId, currentPidNamespace, currentStartTime } from '../engine/
 
 /** The product label key; its value is always "1". */
 export const PRODUCT_LABEL = 'sandbox-runner';
+/** Label on a set's volumes: the set key (64 hex digits). */
+export const DEPS_KEY_LABEL = `${PRODUCT_LABEL}.deps-key`;
+/** Label on a published name volume: the data volume holding the set. */
+export const DEPS_DATA_LABEL = `${PRODUCT_LABEL}.deps-data`;
+/** Label on a published name volume: the set's installed size in KiB, as the install measured it (LRU pruning, deps/prune.ts). */
+export const DEPS_KIB_LABEL = `${PRODUCT_LABEL}.deps-kib`;
 /** Label keys set on every container. */
 export const LABELS = {
   product: PRODUCT_LABEL,

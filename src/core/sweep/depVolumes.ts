@@ -8,7 +8,7 @@
  */
 import { docker } from '../engine/cli';
 import type { DockerOptions } from '../engine/contracts';
-import { DEPS_DATA_LABEL, DEPS_KEY_LABEL } from '../deps/install';
+import { DEPS_DATA_LABEL, DEPS_KEY_LABEL } from '../ownership/labels';
 import { containerLiveness, type LeaseView, type ProcessProbe } from '../ownership/liveness';
 
 /**

@@ -7,9 +7,10 @@
  * lazily loaded re-run bundle.
  */
 import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { artifacts, clean, type CheckReport } from './harness';
+import { artifacts, clean, repo, type CheckReport } from './harness';
 
 /** The files of the .vsix (`unzip -l`), or the error. */
 function vsixFiles(vsix: string): string[] | string {
@@ -17,11 +18,16 @@ function vsixFiles(vsix: string): string[] | string {
   return r.status === 0 ? r.stdout.split('\n').filter(Boolean) : `unzip -Z1 failed: ${r.stderr || r.error?.message}`;
 }
 
-/** Checks that the .vsix ships dist/cli.js and dist/rerun.js. */
-export function vsixShipsRerunBundles(report: CheckReport, vsix: string): void {
+/**
+ * Checks that the .vsix ships every bundle the build wrote to dist/ (the CLI's and the lazy
+ * bundles the extension requires on first use: a missing one breaks only that feature).
+ */
+export function vsixShipsBundles(report: CheckReport, vsix: string): void {
   const files = vsixFiles(vsix);
   const list = typeof files === 'string' ? [] : files;
-  for (const f of ['extension/dist/cli.js', 'extension/dist/rerun.js']) {
+  const built = readdirSync(join(repo, 'dist')).filter((f) => f.endsWith('.js'));
+  report.check('the build wrote the lazy bundles (dist/deps.js, dist/agent.js among them)', ['deps.js', 'agent.js', 'rerun.js', 'cli.js'].every((f) => built.includes(f)), built.join(', '));
+  for (const f of built.map((b) => `extension/dist/${b}`)) {
     report.check(`the .vsix ships ${f.slice('extension/'.length)}`, list.includes(f), typeof files === 'string' ? files : list.filter((x) => x.startsWith('extension/dist/')).join(', '));
   }
 }

@@ -22,7 +22,7 @@
  *      CodeLenses; clicking the python block's lens runs it; screenshot .artifacts/ui-check-markdown.png;
  *   8. Recent Runs (issue 12, ./recentRunsCheck.ts): the profiles view lists the sleepy.py run with
  *      its outcome, with its actions and the view's Re-run Last button; screenshot
- *      .artifacts/ui-check-recent-runs.png; the .vsix ships dist/cli.js and dist/rerun.js.
+ *      .artifacts/ui-check-recent-runs.png; the .vsix ships every bundle in dist/ (the CLI's, the lazy ones).
  *   9. the Run in Sandbox language model tool through the real `vscode.lm.invokeTool` (issue 14,
  *      ./toolConfirmCheck.ts): a test-only extension (test/host/fixtures/tool-caller, installed
  *      next to the .vsix) calls it outside a chat; VS Code's modal confirmation shows the profile,
@@ -48,7 +48,7 @@ import { TEST_IMAGES } from '../../support/images';
 import { INTERACTIVE_USER_SETTINGS, interactiveChecks } from './interactiveCheck';
 import { markdownChecks } from './markdownCheck';
 import { NOTEBOOK_USER_SETTINGS, notebookChecks, writePlotNotebook } from './notebookCheck';
-import { recentRunsChecks, vsixShipsRerunBundles } from './recentRunsCheck';
+import { recentRunsChecks, vsixShipsBundles } from './recentRunsCheck';
 import { installToolCaller, sessionConfirmChecks, toolConfirmChecks } from './toolConfirmCheck';
 import { CheckReport, RUN_ROW, RUN_TITLE, artifacts, clean, codeServerCli, installVsix, notificationTexts, outputPanelText, packageExtension, quickPick, repo, startWorkbench } from './harness';
 
@@ -332,7 +332,7 @@ async function main(): Promise<number> {
 
   const vsix = packageExtension(artifacts);
   step(`packaged ${vsix} (${(statSync(vsix).size / 1024).toFixed(1)} KiB)`);
-  vsixShipsRerunBundles(report, vsix);
+  vsixShipsBundles(report, vsix);
 
   const session = new HostSession('sandbox-runner-ui', false, { ...INTERACTIVE_USER_SETTINGS, ...NOTEBOOK_USER_SETTINGS });
   const setupFailed = (err: unknown) => check('set up code-server with the .vsix', false, (err as Error).message);
