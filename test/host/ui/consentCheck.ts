@@ -100,18 +100,26 @@ function profilesView(page: Page): Locator {
   return page.locator('[id="workbench.view.extension.sandboxRunner"]');
 }
 
-/** The rows of the Sandbox Profiles tree, as "label — description" texts. */
+/**
+ * The rows of the Sandbox Profiles tree, as "label — description" texts in the order shown.
+ * One snapshot in the page: reading row by row over Playwright's protocol raced the list's
+ * re-rendering (a row read its label before a refresh and its description after, e.g.
+ * "pydeps — workspace · …python:2"), and the DOM order of a list's rows is not their order on
+ * screen (rows are positioned; `data-index` is the row's index).
+ */
 async function treeRows(page: Page): Promise<string[]> {
-  const rows = profilesView(page).locator('.monaco-list-row');
-  const out: string[] = [];
-  for (let i = 0; i < (await rows.count()); i++) {
-    const row = rows.nth(i);
-    // allInnerTexts() does not wait: a row without a description has no such element.
-    const label = clean((await row.locator('.label-name').allInnerTexts())[0] ?? '').trim();
-    const description = clean((await row.locator('.label-description').allInnerTexts())[0] ?? '').trim();
-    out.push(description ? `${label} — ${description}` : label);
-  }
-  return out;
+  const rows = await profilesView(page).locator('.monaco-list-row').evaluateAll((elements) =>
+    elements.map((row) => {
+      const text = (selector: string) => (row.querySelector(selector) as unknown as { innerText: string } | null)?.innerText ?? '';
+      return { index: Number(row.getAttribute('data-index')), label: text('.label-name'), description: text('.label-description') };
+    }),
+  );
+  return rows
+    .sort((a, b) => a.index - b.index)
+    .map(({ label, description }) => {
+      const [l, d] = [clean(label).trim(), clean(description).trim()];
+      return d ? `${l} — ${d}` : l;
+    });
 }
 
 /** Polls the tree until `predicate` holds for its rows (or `ms` passed); returns the last rows. */
