@@ -1,6 +1,7 @@
 /**
  * OCI runtimes (issue 25): a profile's runtime is the one the run uses and reports, and a runtime
- * the engine does not offer is refused before anything starts, with the engine's list. Under
+ * the engine does not offer is refused before anything starts (the engine refuses the create), and
+ * the error names the runtime and the engine's list (asked after the failure, runner.ts). Under
  * `npm run test:engine:gvisor` (SANDBOX_RUNNER_TEST_RUNTIME=runsc) every suite profile asks for
  * gVisor, and this file proves the programs really ran under it.
  */
