@@ -2,7 +2,8 @@
 // Everything is emitted as CommonJS for Node 20 (execa 9 is ESM-only; bundling removes the
 // ESM/CJS seam). `vscode` stays external: the extension host provides it at run time.
 //
-// The extension is several bundles: dist/extension.js is what activation loads; each entry of
+// The extension is several bundles: dist/extension.js is what activation loads (through
+// dist/extensionLoader.js, package.json `main`, which gives it V8's code cache); each entry of
 // LAZY_BUNDLES is a bundle of its own that src/vscode/lazy.ts `require`s on first use (esbuild's
 // code splitting needs ESM, and VS Code loads extensions as CommonJS). Their `require('./x.js')`
 // paths stay external. The build fails when a module that must stay lazy (ACTIVATION_FORBIDDEN)
@@ -37,6 +38,8 @@ const LAZY_BUNDLES = {
   'notebook.js': { entry: 'src/vscode/notebookModule.ts', from: ['extension.js'] },
   'deps.js': { entry: 'src/vscode/depsModule.ts', from: ['extension.js', 'engine.js'] },
   'agent.js': { entry: 'src/vscode/agentModule.ts', from: ['extension.js', 'engine.js', 'deps.js'] },
+  // zod mini (src/core/zod.ts), required by src/core/zodLoader.ts on the first validation (plugin zodApart).
+  'zod.js': { entry: 'src/core/zod.ts', from: [] },
 };
 /**
  * What must never be part of the activation bundle (it belongs in a lazy bundle), keyed by folder,
@@ -49,7 +52,7 @@ const LAZY_BUNDLES = {
  */
 const ACTIVATION_FORBIDDEN = [
   /^src\/core\/(?:run|sweep|agent|deps)\//,
-  /node_modules\/(?:execa|shell-quote|markdown-it|entities|linkify-it|mdurl|uc\.micro|punycode\.js|smol-toml)\//,
+  /node_modules\/(?:execa|shell-quote|markdown-it|entities|linkify-it|mdurl|uc\.micro|punycode\.js|smol-toml|zod)\//,
   ...Object.values(LAZY_BUNDLES).map(({ entry }) => new RegExp(`^${entry.replace(/[.]/g, '\\.')}$`)),
 ];
 /** What the engine bundle must not hold either: the dependencies' and the agent's bundles (issue 26). */
@@ -86,6 +89,23 @@ const vscodeOnce = {
   setup(b) {
     b.onResolve({ filter: /^vscode$/ }, (args) => (args.namespace === 'vscode-once' ? { path: 'vscode', external: true } : { path: 'vscode', namespace: 'vscode-once' }));
     b.onLoad({ filter: /.*/, namespace: 'vscode-once' }, () => ({ contents: "export * from 'vscode';", loader: 'js' }));
+  },
+};
+
+/**
+ * esbuild plugin for the extension's bundles: every import of src/core/zod.ts (zod mini) becomes
+ * `require('./zod.js')`, a lazy bundle of its own (LAZY_BUNDLES). At activation only
+ * src/core/zodLoader.ts refers to it, inside a function, so zod loads on the first validation; the
+ * activation bundle carries none of zod's 27 KB, and every bundle shares one zod instance. The CLI
+ * and the tests bundle zod as usual.
+ */
+const ZOD_MODULE = join(process.cwd(), 'src', 'core', 'zod.ts');
+const zodApart = {
+  name: 'zod-apart',
+  setup(b) {
+    b.onResolve({ filter: /(?:^|\/)zod$/ }, (args) =>
+      args.kind !== 'entry-point' && args.path.startsWith('.') && join(args.resolveDir, `${args.path}.ts`) === ZOD_MODULE ? { path: './zod.js', external: true } : undefined,
+    );
   },
 };
 
@@ -173,7 +193,8 @@ function fromProviders(providers) {
 }
 
 const lazyExternal = ['vscode', ...Object.keys(PROVIDERS).map((f) => `./${f}`), ...Object.keys(LAZY_BUNDLES).map((f) => `./${f}`)];
-const activationBundle = { ...common, entryPoints: { extension: 'src/extension.ts' }, outdir: 'dist', external: lazyExternal, metafile: true };
+// dist/extensionLoader.js (package.json `main`) loads dist/extension.js through V8's code cache (src/extensionLoader.ts).
+const activationBundle = { ...common, entryPoints: { extension: 'src/extension.ts', extensionLoader: 'src/extensionLoader.ts' }, outdir: 'dist', external: [...lazyExternal, './extension.js'], metafile: true, plugins: [...common.plugins, zodApart] };
 /** One build per provider list (a plugin cannot tell which entry point imports a module). */
 const lazyGroups = [...new Set(Object.values(LAZY_BUNDLES).map(({ from }) => from.join(',')))].map((key) => {
   const group = Object.entries(LAZY_BUNDLES).filter(([, { from }]) => from.join(',') === key);
@@ -183,7 +204,7 @@ const lazyGroups = [...new Set(Object.values(LAZY_BUNDLES).map(({ from }) => fro
     outdir: 'dist',
     external: lazyExternal,
     metafile: true,
-    plugins: [vscodeOnce, entitiesDecoderOnly, fromProviders(key.split(','))],
+    plugins: [vscodeOnce, entitiesDecoderOnly, zodApart, fromProviders(key.split(',').filter(Boolean))],
   };
 });
 

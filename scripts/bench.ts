@@ -1,5 +1,6 @@
-/** The benchmark (`npm run bench`; README.md): --runs=N (10), --warmup=N (2), --only=SECTION,… (SECTIONS), --bundle=PATH (dist/extension.js).
+/** The benchmark (`npm run bench`; README.md): --runs=N (10), --warmup=N (2), --only=SECTION,… (SECTIONS), --bundle=PATH (package.json `main`: dist/extensionLoader.js).
  * stdout: targets, table, then ONE JSON line (JSON_DIGITS; -1 = not measured); progress on stderr. A section that fails gets an ERROR row, the others still run; exit status 1. */
+import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -26,7 +27,7 @@ import { warm } from './bench/warm';
 const SECTIONS: Record<string, (ctx: Ctx) => Promise<Figures>> = { bundle, activation, cold, cli, warm, concurrent, scaling, mcp, remote, cancel, flood, throughput, gvisor, compiled, session, deps };
 /** @throws Error for an unknown option (node:util parseArgs, strict) or section, or a bad number */
 function options(argv: string[]): { ctx: Ctx; only: string[] } {
-  const opts = { runs: { type: 'string', default: '10' }, warmup: { type: 'string', default: '2' }, only: { type: 'string' }, bundle: { type: 'string', default: 'dist/extension.js' } } as const;
+  const opts = { runs: { type: 'string', default: '10' }, warmup: { type: 'string', default: '2' }, only: { type: 'string' }, bundle: { type: 'string', default: (JSON.parse(readFileSync('package.json', 'utf8')) as { main: string }).main } } as const;
   const { values: v } = parseArgs({ args: argv, options: opts });
   const [runs, warmup, only] = [Number(v.runs), Number(v.warmup), v.only?.split(',') ?? Object.keys(SECTIONS)];
   if (!Number.isInteger(runs) || runs < 1 || !Number.isInteger(warmup) || warmup < 0) throw new Error('--runs must be ≥ 1 and --warmup ≥ 0');

@@ -1,6 +1,9 @@
 'use strict';
 // `node activationProbe.js BUNDLE EXTENSION_PATH [LAZY…]`: `vscode` is test/support/vscodeFake.js; prints
 // one JSON line, an ActivationSample (activation.ts) with `ok: true`, or { ok: false, error }.
+// The context's global storage is out/bench/global-storage, kept between probes as VS Code keeps
+// it between windows (the loader's code cache lives there), and each probe ends with deactivate()
+// as a window's extension host does.
 const Module = require('module');
 const path = require('path');
 const { performance } = require('perf_hooks');
@@ -21,6 +24,9 @@ async function probe([bundle, extensionPath, ...lazyBundles]) {
   const resolve = Module._resolveFilename;
   Module._resolveFilename = function (request, ...rest) { return request === 'vscode' ? FAKE : resolve.call(this, request, ...rest); };
   const ctx = require(FAKE).context(extensionPath); // untimed
+  const storage = path.join(extensionPath, 'out', 'bench', 'global-storage');
+  require('fs').mkdirSync(storage, { recursive: true });
+  ctx.globalStorageUri = { fsPath: storage, path: storage, scheme: 'file', toString: () => `file://${storage}` };
   padToApiSize(require(FAKE));
   const t0 = performance.now();
   const ext = require(bundle);
@@ -32,7 +38,9 @@ async function probe([bundle, extensionPath, ...lazyBundles]) {
   const loaded = Object.keys(require.cache).filter((f) => path.dirname(f) === path.dirname(path.resolve(bundle)) && f.endsWith('.js'));
   const t3 = performance.now();
   for (const b of lazyBundles) require(b);
-  return { ok: true, requireMs: t1 - t0, activateMs: t2 - t1, totalMs: t2 - t0, subscriptions: ctx.subscriptions.length, loaded, lazyMs: performance.now() - t3 };
+  const lazyMs = performance.now() - t3;
+  await ext.deactivate?.();
+  return { ok: true, requireMs: t1 - t0, activateMs: t2 - t1, totalMs: t2 - t0, subscriptions: ctx.subscriptions.length, loaded, lazyMs };
 }
 
 probe(process.argv.slice(2))

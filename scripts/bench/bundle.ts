@@ -22,6 +22,7 @@ export const LAZY_FEATURES: Readonly<Record<string, string>> = {
   'notebook.js': 'notebooks',
   'deps.js': 'dependencies (a run that may declare some, the Quick Fix, Clear Dependency Cache)',
   'agent.js': 'the agent tool (the language model tools\' first call)',
+  'zod.js': 'validation of profiles (right after activate(): the menus\' context keys; so counted at activation)',
 };
 
 /** Names of the extension's .js bundles: the build's outputs, and what .vscodeignore ships (not the CLI's, {@link isCliBundle}). */

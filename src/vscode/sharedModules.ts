@@ -15,6 +15,7 @@ import * as engineTarget from '../core/engine/engineTarget';
 import * as errors from '../core/errors';
 import * as hostPath from '../core/hostPath';
 import * as launcher from '../core/container/launcher';
+import * as defaults from '../core/profiles/defaults';
 import * as dependencySpecs from '../core/profiles/dependencySpecs';
 import * as limits from '../core/profiles/limits';
 import * as pathVariables from '../core/profiles/pathVariables';
@@ -22,7 +23,6 @@ import * as profile from '../core/profiles/profileSchema';
 import * as profiles from '../core/profiles/profileResolution';
 import * as runStart from '../core/admission/runStart';
 import * as terminalText from '../core/output/terminalText';
-import { zod } from '../core/zodLoader';
 import * as consent from './consent';
 import * as failures from './failures';
 import * as settings from './settings';
@@ -40,6 +40,7 @@ export const SHARED: Readonly<Record<string, unknown>> = {
   'src/core/errors.ts': errors,
   'src/core/hostPath.ts': hostPath,
   'src/core/container/launcher.ts': launcher,
+  'src/core/profiles/defaults.ts': defaults,
   'src/core/profiles/dependencySpecs.ts': dependencySpecs,
   'src/core/profiles/limits.ts': limits,
   get 'src/core/ownership/ownerLease.ts'() {
@@ -59,10 +60,6 @@ export const SHARED: Readonly<Record<string, unknown>> = {
   },
   'src/core/admission/runStart.ts': runStart,
   'src/core/output/terminalText.ts': terminalText,
-  // A getter: zod's module code runs on first use (src/core/zodLoader.ts), not when this bundle loads.
-  get 'src/core/zod.ts'() {
-    return zod();
-  },
   'src/vscode/consent.ts': consent,
   'src/vscode/failures.ts': failures,
   'src/vscode/settings.ts': settings,

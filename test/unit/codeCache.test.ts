@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { codeCacheName } from '../../src/cli/entry';
+import { codeCacheName } from '../../src/core/codeCache';
 
 /** The built CLI entry (dist/cli.js, `npm run build`), run beside a fixture `cli-main.js` in a folder of the test's own. */
 const ENTRY = resolve(__dirname, '..', '..', '..', 'dist', 'cli.js');
@@ -67,12 +67,13 @@ describe('CLI code cache: dist/cli.js (unit)', function () {
     assert.equal(existsSync(join(dir, 'state')), false);
   });
 
-  it('names the file by the text, the Node version and the architecture', () => {
-    const n = codeCacheName('x', 'v20.0.0', 'x64');
-    assert.match(n, /^cli-main-[0-9a-f]{32}\.bin$/);
-    assert.notEqual(codeCacheName('y', 'v20.0.0', 'x64'), n);
-    assert.notEqual(codeCacheName('x', 'v20.0.1', 'x64'), n);
-    assert.notEqual(codeCacheName('x', 'v20.0.0', 'arm64'), n);
-    assert.equal(codeCacheName('x', 'v20.0.0', 'x64'), n);
+  it('names the file by the bundle\'s identity (size, mtime, inode), the Node version and the architecture', () => {
+    const f = { size: 100, mtimeMs: 1764720000123.5, ino: 77 };
+    const n = codeCacheName('/d/cli-main.js', f, 'v20.0.0', 'x64');
+    assert.equal(n, 'cli-main-v20.0.0-x64-100-1764720000123-77.bin');
+    for (const other of [{ ...f, size: 101 }, { ...f, mtimeMs: 1764720000124 }, { ...f, ino: 78 }]) assert.notEqual(codeCacheName('/d/cli-main.js', other, 'v20.0.0', 'x64'), n);
+    assert.notEqual(codeCacheName('/d/cli-main.js', f, 'v20.0.1', 'x64'), n);
+    assert.notEqual(codeCacheName('/d/cli-main.js', f, 'v20.0.0', 'arm64'), n);
+    assert.match(codeCacheName('/d/extension.js', f, 'v20.0.0', 'x64'), /^extension-/);
   });
 });

@@ -38,7 +38,7 @@
  * Environment: SANDBOX_RUNNER_VSCE (default @vscode/vsce@3.9.2, whose engines accept Node 20),
  * SANDBOX_RUNNER_UI_TIMEOUT (seconds, default 600), and those of the host harness (../lib/tools.ts, logFilter.ts, runDirs.ts).
  */
-import { cpSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import type { CodeServer } from '../lib/codeServer';
@@ -353,6 +353,11 @@ async function main(): Promise<number> {
     } catch (err) {
       await report.driveFailed(err, session, 'ui-check.png');
     }
+    // The extension loader (src/extensionLoader.ts) wrote V8's code cache of dist/extension.js in
+    // the extension's global storage (5 s after activation; the drive took longer).
+    const cacheDir = join(session.dirs.userData, 'User', 'globalStorage', EXTENSION_ID.toLowerCase(), 'code-cache');
+    const cached = existsSync(cacheDir) ? readdirSync(cacheDir) : [];
+    check('the extension host activated through the loader, which wrote the code cache of dist/extension.js in the global storage', cached.some((f) => /^extension-.*\.bin$/.test(f)), `${cacheDir}: ${JSON.stringify(cached)}`);
   });
 }
 
