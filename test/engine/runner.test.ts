@@ -316,6 +316,70 @@ describe('runner on a real engine (engine)', function () {
     }
   });
 
+  it('a taken container\'s replacement starts after the run\'s program exits, or at once when another run asks for it', async () => {
+    const pool = new WarmPool({ docker: engineDocker(), refillAfterMs: 120_000 });
+    const named = { name: 'refill', profile: shellProfile() };
+    const warmOfPool = () => engineCli(['ps', '-a', '--format', '{{.Names}}', '--filter', `label=${WARM_LABEL}`, '--filter', `label=${LABELS.ownerPid}=${process.pid}`, '--filter', `label=${LABELS.profile}=refill`]).then((r) => String(r.stdout).split('\n').filter(Boolean));
+    try {
+      pool.prepare(named);
+      assert.equal(await pool.ready(named), true);
+      const [first] = pool.idleNames();
+      // While a run's program runs (from its first line to its last), no replacement is beside it.
+      const seenDuring = new Set<string>();
+      let [running, polling] = [false, true];
+      const pollA = (async () => {
+        while (polling) {
+          const names = await warmOfPool();
+          if (running) for (const n of names) seenDuring.add(n);
+          await delay(20);
+        }
+      })();
+      const a = run(named.profile, 'echo a; sleep 3; echo z\n', {
+        warm: pool,
+        profileName: 'refill',
+        onOutput: (stream, data) => {
+          if (stream !== 'stdout') return;
+          if (Buffer.from(data).toString().includes('a')) running = true;
+          if (Buffer.from(data).toString().includes('z')) [running, polling] = [false, false];
+        },
+      });
+      const ra = await a.finally(() => (polling = false));
+      await pollA;
+      assert.deepEqual([...seenDuring], [first], 'only the running container, no replacement while its program runs');
+      assert.equal(ra.result.outcome, 'exited', ra.result.message);
+      assert.equal(ra.result.containerName, first);
+      // After the exit the replacement is made.
+      assert.equal(await pool.ready(named), true);
+      const [second] = pool.idleNames();
+      assert.ok(second && second !== first);
+      // A second run while one runs: it asks for the replacement, which starts at once.
+      const abort = new AbortController();
+      let startedLong!: () => void;
+      const longBegun = new Promise<void>((r) => (startedLong = r));
+      const long = run(named.profile, 'echo long; sleep 60\n', { warm: pool, profileName: 'refill', signal: abort.signal, onOutput: () => startedLong() });
+      await longBegun;
+      const seen = new Set<string>();
+      let pollingB = true;
+      const pollB = (async () => {
+        while (pollingB) {
+          for (const n of await warmOfPool()) seen.add(n);
+          await delay(20);
+        }
+      })();
+      const b = await run(named.profile, 'echo b\n', { warm: pool, profileName: 'refill' }).finally(() => (pollingB = false));
+      await pollB;
+      assert.equal(b.result.outcome, 'exited', b.result.message);
+      assert.equal(b.stdout, 'b\n');
+      assert.ok(seen.has(b.result.containerName) && b.result.containerName !== second, `the second run took the replacement, a warm container (warm: ${[...seen].join(', ')}; the run's: ${b.result.containerName})`);
+      abort.abort();
+      const rl = await long;
+      assert.equal(rl.result.outcome, 'cancelled', 'the long run was still running when the second run ended');
+      assert.equal(rl.result.containerName, second);
+    } finally {
+      await pool.dispose();
+    }
+  });
+
   it('runs concurrent snippets independently', async () => {
     const results = await Promise.all(
       [1, 2, 3, 4].map((n) => run(shellProfile(), `echo run ${n}; exit ${n}\n`)),
