@@ -21,6 +21,25 @@ import { scheduleRemoval } from '../../src/core/container/removals';
 import { WarmPool } from '../../src/core/run/warm';
 import { bridgeGateway, chunkText, containerExists, containerHostProcesses, processAlive, ENGINE_KIND, engineCli, engineDocker, engineIsLocal, engineSeesClientFiles, hostProcesses, IMAGES, LOCAL_DOCKER_HOST, noLeftoversAfterEach, productContainers, pythonProfile, requireEngine, routedEngine, run, shellProfile, waitFor } from './helpers';
 
+/**
+ * Lists this process's warm containers (of one profile, or all) every 20 ms until `stop()`
+ * (which resolves once the last listing ended): `seen` collects the names of listings that
+ * ended while `recording()` held.
+ */
+function watchWarm(profile?: string, recording: () => boolean = () => true): { seen: Set<string>; stop: () => Promise<void> } {
+  const seen = new Set<string>();
+  const filters = [`label=${WARM_LABEL}`, `label=${LABELS.ownerPid}=${process.pid}`, ...(profile ? [`label=${LABELS.profile}=${profile}`] : [])];
+  let watching = true;
+  const loop = (async () => {
+    while (watching) {
+      const names = String((await engineCli(['ps', '-a', '--format', '{{.Names}}', ...filters.flatMap((f) => ['--filter', f])])).stdout).split('\n').filter(Boolean);
+      if (recording()) for (const n of names) seen.add(n);
+      await delay(20);
+    }
+  })();
+  return { seen, stop: () => ((watching = false), loop) };
+}
+
 describe('runner on a real engine (engine)', function () {
   this.timeout(60_000);
   before(requireEngine);
@@ -277,20 +296,13 @@ describe('runner on a real engine (engine)', function () {
   it('a run that arrives while the pool prepares the profile\'s container waits for it and takes it; a cancel ends the wait', async () => {
     const pool = new WarmPool({ docker: engineDocker() });
     const profile = shellProfile();
-    const warmNames = new Set<string>();
-    let polling = true;
-    const poll = (async () => {
-      while (polling) {
-        for (const n of await engineCli(['ps', '-a', '--format', '{{.Names}}', '--filter', `label=${WARM_LABEL}`, '--filter', `label=${LABELS.ownerPid}=${process.pid}`]).then((r) => String(r.stdout).split('\n'))) if (n) warmNames.add(n);
-        await delay(20);
-      }
-    })();
+    const watch = watchWarm();
+    const warmNames = watch.seen;
     try {
       pool.prepare({ name: 'soon', profile });
       assert.deepEqual(pool.idleNames(), [], 'the container is still being prepared when the run starts');
       const r = await run(profile, 'echo warm\n', { warm: pool, profileName: 'soon' });
-      polling = false;
-      await poll;
+      await watch.stop();
       assert.equal(r.result.outcome, 'exited', r.result.message);
       assert.equal(r.stdout, 'warm\n');
       assert.ok(warmNames.has(r.result.containerName), `the run took the prepared container (warm: ${[...warmNames].join(', ')}; the run's: ${r.result.containerName})`);
@@ -310,8 +322,7 @@ describe('runner on a real engine (engine)', function () {
         await again.dispose();
       }
     } finally {
-      polling = false;
-      await poll;
+      await watch.stop();
       await pool.dispose();
     }
   });
@@ -319,33 +330,24 @@ describe('runner on a real engine (engine)', function () {
   it('a taken container\'s replacement starts after the run\'s program exits, or at once when another run asks for it', async () => {
     const pool = new WarmPool({ docker: engineDocker(), refillAfterMs: 120_000 });
     const named = { name: 'refill', profile: shellProfile() };
-    const warmOfPool = () => engineCli(['ps', '-a', '--format', '{{.Names}}', '--filter', `label=${WARM_LABEL}`, '--filter', `label=${LABELS.ownerPid}=${process.pid}`, '--filter', `label=${LABELS.profile}=refill`]).then((r) => String(r.stdout).split('\n').filter(Boolean));
     try {
       pool.prepare(named);
       assert.equal(await pool.ready(named), true);
       const [first] = pool.idleNames();
       // While a run's program runs (from its first line to its last), no replacement is beside it.
-      const seenDuring = new Set<string>();
-      let [running, polling] = [false, true];
-      const pollA = (async () => {
-        while (polling) {
-          const names = await warmOfPool();
-          if (running) for (const n of names) seenDuring.add(n);
-          await delay(20);
-        }
-      })();
+      let running = false;
+      const during = watchWarm('refill', () => running);
       const a = run(named.profile, 'echo a; sleep 3; echo z\n', {
         warm: pool,
         profileName: 'refill',
         onOutput: (stream, data) => {
           if (stream !== 'stdout') return;
           if (Buffer.from(data).toString().includes('a')) running = true;
-          if (Buffer.from(data).toString().includes('z')) [running, polling] = [false, false];
+          if (Buffer.from(data).toString().includes('z')) running = false;
         },
       });
-      const ra = await a.finally(() => (polling = false));
-      await pollA;
-      assert.deepEqual([...seenDuring], [first], 'only the running container, no replacement while its program runs');
+      const ra = await a.finally(() => during.stop());
+      assert.deepEqual([...during.seen], [first], 'only the running container, no replacement while its program runs');
       assert.equal(ra.result.outcome, 'exited', ra.result.message);
       assert.equal(ra.result.containerName, first);
       // After the exit the replacement is made.
@@ -358,16 +360,9 @@ describe('runner on a real engine (engine)', function () {
       const longBegun = new Promise<void>((r) => (startedLong = r));
       const long = run(named.profile, 'echo long; sleep 60\n', { warm: pool, profileName: 'refill', signal: abort.signal, onOutput: () => startedLong() });
       await longBegun;
-      const seen = new Set<string>();
-      let pollingB = true;
-      const pollB = (async () => {
-        while (pollingB) {
-          for (const n of await warmOfPool()) seen.add(n);
-          await delay(20);
-        }
-      })();
-      const b = await run(named.profile, 'echo b\n', { warm: pool, profileName: 'refill' }).finally(() => (pollingB = false));
-      await pollB;
+      const watchB = watchWarm('refill');
+      const seen = watchB.seen;
+      const b = await run(named.profile, 'echo b\n', { warm: pool, profileName: 'refill' }).finally(() => watchB.stop());
       assert.equal(b.result.outcome, 'exited', b.result.message);
       assert.equal(b.stdout, 'b\n');
       assert.ok(seen.has(b.result.containerName) && b.result.containerName !== second, `the second run took the replacement, a warm container (warm: ${[...seen].join(', ')}; the run's: ${b.result.containerName})`);
