@@ -18,7 +18,7 @@
  */
 import * as vscode from 'vscode';
 import type { Profile } from '../core';
-import { declaredDependencies, installDeclared, installEnvironment, installFingerprint, installSource, shownSpecs, type DeclaredDependencies } from '../core/deps/declared';
+import { declaredDependencies, installDeclared, installEnvironment, installFingerprint, installSource, installSourceExtras, shownSpecs, type DeclaredDependencies } from '../core/deps/declared';
 import { requiresPythonCheck } from '../core/deps/imagePython';
 import { SandboxError } from '../core/errors';
 import { consentScope, type ConsentStore } from './consent';
@@ -75,10 +75,10 @@ export async function admitDependencies(q: DependencyQuestion): Promise<Dependen
   const installEnv = installEnvironment(settings, process.env);
   const source = installSource(declared.manager, installEnv);
   if (declared.untrustedSpecs.length > 0 && q.agentSpecs === undefined) {
-    const fingerprint = installFingerprint(declared.manager, declared.specs, source);
+    const fingerprint = installFingerprint(declared.manager, declared.specs, q.profile.image, installEnv);
     const scope = consentScope(q.scope);
     if (!(q.trusted && q.consents.hasInstall(fingerprint, scope))) {
-      if (!(await askInstall(declared, source, q.profile))) return { kind: 'declined', declared };
+      if (!(await askInstall(declared, source, installEnv, q.profile))) return { kind: 'declined', declared };
       if (q.trusted) await q.consents.grantInstall(fingerprint, scope);
     }
   }
@@ -99,19 +99,30 @@ export async function admitDependencies(q: DependencyQuestion): Promise<Dependen
   };
 }
 
-/** The modal's detail: the packages with their specs, the index, and what has network. Specs are shown JSON-quoted (untrusted text). */
-export function installDetail(declared: DeclaredDependencies, source: string, profile: Pick<Profile, 'network'>, trusted: boolean): string {
+/**
+ * The modal's detail: the packages with their specs, the index (and extra indexes and trusted
+ * hosts, when your environment sets them), the image, and what has network. What it says is what
+ * the install does (issue 34): the installer gets these and nothing of the profile's `env` or the
+ * workspace (core deps/installer.ts). Specs are shown JSON-quoted (untrusted text).
+ */
+export function installDetail(
+  declared: DeclaredDependencies, source: string, profile: Pick<Profile, 'network' | 'image'>, trusted: boolean, installEnv: Readonly<Record<string, string>> = {},
+): string {
   const shown = (s: string) => JSON.stringify(s.length > 120 ? `${s.slice(0, 119)}…` : s);
+  const { extraIndexes, trustedHosts } = installSourceExtras(declared.manager, installEnv);
   return [
     vscode.l10n.t('The code declares these packages in its "# /// script" block:'),
     ...declared.untrustedSpecs.map((s) => `• ${shown(s)}`),
     ...(declared.profileSpecs.length > 0 ? [vscode.l10n.t('Also installed, from the profile: {0}', declared.profileSpecs.map(shown).join(', '))] : []),
     '',
     vscode.l10n.t('Index: {0}', source),
+    ...(extraIndexes.length > 0 ? [vscode.l10n.t('Extra indexes: {0}', extraIndexes.map(shown).join(', '))] : []),
+    ...(trustedHosts.length > 0 ? [vscode.l10n.t('Hosts trusted without HTTPS checks: {0}', trustedHosts.map(shown).join(', '))] : []),
+    vscode.l10n.t('Image: {0}', shown(profile.image)),
     profile.network === 'none'
       ? vscode.l10n.t('Network only while installing; the program runs without network.')
       : vscode.l10n.t('Network while installing; the program then runs with its profile\'s network ({0}).', profile.network),
-    vscode.l10n.t('They are installed in a separate container (wheels only, so no package code runs while installing) and mounted read-only into the run.'),
+    vscode.l10n.t('They are installed in a separate container and mounted read-only into the run. Only wheels are installed, checked before the set is used, so no package code runs while installing; the installer ignores the workspace\'s settings and the profile\'s environment.'),
     '',
     trusted
       ? vscode.l10n.t('Allow only if you trust these packages. The answer is remembered for this folder and this set; revoke it from the Sandbox Profiles view.')
@@ -119,12 +130,18 @@ export function installDetail(declared: DeclaredDependencies, source: string, pr
   ].join('\n');
 }
 
-/** Asks, modally, whether to install the set. Resolves true on "Install and Run". */
-async function askInstall(declared: DeclaredDependencies, source: string, profile: Profile): Promise<boolean> {
-  const install = vscode.l10n.t('Install and Run');
+/**
+ * Asks, modally, whether to install the set. Resolves true on "Install and Run" only. The first
+ * button, the one Enter presses, is "Don't Install" (issue 34: the default is the safe answer);
+ * Escape and closing the dialog decline too.
+ */
+async function askInstall(declared: DeclaredDependencies, source: string, installEnv: Readonly<Record<string, string>>, profile: Profile): Promise<boolean> {
+  const dont: vscode.MessageItem = { title: vscode.l10n.t('Don\'t Install') };
+  const install: vscode.MessageItem = { title: vscode.l10n.t('Install and Run') };
   const choice = await vscode.window.showWarningMessage(
     vscode.l10n.t('Install {0} packages for this script?', declared.untrustedSpecs.length),
-    { modal: true, detail: installDetail(declared, source, profile, vscode.workspace.isTrusted) },
+    { modal: true, detail: installDetail(declared, source, profile, vscode.workspace.isTrusted, installEnv) },
+    dont,
     install,
   );
   return choice === install;

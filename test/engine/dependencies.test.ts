@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { ensureDependencySet, RUN_MOUNT, type InstallRequest } from '../../src/core/deps/install';
 import { dependencySetKey, dependencyVolumeName } from '../../src/core/deps/cacheKey';
 import { isSandboxError } from '../../src/core/errors';
+import { installEnvironment } from '../../src/core/deps/declared';
 import { LANGUAGE_IMAGES } from '../support/images';
 import { requireEngine as requireTestEngine, TEST_ENGINE } from '../support/engine';
 import { engineCli, engineDocker, IMAGES, noLeftoversAfterEach, productContainers, pythonProfile, runCli } from './helpers';
@@ -74,6 +75,8 @@ const HOST = `registry-${suffix}`;
 const INDEX = `http://${HOST}:8000/simple/`;
 /** The CLI suite's index: the same server, another URL, so its set has a key of its own. */
 const INDEX_CLI = `http://${HOST}:8000/simple`;
+/** What the CLI suite's install sees (its key covers the proxies of this environment too). */
+const cliInstallEnv = () => installEnvironment({ pipIndexUrl: '', npmRegistry: '' }, { ...process.env, PIP_INDEX_URL: INDEX_CLI, PIP_TRUSTED_HOST: HOST });
 
 /** The run's profile: the pip image, the floor's defaults. */
 const profile = () => pythonProfile({ image: LANGUAGE_IMAGES.pythonPip, limits: { memoryMiB: 512 } });
@@ -98,7 +101,7 @@ async function setVolumes(key: string): Promise<string[]> {
  */
 async function ownSetVolumes(specs: readonly string[]): Promise<string[]> {
   const imageId = String((await engineCli(['image', 'inspect', '--format', '{{.Id}}', LANGUAGE_IMAGES.pythonPip], { stdin: 'ignore' })).stdout).trim();
-  return setVolumes(dependencySetKey({ imageId, manager: 'pip', specs, indexUrl: INDEX }));
+  return setVolumes(dependencySetKey({ imageId, manager: 'pip', specs, installEnv: { PIP_INDEX_URL: INDEX, PIP_TRUSTED_HOST: HOST } }));
 }
 
 /** Runs python in a floor-like container (no network unless given) with the set mounted read-only the way a run mounts it. */
@@ -218,7 +221,7 @@ describe('sandbox-run --dependencies (engine)', function () {
     await engineCli(['rm', '-f', REG2], { stdin: 'ignore', reject: false });
     // Only the set this suite made: its key hashes the pip image and an index URL only this suite uses.
     const imageId = String((await engineCli(['image', 'inspect', '--format', '{{.Id}}', LANGUAGE_IMAGES.pythonPip], { stdin: 'ignore' })).stdout).trim();
-    for (const v of await setVolumes(dependencySetKey({ imageId, manager: 'pip', specs: ['tinyapp'], indexUrl: INDEX_CLI }))) {
+    for (const v of await setVolumes(dependencySetKey({ imageId, manager: 'pip', specs: ['tinyapp'], installEnv: cliInstallEnv() }))) {
       await engineCli(['volume', 'rm', '-f', v], { stdin: 'ignore', reject: false });
     }
     await engineCli(['network', 'rm', NET2], { stdin: 'ignore', reject: false });
@@ -263,7 +266,7 @@ describe('sandbox-run --dependencies (engine)', function () {
 
   it('--prune-deps removes the cached set (name and data volume): the next run must install again, which fails with the registry gone', async () => {
     const imageId = String((await engineCli(['image', 'inspect', '--format', '{{.Id}}', LANGUAGE_IMAGES.pythonPip], { stdin: 'ignore' })).stdout).trim();
-    const key = dependencySetKey({ imageId, manager: 'pip', specs: ['tinyapp'], indexUrl: INDEX_CLI });
+    const key = dependencySetKey({ imageId, manager: 'pip', specs: ['tinyapp'], installEnv: cliInstallEnv() });
     const mine = await setVolumes(key);
     assert.equal(mine.length, 2, 'the previous case left its set cached');
     const r = await runCli(ws, ['--prune-deps']);

@@ -11,6 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dependencySetKey, dependencyVolumeName } from '../../src/core/deps/cacheKey';
+import { installEnvironment } from '../../src/core/deps/declared';
 import { requireEngine as requireTestEngine, TEST_ENGINE } from '../support/engine';
 import { cliEnv, ENGINE_KIND, engineCli, IMAGES, noLeftoversAfterEach, runCli } from './helpers';
 
@@ -40,7 +41,7 @@ describe('dependencies on Podman: refused (podman)', function () {
     assert.match(String(r.stderr), /Run it with Docker \(sandboxRunner\.dockerPath, CLI --docker-path\)/);
     assert.equal(String(r.stdout), '');
     const imageId = String((await engineCli(['image', 'inspect', '--format', '{{.Id}}', IMAGES.python], { stdin: 'ignore' })).stdout).trim();
-    const name = dependencyVolumeName(dependencySetKey({ imageId, manager: 'pip', specs: ['tinyhello'], indexUrl }));
+    const name = dependencyVolumeName(dependencySetKey({ imageId, manager: 'pip', specs: ['tinyhello'], installEnv: installEnvironment({ pipIndexUrl: '', npmRegistry: '' }, { ...process.env, PIP_INDEX_URL: indexUrl }) }));
     assert.equal(String((await engineCli(['volume', 'ls', '-q', '--filter', `name=${name}`], { stdin: 'ignore' })).stdout).trim(), '', 'a volume was created');
   });
 

@@ -12,6 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { dependencySetKey } from '../../src/core/deps/cacheKey';
+import { installEnvironment } from '../../src/core/deps/declared';
 import { LABELS } from '../../src/core/ownership/labels';
 import { LANGUAGE_IMAGES } from '../support/images';
 import { startNpmRegistry, type NpmRegistry } from '../support/npmRegistry';
@@ -48,10 +49,10 @@ describe('sandbox-run --mcp with dependencies (engine)', function () {
   after(async () => {
     await engineCli(['rm', '-f', REGISTRY], { stdin: 'ignore', reject: false });
     const imageId = String((await engineCli(['image', 'inspect', '--format', '{{.Id}}', LANGUAGE_IMAGES.pythonPip], { stdin: 'ignore' })).stdout).trim();
-    const key = dependencySetKey({ imageId, manager: 'pip', specs: ['tinyhello'], indexUrl: PIP_INDEX_URL });
+    const key = dependencySetKey({ imageId, manager: 'pip', specs: ['tinyhello'], installEnv: installEnvironment({ pipIndexUrl: '', npmRegistry: '' }, { ...process.env, PIP_INDEX_URL, PIP_TRUSTED_HOST: 'registry' }) });
     const volumes = String((await engineCli(['volume', 'ls', '-q', '--filter', `label=sandbox-runner.deps-key=${key}`], { stdin: 'ignore' })).stdout).split('\n').filter(Boolean);
     const nodeId = String((await engineCli(['image', 'inspect', '--format', '{{.Id}}', LANGUAGE_IMAGES.nodeNpm], { stdin: 'ignore' })).stdout).trim();
-    const nodeKey = npm ? dependencySetKey({ imageId: nodeId, manager: 'npm', specs: ['tinyuse@^2'], indexUrl: npm.url }) : undefined;
+    const nodeKey = npm ? dependencySetKey({ imageId: nodeId, manager: 'npm', specs: ['tinyuse@^2'], installEnv: installEnvironment({ pipIndexUrl: '', npmRegistry: '' }, { ...process.env, npm_config_registry: npm.url }) }) : undefined;
     if (nodeKey) volumes.push(...String((await engineCli(['volume', 'ls', '-q', '--filter', `label=sandbox-runner.deps-key=${nodeKey}`], { stdin: 'ignore' })).stdout).split('\n').filter(Boolean));
     if (volumes.length) await engineCli(['volume', 'rm', '-f', ...volumes], { stdin: 'ignore', reject: false });
     await npm?.stop();

@@ -50,7 +50,7 @@ describe('npm dependency installs (engine)', function () {
   this.timeout(300_000);
   let imageId = '';
   const lockSpecs: string[][] = [];
-  const keys = () => [SPECS, ['tinyleft'], ...lockSpecs].map((specs) => dependencySetKey({ imageId, manager: 'npm', specs, indexUrl: REGISTRY_URL }));
+  const keys = () => [SPECS, ['tinyleft'], ...lockSpecs].map((specs) => dependencySetKey({ imageId, manager: 'npm', specs, installEnv: { npm_config_registry: REGISTRY_URL } }));
 
   before(async () => {
     await requireTestEngine(TEST_ENGINE, [LANGUAGE_IMAGES.nodeNpm, IMAGES.python]);
@@ -78,7 +78,7 @@ describe('npm dependency installs (engine)', function () {
 
   it('a cancelled install (the registry paused, npm waiting on it) leaves no container and no volume', async () => {
     // This set's own volumes (its key hashes this run's registry URL): another client of the engine may install its own meanwhile.
-    const key = dependencySetKey({ imageId, manager: 'npm', specs: ['tinyleft'], indexUrl: REGISTRY_URL });
+    const key = dependencySetKey({ imageId, manager: 'npm', specs: ['tinyleft'], installEnv: { npm_config_registry: REGISTRY_URL } });
     const ac = new AbortController();
     await engineCli(['pause', REGISTRY_NAME], { stdin: 'ignore' });
     try {

@@ -8,6 +8,7 @@ import { dependencySetKey, dependencyVolumeName } from '../../src/core/deps/cach
 import { ProfileSchema } from '../../src/core/profiles/profileSchema';
 import { compareToBaseline, looseningFingerprint } from '../../src/core/admission/loosening';
 import { buildInstallArgv, buildRunArgv } from '../../src/core/container/argv';
+import { installerEnvAssignments, PIP_REPORT, PIP_WHEELS_ONLY_CHECK, pipInstallerArgv } from '../../src/core/deps/installer';
 import { isSandboxError } from '../../src/core/errors';
 
 describe('dependency specs (unit)', () => {
@@ -30,6 +31,8 @@ describe('dependency specs (unit)', () => {
       ['file:///tmp/pkg', /file:/], ['file:pkg', /file:/],
       ['-r requirements.txt', /starts with "-"/], ['--index-url=http://evil', /starts with "-"/], ['-e .', /starts with "-"/],
       ['pkg-1.0-py3-none-any.whl', /archive/], ['pkg.tar.gz', /archive/],
+      // pip's whole archive list (issue 34: the last three passed before), any case.
+      ...['.zip', '.tar.bz2', '.tbz', '.tgz', '.tar', '.tar.xz', '.txz', '.tlz', '.tar.lz', '.tar.lzma', '.TLZ', '.Tar.Lzma'].map((ext): [string, RegExp] => [`pkg-1.0${ext}`, /archive/]),
       ['x'.repeat(201), /longer than 200/],
       ['pkg\n--extra-index-url http://evil', /control character/],
       ['', /empty/],
@@ -187,19 +190,26 @@ describe('requires-python (unit)', () => {
 });
 
 describe('dependency set key (unit)', () => {
-  const id = { imageId: 'sha256:aaa', manager: 'pip' as const, specs: ['rich', 'requests>=2'], indexUrl: 'http://index.test/simple' };
+  const id = { imageId: 'sha256:aaa', manager: 'pip' as const, specs: ['rich', 'requests>=2'], installEnv: { PIP_INDEX_URL: 'http://index.test/simple' } };
 
   it('is the same for the same set written differently', () => {
     assert.equal(dependencySetKey(id), dependencySetKey({ ...id, specs: ['Requests >= 2', 'rich', 'rich'] }));
     assert.match(dependencySetKey(id), /^[0-9a-f]{64}$/);
   });
 
-  it('changes with the image, the manager, a spec and the index', () => {
+  it('changes with the image, the manager, a spec, the index and everything else the installer sees (issue 34)', () => {
     const k = dependencySetKey(id);
+    const env = id.installEnv;
     for (const other of [
       { ...id, imageId: 'sha256:bbb' }, { ...id, manager: 'npm' as const }, { ...id, specs: ['rich', 'requests>=3'] },
-      { ...id, indexUrl: 'http://other.test/simple' }, { ...id, indexUrl: '' },
-    ]) assert.notEqual(dependencySetKey(other), k);
+      { ...id, installEnv: { PIP_INDEX_URL: 'http://other.test/simple' } }, { ...id, installEnv: {} },
+      { ...id, installEnv: { ...env, PIP_TRUSTED_HOST: 'index.test' } }, { ...id, installEnv: { ...env, PIP_EXTRA_INDEX_URL: 'http://x.test/simple' } },
+      { ...id, installEnv: { ...env, HTTPS_PROXY: 'http://proxy.test:3128' } }, { ...id, installEnv: { ...env, no_proxy: 'index.test' } },
+    ]) assert.notEqual(dependencySetKey(other), k, JSON.stringify(other));
+    // Written differently, the same configuration: trailing slashes, order of words; another manager's variable.
+    assert.equal(dependencySetKey({ ...id, installEnv: { PIP_INDEX_URL: 'http://index.test/simple/', npm_config_registry: 'http://r.test/' } }), k);
+    const hosts = { ...env, PIP_TRUSTED_HOST: 'a b' };
+    assert.equal(dependencySetKey({ ...id, installEnv: { ...env, PIP_TRUSTED_HOST: ' b  a ' } }), dependencySetKey({ ...id, installEnv: hosts }));
   });
 
   it('names a labelled-product volume from the key', () => {
@@ -246,6 +256,23 @@ describe('install container argv (unit)', () => {
     assert.ok(argv.includes('PIP_INDEX_URL=http://m/simple/') && argv.includes('A=1'));
     assert.deepEqual(argv.slice(argv.indexOf('--entrypoint')), ['--entrypoint', 'sh', '--', 'img:1', '-c', 'SCRIPT', 'sh', '1024', ...specs]);
     assert.ok(!run.some((a) => a.startsWith('PIP_')), 'the run argv has no registry variable');
+  });
+
+  it('pip\'s installer (issue 34): isolated Python and pip, no configuration file, wheels only with a report, index and trust as options, the environment the product\'s and the proxies only', () => {
+    const env = { PIP_INDEX_URL: 'http://m/simple/', PIP_EXTRA_INDEX_URL: 'http://e1/simple http://e2/simple', PIP_TRUSTED_HOST: 'm e1', https_proxy: 'http://u:p w@proxy:3128', npm_config_registry: 'http://r/' };
+    const cmd = pipInstallerArgv('/var/tmp/set', env);
+    for (const flag of ['-I', '--isolated', '--only-binary=:all:', `--report=${PIP_REPORT}`, '--target=/var/tmp/set', '--index-url=http://m/simple/', '--extra-index-url=http://e1/simple', '--extra-index-url=http://e2/simple', '--trusted-host=m', '--trusted-host=e1']) {
+      assert.ok(cmd.includes(flag), flag);
+    }
+    assert.deepEqual(cmd.slice(0, 5), ['python3', '-I', '-m', 'pip', 'install']);
+    assert.equal(cmd.at(-1), '--', 'the specs follow --');
+    // A value is never an option of its own, whatever it is.
+    assert.ok(pipInstallerArgv('/s', { PIP_INDEX_URL: '--no-binary=:all:' }).includes('--index-url=--no-binary=:all:'));
+    const assigned = installerEnvAssignments('pip', { ...env, PIP_REQUIREMENT: 'http://evil/r.txt', NODE_OPTIONS: '--require x' } as Record<string, string>);
+    assert.deepEqual(assigned.map((a) => a.split('=')[0]).sort(), ['HOME', 'LC_ALL', 'PIP_CONFIG_FILE', 'PYTHONNOUSERSITE', 'TMPDIR', 'XDG_CACHE_HOME', 'https_proxy']);
+    assert.ok(assigned.includes('PIP_CONFIG_FILE=/dev/null') && assigned.includes('https_proxy=http://u:p w@proxy:3128'));
+    assert.match(PIP_WHEELS_ONLY_CHECK, /archive_info/);
+    assert.ok(!PIP_WHEELS_ONLY_CHECK.includes("'"), 'the check sits inside single quotes of the constant script');
   });
 
   it('refuses a network name or volume that would break docker syntax', () => {

@@ -72,8 +72,14 @@ describe('declared dependencies (unit)', () => {
   });
 
   it('fingerprints a set by its manager, normalised specs and index', () => {
-    assert.equal(installFingerprint('pip', ['Requests', 'rich'], 'i'), installFingerprint('pip', ['rich', 'requests'], 'i'));
-    assert.notEqual(installFingerprint('pip', ['rich'], 'i'), installFingerprint('pip', ['rich'], 'j'));
+    const i = { PIP_INDEX_URL: 'http://i/simple' };
+    assert.equal(installFingerprint('pip', ['Requests', 'rich'], 'img', i), installFingerprint('pip', ['rich', 'requests'], 'img', { PIP_INDEX_URL: 'http://i/simple/' }));
+    // Issue 34: everything the installer sees, and the image.
+    for (const [image, env] of [['img', { PIP_INDEX_URL: 'http://j/simple' }], ['img', {}], ['other', i], ['img', { ...i, PIP_TRUSTED_HOST: 'i' }], ['img', { ...i, PIP_EXTRA_INDEX_URL: 'http://x/simple' }], ['img', { ...i, https_proxy: 'http://p:3128' }]] as const) {
+      assert.notEqual(installFingerprint('pip', ['rich'], image, env), installFingerprint('pip', ['rich'], 'img', i), JSON.stringify([image, env]));
+    }
+    // A proxy's password is not stored with the consent.
+    assert.doesNotMatch(installFingerprint('pip', ['rich'], 'img', { HTTPS_PROXY: 'http://u:secret@p:3128' }), /secret/);
   });
 });
 

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { dependencyListProblem, npmSpecProblem } from '../../src/core/profiles/dependencySpecs';
 import { dependencySetKey } from '../../src/core/deps/cacheKey';
-import { NODE_RUN_MOUNT, nodeRunMount, NPM_INSTALL_FLAGS, npmInstallFailure, npmInstallScript } from '../../src/core/deps/npm';
+import { NODE_RUN_MOUNT, nodeRunMount, NPM_INSTALL_FLAGS, npmCiArgv, npmInstallArgv, npmInstallFailure, npmInstallScript } from '../../src/core/deps/npm';
+import { NPM_GLOBALCONFIG, NPM_USERCONFIG } from '../../src/core/deps/installer';
 import { ProfileSchema } from '../../src/core/profiles/profileSchema';
 import { buildInstallArgv, buildRunArgv } from '../../src/core/container/argv';
 import { missingPackageHint } from '../../src/cli/dependencies';
@@ -29,20 +30,24 @@ describe('npm dependencies (unit)', () => {
     for (const spec of ['lodash', 'lodash@4.17.21', 'lodash@^4.17', '@scope/pkg@latest', 'a.b-c_d@>=1 <2', 'x@1.x || 2.x']) assert.equal(npmSpecProblem(spec), undefined, spec);
   });
 
-  it('the install script is constant text: specs only as positional parameters after --, scripts ignored, the marker written last', () => {
+  it('the install script is constant text: the installer\'s command (its environment, npm, its options, -- and the specs) only as positional parameters, scripts ignored, the marker written last', () => {
     const script = npmInstallScript('/var/tmp');
-    for (const flag of NPM_INSTALL_FLAGS) assert.ok(script.includes(` ${flag}`), flag);
-    assert.ok(NPM_INSTALL_FLAGS.includes('--ignore-scripts'));
-    assert.match(script, /npm install --prefix "\$p" --cache \/var\/tmp\/\.npm-cache .* -- "\$@"$/m);
+    assert.match(script, /^env -i PATH="\$PATH" "\$@"$/m, 'nothing of the container\'s environment but PATH reaches npm');
     assert.deepEqual(script.split('\n').slice(-2), [': > /var/tmp/.complete', 'echo "sandbox-runner-set-kib=$kib"'], 'the marker is the last write; then only the size for the label');
-    assert.ok(script.indexOf('rm -rf /var/tmp/.npm-cache') < script.indexOf('du -sk'), 'the cache is not published nor counted');
+    assert.ok(script.indexOf('rm -rf /var/tmp/.npm-cache /var/tmp/.no-scripts') < script.indexOf('du -sk'), 'the cache and the script shell are not published nor counted');
+    assert.ok(script.indexOf('.script-ran ]; then') > script.indexOf('env -i'), 'a package script npm started is checked after the install');
+    const cmd = npmInstallArgv('/var/tmp', { npm_config_registry: 'http://registry:8000/npm/', HTTPS_PROXY: 'http://p:3128', PIP_INDEX_URL: 'http://x/' }, ['lodash@^4', '@scope/x']);
+    const npmAt = cmd.indexOf('npm');
+    assert.deepEqual(cmd.slice(0, npmAt).map((a) => a.split('=')[0]).sort(), ['HOME', 'HTTPS_PROXY', 'LC_ALL', 'TMPDIR', 'XDG_CACHE_HOME'], 'the whole environment: the product\'s and the proxy');
+    for (const flag of [...NPM_INSTALL_FLAGS, '--registry=http://registry:8000/npm/', `--userconfig=${NPM_USERCONFIG}`, `--globalconfig=${NPM_GLOBALCONFIG}`, '--script-shell=/var/tmp/.no-scripts']) assert.ok(cmd.includes(flag), flag);
+    assert.deepEqual(cmd.slice(npmAt, npmAt + 2), ['npm', 'install']);
+    assert.deepEqual(cmd.slice(-3), ['--', 'lodash@^4', '@scope/x']);
     const argv = buildInstallArgv(
-      { name: 'sandbox-runner-x', profile: { ...profile, env: { ...profile.env, npm_config_registry: 'http://registry:8000/npm/' } }, snippetFileName: 'main', mounts: [{ source: 'v', volume: 'v', target: '/var/tmp', readOnly: false }], labels: {}, network: 'net' },
-      ['sh', '-c', script, 'sh', '1024', 'lodash@^4', '@scope/x'],
+      { name: 'sandbox-runner-x', profile, snippetFileName: 'main', mounts: [{ source: 'v', volume: 'v', target: '/var/tmp', readOnly: false }], labels: {}, network: 'net' },
+      ['sh', '-c', script, 'sh', '1024', ...cmd],
     );
-    assert.deepEqual(argv.slice(-7), ['img:1', '-c', script, 'sh', '1024', 'lodash@^4', '@scope/x']);
-    assert.ok(argv.includes('--ignore-scripts') === false, 'npm flags are inside the constant script, not docker flags');
-    assert.ok(argv.includes('npm_config_registry=http://registry:8000/npm/'));
+    assert.deepEqual(argv.slice(-(5 + cmd.length)), ['img:1', '-c', script, 'sh', '1024', ...cmd]);
+    assert.ok(!argv.some((a, i) => argv[i - 1] === '--env' && /npm_config|NODE_OPTIONS/i.test(a)), 'no npm variable in the container');
   });
 
   it('a run mounts the set read-only at /node_modules, an ancestor of the program, with no registry variable', () => {
@@ -54,8 +59,8 @@ describe('npm dependencies (unit)', () => {
   });
 
   it('the set key changes with the manager and the registry URL', () => {
-    const base = { imageId: 'sha256:1', manager: 'npm' as const, specs: ['lodash'], indexUrl: 'http://a/' };
-    assert.notEqual(dependencySetKey(base), dependencySetKey({ ...base, indexUrl: 'http://b/' }));
+    const base = { imageId: 'sha256:1', manager: 'npm' as const, specs: ['lodash'], installEnv: { npm_config_registry: 'http://a/' } };
+    assert.notEqual(dependencySetKey(base), dependencySetKey({ ...base, installEnv: { npm_config_registry: 'http://b/' } }));
     assert.notEqual(dependencySetKey(base), dependencySetKey({ ...base, manager: 'pip' }));
     assert.equal(dependencySetKey(base), dependencySetKey({ ...base, specs: [' lodash', 'lodash'] }));
   });
@@ -77,10 +82,10 @@ describe('npm dependencies (unit)', () => {
   });
 
   it('the set key reads a registry URL with and without its trailing slash as one registry', () => {
-    const base = { imageId: 'sha256:1', manager: 'npm' as const, specs: ['lodash'], indexUrl: 'http://r:8000/npm' };
-    assert.equal(dependencySetKey(base), dependencySetKey({ ...base, indexUrl: 'http://r:8000/npm/' }));
-    assert.equal(dependencySetKey(base), dependencySetKey({ ...base, indexUrl: ' http://r:8000/npm// ' }));
-    assert.notEqual(dependencySetKey(base), dependencySetKey({ ...base, indexUrl: 'http://r:8000/npm/x' }));
+    const base = { imageId: 'sha256:1', manager: 'npm' as const, specs: ['lodash'], installEnv: { npm_config_registry: 'http://r:8000/npm' } };
+    assert.equal(dependencySetKey(base), dependencySetKey({ ...base, installEnv: { npm_config_registry: 'http://r:8000/npm/' } }));
+    assert.equal(dependencySetKey(base), dependencySetKey({ ...base, installEnv: { npm_config_registry: ' http://r:8000/npm// ' } }));
+    assert.notEqual(dependencySetKey(base), dependencySetKey({ ...base, installEnv: { npm_config_registry: 'http://r:8000/npm/x' } }));
   });
 
   it('a whole Markdown document declares no "# /// script" block that sits inside a fence', () => {
@@ -143,7 +148,10 @@ describe('npm dependencies (unit)', () => {
       const script = npmCiScript('/var/tmp');
       assert.match(script, /^printf '%s' "\$2" > "\$p\/package\.json"$/m);
       assert.match(script, /^cat > "\$p\/package-lock\.json"$/m);
-      assert.match(script, /^npm ci --prefix "\$p" --cache \/var\/tmp\/\.npm-cache --ignore-scripts /m);
+      assert.match(script, /^env -i PATH="\$PATH" "\$@"$/m);
+      const cmd = npmCiArgv('/var/tmp', {});
+      assert.deepEqual(cmd.slice(cmd.indexOf('npm'), cmd.indexOf('npm') + 2), ['npm', 'ci']);
+      assert.ok(cmd.includes('--ignore-scripts') && cmd.includes(`--userconfig=${NPM_USERCONFIG}`) && !cmd.includes('--'));
       const argv = buildInstallArgv({ name: 'sandbox-runner-x', profile, snippetFileName: 'main', mounts: [], labels: {}, network: 'net' }, ['sh', '-c', script, 'sh', '1', '{}'], { stdin: true });
       assert.deepEqual(argv.slice(0, 3), ['run', '--sig-proxy=false', '--interactive']);
     });

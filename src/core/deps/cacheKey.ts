@@ -1,12 +1,15 @@
 /**
  * The identity of an installed dependency set (issue 22): a SHA-256 over the image ID, the package
- * manager, the normalised spec list (profiles/dependencySpecs.ts `normaliseSpecs`) and the index
- * or registry URL. Two runs that would install the same files get the same key, hence the same
+ * manager, the normalised spec list (profiles/dependencySpecs.ts `normaliseSpecs`) and everything
+ * of the installer's configuration that can change what it fetches (issue 34: installer.ts
+ * `installerIdentity`: the index or registry, extra indexes, trusted hosts, proxies; the installer
+ * sees nothing else). Two runs that would install the same files get the same key, hence the same
  * engine volume; anything that could change what is installed changes the key. Pure.
  */
 import { createHash } from 'node:crypto';
 import { normaliseSpecs, type DependencyManager } from '../profiles/dependencySpecs';
 import { CONTAINER_NAME_PREFIX } from '../layout';
+import { installerIdentity } from './installer';
 
 /** What a set is keyed by. */
 export interface DependencySetId {
@@ -15,12 +18,20 @@ export interface DependencySetId {
   readonly manager: DependencyManager;
   /** The specs as declared (normalised here). */
   readonly specs: readonly string[];
-  /** The index (pip) or registry (npm) URL the install uses; `''` for the installer's default (normalised by {@link normaliseIndexUrl}). */
-  readonly indexUrl: string;
+  /**
+   * The caller's registry variables the install gets (install.ts `InstallRequest.registryEnv`,
+   * e.g. `{ PIP_INDEX_URL: 'http://mirror/simple/', PIP_TRUSTED_HOST: 'mirror' }`; `{}` for the
+   * installer's defaults), normalised by installer.ts `installerIdentity`.
+   */
+  readonly installEnv: Readonly<Record<string, string>>;
 }
 
-/** Bumped when the layout of an installed set changes, so old volumes are never mounted by a new runner. */
-const KEY_VERSION = 'deps-v1';
+/**
+ * Bumped when the layout of an installed set or what the key covers changes, so old volumes are
+ * never mounted by a new runner (v2, issue 34: sets of v1 were installed with the profile's
+ * environment, so they may hold what a workspace chose).
+ */
+const KEY_VERSION = 'deps-v2';
 
 /**
  * An index or registry URL as the key and consent compare it: trimmed, without trailing slashes.
@@ -36,7 +47,7 @@ export function normaliseIndexUrl(url: string): string {
  * Inputs are joined as a JSON array, so no two different inputs give the same hashed text.
  */
 export function dependencySetKey(id: DependencySetId): string {
-  const text = JSON.stringify([KEY_VERSION, id.imageId, id.manager, normaliseSpecs(id.specs, id.manager), normaliseIndexUrl(id.indexUrl)]);
+  const text = JSON.stringify([KEY_VERSION, id.imageId, id.manager, normaliseSpecs(id.specs, id.manager), installerIdentity(id.manager, id.installEnv)]);
   return createHash('sha256').update(text).digest('hex');
 }
 

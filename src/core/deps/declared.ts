@@ -13,7 +13,8 @@ import type { DependencySettings } from '../profiles/dependencySettings';
 import { dependencyListProblem, normaliseSpecs, showSpec, type DependencyManager } from '../profiles/dependencySpecs';
 import type { Profile } from '../profiles/profileSchema';
 import type { DockerOptions } from '../engine/contracts';
-import { normaliseIndexUrl } from './cacheKey';
+import { createHash } from 'node:crypto';
+import { installerIdentity } from './installer';
 import { noteSetUse } from './cacheUse';
 import { ensureDependencySet, pythonRunMount, type InstalledSet } from './install';
 import { nodeRunMount } from './npm';
@@ -21,7 +22,11 @@ import { pruneOverCap } from './prune';
 import { requiresPythonProblem } from './requiresPython';
 import { readScriptMetadata, SCRIPT_BLOCK } from './pep723';
 
-/** Variables of the caller's environment passed to the install container only (never the run). */
+/**
+ * Variables of the caller's environment (the user's own: the shell of `sandbox-run`, the extension
+ * host's) that configure the installer only (never the run), as options except the proxies
+ * (installer.ts). A profile's `env` never does.
+ */
 export const REGISTRY_VARS = [
   'PIP_INDEX_URL', 'PIP_EXTRA_INDEX_URL', 'PIP_TRUSTED_HOST', 'npm_config_registry',
   'HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy',
@@ -122,12 +127,25 @@ export function installSource(manager: DependencyManager, installEnv: Readonly<R
 }
 
 /**
- * The identity of what consent to an install covers (the package manager, the normalised specs and
- * the index, without trailing slashes), as text: a consent given for it never covers another set or
- * another index.
+ * The identity of what consent to an install covers, as text: the package manager, the normalised
+ * specs, the image as the profile names it, and a SHA-256 of everything of the installer's
+ * configuration that can change what it fetches (installer.ts `installerIdentity`: index, extra
+ * indexes, trusted hosts, proxies; hashed so a proxy's password is not stored with the consent).
+ * A consent given for it never covers another set, image, index or installer configuration.
  */
-export function installFingerprint(manager: DependencyManager, specs: readonly string[], source: string): string {
-  return JSON.stringify([manager, normaliseSpecs(specs, manager), normaliseIndexUrl(source)]);
+export function installFingerprint(manager: DependencyManager, specs: readonly string[], image: string, installEnv: Readonly<Record<string, string>>): string {
+  const config = createHash('sha256').update(JSON.stringify(installerIdentity(manager, installEnv))).digest('hex');
+  return JSON.stringify(['install-v2', manager, normaliseSpecs(specs, manager), image, config]);
+}
+
+/**
+ * What the consent modal and the agent's confirmation say besides the index: the extra indexes and
+ * the hosts trusted without TLS checks of `installEnv` (pip only), one line each, empty when none.
+ */
+export function installSourceExtras(manager: DependencyManager, installEnv: Readonly<Record<string, string>>): { extraIndexes: string[]; trustedHosts: string[] } {
+  if (manager !== 'pip') return { extraIndexes: [], trustedHosts: [] };
+  const words = (v: string | undefined) => (v ?? '').split(/\s+/).filter(Boolean);
+  return { extraIndexes: words(installEnv['PIP_EXTRA_INDEX_URL']), trustedHosts: words(installEnv['PIP_TRUSTED_HOST']) };
 }
 
 /** How to install, besides the declaration. */

@@ -3,11 +3,18 @@
  * - same image and floor as the run (container/argv.ts `buildInstallArgv`: non-root, no
  *   capabilities, no-new-privileges, read-only root, tmpfs /tmp and HOME, the profile's limits);
  *   its only writable persistent path is the set's data volume, its network the install network;
- * - registry variables (`PIP_INDEX_URL`, `npm_config_registry`, …) are set in this container only;
- * - `pip install --only-binary=:all:` (no sdist is built, so no package code runs), or
- *   `npm install --ignore-scripts` (npm.ts: no lifecycle script runs), specs as argv items after
- *   `--`, passed to a constant `sh -c` script as its positional parameters (never inside the
- *   script text);
+ * - the installer's environment and configuration are the product's and the caller's registry
+ *   settings only (installer.ts, issue 34): never the profile's `env` (a workspace can change it),
+ *   the image's `ENV` or a file of the workspace. The container gets only the floor's variables;
+ *   the installer runs under `env -i` with installer.ts `installerEnvAssignments`, pip isolated
+ *   (`python3 -I`, `--isolated`, `PIP_CONFIG_FILE=/dev/null`), npm with the product's empty
+ *   config files; the index, trusted hosts and registry are options;
+ * - `pip install --only-binary=:all:` (no sdist is built, so no package code runs), checked on
+ *   pip's `--report` before publishing (installer.ts `PIP_WHEELS_ONLY_CHECK`), or
+ *   `npm install --ignore-scripts` (npm.ts: no lifecycle script runs; a script npm started anyway
+ *   would run the product's script shell, which marks it, and the set is refused), specs as argv
+ *   items after `--`, passed to a constant `sh -c` script as its positional parameters (never
+ *   inside the script text);
  * - published only when finished: the container writes `.complete` last, and after it exited 0
  *   the runner creates the set's name volume (cacheKey.ts `dependencyVolumeName`), labelled with
  *   the data volume it points to. A data volume nobody published is never mounted and is removed.
@@ -28,8 +35,9 @@ import { TerminalTextFilter } from '../output/terminalText';
 import { DEPS_DATA_LABEL, DEPS_KEY_LABEL, DEPS_KIB_LABEL, LABELS, ownerLabels, PRODUCT_LABEL } from '../ownership/labels';
 import { dependencyListProblem, normaliseSpecs, type DependencyManager } from '../profiles/dependencySpecs';
 import type { Profile } from '../profiles/profileSchema';
-import { dependencySetKey, dependencyVolumeName, normaliseIndexUrl } from './cacheKey';
-import { NPM_REGISTRY_VAR, npmCiScript, npmInstallFailure, npmInstallScript } from './npm';
+import { dependencySetKey, dependencyVolumeName } from './cacheKey';
+import { installerEnvAssignments, installerIdentity, PIP_REPORT, PIP_WHEELS_ONLY_CHECK, pipInstallerArgv } from './installer';
+import { npmCiArgv, npmCiScript, npmInstallArgv, npmInstallFailure, npmInstallScript } from './npm';
 
 // The volume labels live with the other labels (the orphan sweep reads them without this module).
 export { DEPS_DATA_LABEL, DEPS_KEY_LABEL, DEPS_KIB_LABEL };
@@ -48,7 +56,7 @@ export function pythonRunMount(set: InstalledSet): { dataVolume: string; target:
 /** What to install and how. */
 export interface InstallRequest {
   readonly docker: DockerOptions;
-  /** The run's profile (image, user, limits, environment). */
+  /** The run's profile (image, user, limits; never its `env`, which the installer does not see). */
   readonly profile: Profile;
   readonly profileName: string;
   readonly manager: DependencyManager;
@@ -62,7 +70,12 @@ export interface InstallRequest {
   readonly where: string;
   /** The install network (a Docker network name; default `bridge`). */
   readonly network: string;
-  /** Registry variables for the install container only (`PIP_INDEX_URL`, `PIP_TRUSTED_HOST`, `npm_config_registry`, proxies); the index or registry URL is part of the set's key. */
+  /**
+   * The caller's registry variables (declared.ts `installEnvironment`: `PIP_INDEX_URL`,
+   * `PIP_EXTRA_INDEX_URL`, `PIP_TRUSTED_HOST`, `npm_config_registry`, proxies), from the user's own
+   * environment and machine-level settings: the only configuration the installer gets (as options,
+   * proxies as variables; installer.ts). All of it is part of the set's key.
+   */
   readonly registryEnv?: Readonly<Record<string, string>>;
   /** Longest an install may take, ms. */
   readonly timeoutMs: number;
@@ -97,15 +110,15 @@ export async function ensureDependencySet(req: InstallRequest): Promise<Installe
   const problem = req.lockfile && req.manager === 'npm' ? undefined : dependencyListProblem(req.specs, req.manager, req.where);
   if (problem) throw new SandboxError('invalid-profile', problem, 'Change the dependency list, then run again.');
   if ((await engineKind(req.docker)) === 'podman') throw podmanRefused();
-  const indexUrl = req.registryEnv?.[req.manager === 'npm' ? NPM_REGISTRY_VAR : 'PIP_INDEX_URL'] ?? '';
+  const installEnv = req.registryEnv ?? {};
   // Keyed before the first await (the image ID is not known yet): the engine, the image as named
   // and what the set key hashes besides the ID, so concurrent requests for one set share one install.
-  const pending = JSON.stringify([req.docker, req.profile.image, req.manager, normaliseSpecs(req.specs, req.manager), normaliseIndexUrl(indexUrl)]);
+  const pending = JSON.stringify([req.docker, req.profile.image, req.manager, normaliseSpecs(req.specs, req.manager), installerIdentity(req.manager, installEnv)]);
   const running = inFlight.get(pending);
   if (running) return { ...(await running), installed: false };
   const p = (async () => {
     const imageId = await imageIdOf(req.docker, req.profile.image);
-    const key = dependencySetKey({ imageId, manager: req.manager, specs: req.specs, indexUrl });
+    const key = dependencySetKey({ imageId, manager: req.manager, specs: req.specs, installEnv });
     return (await publishedSet(req.docker, key)) ?? installSet(req, key);
   })();
   inFlight.set(pending, p);
@@ -136,19 +149,24 @@ export async function publishedSet(opts: DockerOptions, key: string): Promise<In
 }
 
 /**
- * The install script, constant text: `$1` the size cap in KiB, then the specs. The data volume is
+ * The install script, constant text: `$1` the size cap in KiB, then the installer's command
+ * (installer.ts: its environment as `NAME=VALUE` items for `env -i`, pip's argv, `--` and the
+ * specs), never in this text. `env -i PATH="$PATH"`: nothing of the container's environment (the
+ * image's `ENV` included) reaches pip but the image's PATH. The data volume is
  * mounted at {@link INSTALL_MOUNT}: an empty volume takes the mode of the image's directory there
  * (Debian's `/var/tmp`, 1777), so the non-root user can write it without a root step.
  */
 const INSTALL_SCRIPT = [
   'set -eu',
   'cap=$1; shift',
-  `python3 -m pip install --no-input --disable-pip-version-check --no-cache-dir --only-binary=:all: --target ${INSTALL_MOUNT}/set -- "$@"`,
+  'env -i PATH="$PATH" "$@"',
+  // Wheels only, checked on what pip did (its report), not trusted from its flags: exit 91.
+  `env -i PATH="$PATH" python3 -I -c '${PIP_WHEELS_ONLY_CHECK}' ${PIP_REPORT}`,
   `kib=$(du -sk ${INSTALL_MOUNT}/set | cut -f1)`,
   'if [ "$kib" -gt "$cap" ]; then echo "sandbox-runner: the installed set is $kib KiB, more than the cap of $cap KiB" >&2; exit 90; fi',
   `: > ${INSTALL_MOUNT}/.complete`,
   // The last line of stdout (nothing runs after it): the size the runner labels the published set with.
-  'echo "sandbox-runner-python=$(python3 -c \'import platform; print(platform.python_version())\')"',
+  'echo "sandbox-runner-python=$(env -i PATH="$PATH" python3 -I -c \'import platform; print(platform.python_version())\')"',
   'echo "sandbox-runner-set-kib=$kib"',
 ].join('\n');
 
@@ -159,14 +177,18 @@ async function installSet(req: InstallRequest, key: string): Promise<InstalledSe
   const labelArgs = Object.entries({ ...labels, [DEPS_KEY_LABEL]: key }).flatMap(([k, v]) => ['--label', `${k}=${v}`]);
   const created = await docker(req.docker, ['volume', 'create', ...labelArgs, dataVolume]);
   if (created.exitCode !== 0) throw new SandboxError('engine-error', `The engine did not create the dependency volume: ${created.stderr.trim().slice(0, 300)}`, 'Check the engine (docker info), then run again.');
-  const profile = { ...req.profile, env: { ...req.profile.env, ...req.registryEnv } };
+  // The container's environment is the floor's only: never the profile's (installer.ts).
+  const profile = { ...req.profile, env: {} };
+  const installEnv = req.registryEnv ?? {};
   const cap = String(req.maxSetMiB * 1024);
   const lock = req.manager === 'npm' ? req.lockfile : undefined;
   const argv = buildInstallArgv(
     { name, profile, snippetFileName: 'main', mounts: [{ source: dataVolume, volume: dataVolume, target: INSTALL_MOUNT, readOnly: false }], labels, network: req.network },
     lock
-      ? ['sh', '-c', npmCiScript(INSTALL_MOUNT), 'sh', cap, lock.packageJson.toString('utf8')]
-      : ['sh', '-c', req.manager === 'npm' ? npmInstallScript(INSTALL_MOUNT) : INSTALL_SCRIPT, 'sh', cap, ...req.specs],
+      ? ['sh', '-c', npmCiScript(INSTALL_MOUNT), 'sh', cap, lock.packageJson.toString('utf8'), ...npmCiArgv(INSTALL_MOUNT, installEnv)]
+      : req.manager === 'npm'
+        ? ['sh', '-c', npmInstallScript(INSTALL_MOUNT), 'sh', cap, ...npmInstallArgv(INSTALL_MOUNT, installEnv, req.specs)]
+        : ['sh', '-c', INSTALL_SCRIPT, 'sh', cap, ...installerEnvAssignments('pip', installEnv), ...pipInstallerArgv(`${INSTALL_MOUNT}/set`, installEnv), ...req.specs],
     { stdin: lock !== undefined },
   );
   let ok = false;
@@ -241,10 +263,14 @@ function cancelled(): SandboxError {
   return new SandboxError('start-failed', 'The dependency install was cancelled; nothing was published.', 'Run again to install them.');
 }
 
-/** One sentence for a failed install by its exit code (90: over the size cap; npm: npm.ts `npmInstallFailure`; pip 1: no wheel; else pip failed). */
+/** One sentence for a failed install by its exit code (90: over the size cap; 91: a source build or a package script seen; npm: npm.ts `npmInstallFailure`; pip 1: no wheel; else pip failed). */
 function installFailure(req: InstallRequest, exit: number): SandboxError {
   if (exit === 90) {
     return new SandboxError('start-failed', `The dependencies from ${req.where} are larger than ${req.maxSetMiB} MiB installed, so nothing was published.`, 'Raise sandboxRunner.dependencies.maxSetMiB, or install fewer packages.');
+  }
+  if (exit === 91) {
+    const what = req.manager === 'npm' ? 'npm started a package script' : 'pip installed a package that was not a wheel';
+    return new SandboxError('start-failed', `Installing the dependencies from ${req.where}, ${what} although the install forbids it (its output is above), so nothing was published.`, `Check the image of profile "${req.profileName}" (its pip or npm configuration), then run again.`);
   }
   if (req.manager === 'npm') return npmInstallFailure(req.where, req.profileName, exit);
   if (exit !== 1) {

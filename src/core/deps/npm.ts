@@ -12,6 +12,7 @@
  * `node_modules` closer to the file still wins. Pure; no I/O.
  */
 import { SandboxError } from '../errors';
+import { installerEnvAssignments, npmConfigOptions, NPM_GLOBALCONFIG, NPM_USERCONFIG } from './installer';
 
 /** Where a published npm set is mounted read-only in a run: an ancestor of every program file. */
 export const NODE_RUN_MOUNT = '/node_modules';
@@ -26,42 +27,81 @@ export const NPM_REGISTRY_VAR = 'npm_config_registry';
  */
 export const NPM_INSTALL_FLAGS = ['--ignore-scripts', '--no-audit', '--no-fund', '--no-update-notifier', '--no-progress'] as const;
 
+/** The product's script shell for npm (in the set's volume, removed before publishing): any package script npm starts leaves {@link NPM_SCRIPT_RAN} and fails. */
+const noScripts = (root: string) => `${root}/.no-scripts`;
+/** The mark a package script would leave (see {@link npmInstallArgv}). */
+const NPM_SCRIPT_RAN = '.script-ran';
+
 /**
- * The npm install script, constant text: `$1` the size cap in KiB, then the specs (argv items
- * after `--`, never in this text). `root` is the data volume's mount point (install.ts
- * `INSTALL_MOUNT`). `.complete` is written last.
+ * The npm install script, constant text: `$1` the size cap in KiB, then the installer's command
+ * ({@link npmInstallArgv}: its environment for `env -i`, npm's argv, `--` and the specs), never
+ * in this text. `root` is the data volume's mount point (install.ts `INSTALL_MOUNT`).
+ * `.complete` is written last.
  */
 export function npmInstallScript(root: string): string {
   return script(root, [
     'cap=$1; shift',
     `printf '{"private":true}\\n' > "$p/package.json"`,
-    `npm install --prefix "$p" --cache ${root}/.npm-cache ${NPM_INSTALL_FLAGS.join(' ')} -- "$@"`,
   ]);
 }
 
 /**
  * The script that installs a workspace's lockfile (lockfile.ts), constant text: `$1` the size cap
- * in KiB, `$2` the package.json text; the package-lock.json arrives on stdin. `npm ci` installs
- * exactly the lockfile (and fails when package.json and the lockfile disagree), with the flags of
- * {@link NPM_INSTALL_FLAGS}.
+ * in KiB, `$2` the package.json text, then the installer's command ({@link npmCiArgv}); the
+ * package-lock.json arrives on stdin. `npm ci` installs exactly the lockfile (and fails when
+ * package.json and the lockfile disagree).
  */
 export function npmCiScript(root: string): string {
   return script(root, [
     'cap=$1',
     `printf '%s' "$2" > "$p/package.json"`,
+    'shift 2',
     'cat > "$p/package-lock.json"',
-    `npm ci --prefix "$p" --cache ${root}/.npm-cache ${NPM_INSTALL_FLAGS.join(' ')}`,
   ]);
 }
 
-/** The shared frame: a prefix and a cache in the volume, `install`, then the packages moved to the volume's root, the size cap, the marker last. */
+/**
+ * npm's options besides its command: a prefix and a cache in the volume, {@link NPM_INSTALL_FLAGS},
+ * the product's script shell (a second line behind `--ignore-scripts`: a script npm would start
+ * anyway leaves a mark, and the install is refused, exit 91) and the product's config files and
+ * registry (installer.ts `npmConfigOptions`).
+ */
+function npmOptions(root: string, installEnv: Readonly<Record<string, string>>): string[] {
+  return ['--prefix', `${root}/.prefix`, '--cache', `${root}/.npm-cache`, ...NPM_INSTALL_FLAGS, `--script-shell=${noScripts(root)}`, ...npmConfigOptions(installEnv)];
+}
+
+/**
+ * The installer command of {@link npmInstallScript}: the whole environment (installer.ts
+ * `installerEnvAssignments`), `npm install`, its options, `--` and the specs, as argv items.
+ */
+export function npmInstallArgv(root: string, installEnv: Readonly<Record<string, string>>, specs: readonly string[]): string[] {
+  return [...installerEnvAssignments('npm', installEnv), 'npm', 'install', ...npmOptions(root, installEnv), '--', ...specs];
+}
+
+/** The installer command of {@link npmCiScript}: as {@link npmInstallArgv}, with `npm ci` and no specs. */
+export function npmCiArgv(root: string, installEnv: Readonly<Record<string, string>>): string[] {
+  return [...installerEnvAssignments('npm', installEnv), 'npm', 'ci', ...npmOptions(root, installEnv)];
+}
+
+/**
+ * The shared frame: a prefix and a cache in the volume, the product's empty npm config files and
+ * script shell, the installer (`env -i PATH="$PATH" "$@"`: nothing of the container's environment
+ * but the image's PATH), the script check, then the packages moved to the volume's root, the size
+ * cap, the marker last.
+ */
 function script(root: string, install: readonly string[]): string {
   return [
     'set -eu',
     `p=${root}/.prefix`,
     `mkdir "$p" ${root}/.npm-cache`,
     ...install,
-    `rm -rf ${root}/.npm-cache`,
+    `: > ${NPM_USERCONFIG}`,
+    `: > ${NPM_GLOBALCONFIG}`,
+    `printf '#!/bin/sh\\n: > ${root}/${NPM_SCRIPT_RAN}\\nexit 1\\n' > ${noScripts(root)}`,
+    `chmod 755 ${noScripts(root)}`,
+    'env -i PATH="$PATH" "$@"',
+    `if [ -e ${root}/${NPM_SCRIPT_RAN} ]; then echo "sandbox-runner: npm started a package script, so nothing is published" >&2; exit 91; fi`,
+    `rm -rf ${root}/.npm-cache ${noScripts(root)}`,
     // The packages (and .bin, .package-lock.json) become the volume's root; npm names never start with ".".
     `for f in "$p"/node_modules/* "$p"/node_modules/.[!.]*; do if [ -e "$f" ] || [ -L "$f" ]; then mv "$f" ${root}/; fi; done`,
     'rm -rf "$p"',

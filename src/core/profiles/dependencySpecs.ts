@@ -28,6 +28,14 @@ const PY_CLAUSE = /^(?:===|==|!=|<=|>=|~=|<|>)\s*[A-Za-z0-9][A-Za-z0-9.*+!_-]*$/
 /** Marker text: variables, quoted strings, comparison operators, `and`/`or`/`in`/`not`, parentheses. No `@`, no backslash. */
 const PY_MARKER = /^[A-Za-z0-9_.\s'"()<>=!~,*+-]+$/;
 
+/**
+ * pip's own archive list (pip/_internal/utils/filetypes.py `ARCHIVE_EXTENSIONS`: ZIP, BZ2, TAR and
+ * XZ extensions, wheels included, as of pip 23 and 24): a requirement ending with one of these
+ * (any case) is read by pip as a local archive to install, not a name (issue 34: `.tlz`,
+ * `.tar.lz` and `.tar.lzma` passed an earlier, shorter list).
+ */
+export const PIP_ARCHIVE_EXTENSIONS = ['.zip', '.whl', '.tar.bz2', '.tbz', '.tar.gz', '.tgz', '.tar', '.tar.xz', '.txz', '.tlz', '.tar.lz', '.tar.lzma'] as const;
+
 /** npm package name rules (lower-case, URL-safe, at most 214 characters, optional scope). */
 const NPM_NAME = /^(?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/;
 /** A version, range or tag: semver characters, range operators, `||`, spaces, `x`/`*`; no `:`, `/`, `#`, `\`. */
@@ -51,8 +59,9 @@ export function pythonSpecProblem(spec: string): string | undefined {
     return 'has an environment marker after ";" that is not a PEP 508 marker (such as python_version >= "3.10")';
   }
   if (req.includes('@')) return 'is a direct reference ("name @ URL"); only names from the index are installed';
-  // pip reads a requirement that ends like an archive as a file to install.
-  if (/\.(?:whl|zip|tar|tgz|tbz|txz|tar\.gz|tar\.bz2|tar\.xz)\s*$/i.test(req)) return 'names an archive file; only names from the index are installed';
+  // pip reads a requirement that ends like an archive as a file to install (its own list, below).
+  const lower = req.trimEnd().toLowerCase();
+  if (PIP_ARCHIVE_EXTENSIONS.some((ext) => lower.endsWith(ext))) return 'names an archive file; only names from the index are installed';
   const m = /^\s*([^\s[<>=!~(]+)\s*(?:\[([^\]]*)\])?\s*(.*?)\s*$/.exec(req);
   if (!m || !PY_NAME.test(m[1]!)) return 'does not start with a package name (letters, digits, ".", "_", "-")';
   if (m[2] !== undefined && !m[2].split(',').every((e) => PY_NAME.test(e.trim()))) {

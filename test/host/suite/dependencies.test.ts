@@ -8,6 +8,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { dependencySetKey } from '../../../src/core/deps/cacheKey';
+import { installEnvironment } from '../../../src/core/deps/declared';
 import type { RunResult } from '../../../src/core/run/result';
 import { LANGUAGE_IMAGES } from '../../support/images';
 import { PIP_INDEX_SCRIPT, PIP_INDEX_URL } from '../../support/pipIndex';
@@ -77,7 +78,7 @@ describe('dependencies from the editor (host)', function () {
     // Only this suite's sets: their keys hash the pip image and this suite's specs and index.
     const imageId = (await docker(['image', 'inspect', '--format', '{{.Id}}', LANGUAGE_IMAGES.pythonPip])).trim();
     for (const specs of [['tinyhello>=1'], ['tinyhello']]) {
-      const key = dependencySetKey({ imageId, manager: 'pip', specs, indexUrl: PIP_INDEX_URL });
+      const key = dependencySetKey({ imageId, manager: 'pip', specs, installEnv: installEnvironment({ pipIndexUrl: '', npmRegistry: '' }, { ...process.env, PIP_INDEX_URL, PIP_TRUSTED_HOST: 'registry' }) });
       const volumes = (await docker(['volume', 'ls', '-q', '--filter', `label=sandbox-runner.deps-key=${key}`])).split('\n').filter(Boolean);
       if (volumes.length) await docker(['volume', 'rm', '-f', ...volumes]).catch(() => undefined);
     }
