@@ -17,11 +17,13 @@
  * `WarmPool`, the editor's pool) for the next, for at most `--max-runs` profiles; an idle one is
  * removed after {@link MCP_WARM_IDLE_MS}, and every one when the server stops.
  * Dependencies (issue 22): installed only with `--allow-dependencies` (./mcpDependencies.ts).
+ * A JSON-RPC line over 8 MiB is refused with an error (null id) and the server goes on; it is never
+ * held whole (./mcpLines.ts).
  * stdout carries MCP JSON-RPC only; the server's own lines go to stderr.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import * as zm from 'zod/mini';
 import { awaitRemovals, closeProcessLease, resolveProfiles, routeLoosening, runInSandbox, WarmPool, type DockerOptions, type ProfileSet, type RunResult } from '../core';
 import { decideRunStart, type RunRefusal } from '../core/admission/runStart';
@@ -30,6 +32,7 @@ import {
   AgentOutput, agentNoProfileText, agentProfile, agentResult, agentResultText, agentQuery, agentStdin, DEFAULT_AGENT_MAX_TIMEOUT_SECONDS,
 } from '../core/agent/agentRun';
 import { AgentCloseInputSchema, agentSessionInputRefusal, AgentSessionInputSchema, type AgentSessionInput } from '../core/agent/agentSession';
+import { BoundedLines, MCP_MESSAGE_MAX, oversizeError } from './mcpLines';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_SECONDS, MAX_SESSIONS_RANGE, McpSessions } from './mcpSessions';
 import { readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -401,7 +404,13 @@ export async function serveMcp(opts: McpOptions): Promise<number> {
     process.stdout.once('error', () => resolve('the client stopped reading stdout'));
     for (const s of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.once(s, () => resolve(`got ${s}`));
   });
-  const transport = new StdioServerTransport();
+  // Lines pass through a bounded reader: one over MCP_MESSAGE_MAX is refused, never the end of the server (mcpLines.ts).
+  const lines = new BoundedLines((bytes) => {
+    log(`refused a message of more than ${bytes} bytes (at most ${MCP_MESSAGE_MAX})`);
+    void transport.send(oversizeError(bytes) as unknown as JSONRPCMessage).catch(() => undefined);
+  });
+  process.stdin.pipe(lines);
+  const transport = new StdioServerTransport(lines);
   transport.onerror = (e) => log(`protocol error: ${e.message}`);
   await mcp.server.connect(transport);
   log(`serving MCP on stdio (workspace ${opts.workspace}, at most ${opts.maxRuns} runs at once, time limit at most ${opts.maxTimeoutSeconds} s)`);

@@ -295,6 +295,27 @@ describe('sandbox-run --mcp server (engine)', function () {
     assert.ok(lines().some((l) => (JSON.parse(l) as { id?: number }).id === 1), 'no initialize response');
   });
 
+  it('refuses a 12 MiB JSON-RPC line with an error (null id) and answers the next request; the server keeps serving (issue 34)', async () => {
+    const { child, send, lines } = rawServer();
+    const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    try {
+      const big = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'run_in_sandbox', arguments: { code: `x = "${'a'.repeat(12 * 1024 * 1024)}"`, language: 'python' } } });
+      child.stdin.write(big + '\n');
+      send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'list_profiles', arguments: {} } });
+      const parsed = () => lines().map((l) => JSON.parse(l) as { id?: number | null; error?: { code: number; message: string }; result?: unknown });
+      await waitFor(async () => parsed().some((m) => m.id === 3), 60_000, 'the answer to the request after the long line');
+      const refused = parsed().find((m) => m.id === null);
+      assert.equal(refused?.error?.code, -32600, `no refusal of the long line: ${lines().map((l) => l.slice(0, 200)).join('\n')}`);
+      assert.match(refused!.error!.message, /at most 8388608 bytes/);
+      assert.ok(parsed().find((m) => m.id === 3)?.result, 'list_profiles was not answered with a result');
+      assert.equal(parsed().some((m) => m.id === 2), false, 'the long request was answered as if read');
+      assert.equal(child.exitCode, null, 'the server exited');
+    } finally {
+      child.stdin.end();
+      await exited;
+    }
+  });
+
   it('on SIGTERM mid-run, the server removes the container, then exits 0', async () => {
     const { child, send } = rawServer();
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));

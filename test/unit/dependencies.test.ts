@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { dependencyListProblem, MAX_DEPENDENCIES, normaliseSpecs, npmSpecProblem, pythonSpecProblem } from '../../src/core/profiles/dependencySpecs';
-import { readScriptMetadata } from '../../src/core/deps/pep723';
+import { readScriptMetadata, scanMetadataBlocks, SCRIPT_BLOCK_MAX, SCRIPT_SCAN_MAX } from '../../src/core/deps/pep723';
 import { requiresPythonProblem, satisfiesRequiresPython } from '../../src/core/deps/requiresPython';
 import { declaredDependencies, requiresPythonOnly } from '../../src/core/deps/declared';
 import { mayDeclareDependencies } from '../../src/core/admission/mayDeclare';
@@ -97,6 +97,51 @@ describe('PEP 723 script metadata (unit)', () => {
     const r = readScriptMetadata('# /// script\n# dependencies = ["a"]\n# ///\n# x = 1\n# ///\n');
     // "# ///" inside is TOML content then, which does not parse: refused, never half-read.
     assert.equal(r.kind, 'invalid');
+  });
+
+  it('finds exactly the blocks of the specification\'s reference regex, line by line (a fuzzed corpus)', () => {
+    // The reference regex (packaging.python.org) in JavaScript form: equal to Python's on text of
+    // \n-ended lines without \r, U+2028 or U+2029, which is all this corpus holds.
+    const reference = /^# \/\/\/ ([a-zA-Z0-9-]+)$\n((?:^#(?:| .*)$\n)+)^# \/\/\/$/gm;
+    const kinds = ['# /// script', '# /// a-1', '# ///', '#', '# x = 1', '# ', '#x', 'x', '', '  # ///', '# ///  ', '# /// script x'];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) % kinds.length;
+    for (let n = 0; n < 3000; n++) {
+      const code = Array.from({ length: 1 + (n % 9) }, () => kinds[next()]).join('\n') + (n % 2 ? '\n' : '');
+      const want = [...code.matchAll(reference)].map((m) => ({ type: m[1], lines: m[2]!.split('\n').slice(0, -1) }));
+      assert.deepEqual(scanMetadataBlocks(code), want, JSON.stringify(code));
+      assert.deepEqual(scanMetadataBlocks(code.replace(/\n/g, '\r\n')), want, 'CRLF reads as LF (universal newlines)');
+    }
+  });
+
+  it('scans hostile text in linear work: each line examined at most twice (issue 34: the regex took 36 s on 256 KiB)', () => {
+    const size = 256 * 1024;
+    const fill = (unit: string, tail = '') => unit.repeat(Math.ceil(size / unit.length)) + tail;
+    const hostile = [
+      fill('# /// x\n'), // every line an opener, no closer: the reported case
+      fill('# /// script\n'),
+      `# /// script\n${fill('#\n')}`, // one opener, a long run, no closer
+      fill('# /// a\n# \n'),
+      fill('# /// a\n# ///\r\n#\r'), // closers too early, CR and CRLF
+      `# /// script\n# ${' '.repeat(size)}\n`, // one long content line
+      fill('# /// x\n', '# ///\n'), // a closer at the very end: one block of everything
+    ];
+    for (const code of hostile) {
+      const lines = code.split(/\r\n|\r|\n/).length;
+      let work = 0;
+      scanMetadataBlocks(code, () => work++);
+      assert.ok(work <= 2 * lines, `${work} line visits for ${lines} lines`);
+      const r = readScriptMetadata(code); // the whole read finishes (the mocha timeout is the hang guard)
+      assert.notEqual(r.kind, 'ok');
+    }
+  });
+
+  it('refuses code and blocks past their documented bounds before parsing, in one sentence', () => {
+    const big = readScriptMetadata(`# /// script\n# dependencies = []\n# ///\n${'x'.repeat(SCRIPT_SCAN_MAX)}`);
+    assert.match((big as { message: string }).message, /^The code is \d+ KiB, over the 4096 KiB read for a "# \/\/\/ script" block \(PEP 723\)/);
+    assert.deepEqual(readScriptMetadata(`print(1)\n${'x'.repeat(SCRIPT_SCAN_MAX)}`), { kind: 'none' }, 'long code without an opener is no block');
+    const long = readScriptMetadata(`# /// script\n${`# a = 1\n`.repeat(SCRIPT_BLOCK_MAX / 4)}# ///\n`);
+    assert.match((long as { message: string }).message, /block is \d+ KiB, over the 64 KiB it may hold/);
   });
 
   it('refuses two blocks, bad TOML, wrong types and bad specs with one sentence each', () => {

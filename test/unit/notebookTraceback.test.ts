@@ -60,4 +60,22 @@ describe('notebook tracebacks (unit)', () => {
       assert.equal(typeof msg(bad), 'string', JSON.stringify(bad));
     }
   });
+
+  it('breaks exactly the "File …:N" shapes the old lookahead broke, in linear work on hostile text (issue 34)', () => {
+    // The lookahead of before (quadratic: it read to the line's end at every "File").
+    const ESC = '(?:\\u001b\\[[\\d;]*m|\\s)*';
+    const old = new RegExp([`<(?=[aA]\\s)`, `F(?=ile\\s+(?:\\u001b\\[.+?m)?.+:\\d)`, `C(?=ell${ESC}In)`, `I(?=nput\\s)`, `-(?=>${ESC}\\d)`].join('|'), 'g');
+    const parts = ['File', ' ', '\n', ':', '1', 'x', '\u001b[0m', '\t', 'File ', ':7'];
+    let seed = 11;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) % parts.length;
+    for (let n = 0; n < 4000; n++) {
+      const text = Array.from({ length: 1 + (n % 12) }, () => parts[next()]).join('');
+      assert.equal(inertTraceback(text), text.replace(old, (c) => c + '\u200b'), JSON.stringify(text));
+    }
+    // 1 MiB of "File " with no ":N": minutes with the lookahead; the mocha timeout is the hang guard.
+    const hostile = 'File '.repeat(200_000) + 'x';
+    assert.equal(inertTraceback(hostile), hostile);
+    const linked = inertTraceback('File \t'.repeat(100_000) + 'x:1');
+    assert.equal(linked.split('\u200b').length - 1, 100_000);
+  });
 });

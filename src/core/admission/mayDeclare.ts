@@ -6,7 +6,7 @@
 import type { Profile } from '../profiles/profileSchema';
 
 /**
- * The text every PEP 723 block's first line holds (`# /// script`, deps/pep723.ts `BLOCK`): code
+ * The text every PEP 723 block's first line holds (`# /// script`, deps/pep723.ts `scanMetadataBlocks`): code
  * without it has no block, a valid one or not.
  */
 export const SCRIPT_BLOCK_OPENER = '# /// script';

@@ -210,7 +210,10 @@ export function parseMessage(body: Buffer): KernelMessage | string {
       }
       break;
   }
-  return `a message of no accepted shape (${JSON.stringify(String(m.t)).slice(0, 40)})`;
+  // The reason names the kind only when it is one of the protocol's own words: program text never
+  // reaches the runner's sentence (issue 34: 38 characters of a cell's message were quoted).
+  const known = ['hello', 'display', 'error', 'input', 'files', 'done'].includes(m.t as string);
+  return known ? `a "${m.t as string}" message of no accepted shape` : 'a message of no accepted kind';
 }
 
 const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 1 && (v as number) <= 0x7fffffff;

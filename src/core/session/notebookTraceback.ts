@@ -15,18 +15,52 @@ import type { CellFrame } from './frames';
 /** Zero-width space: splits a shape the renderer would match, invisibly. */
 const BREAK = '\u200b';
 const ESC_OR_SPACE = '(?:\\u001b\\[[\\d;]*m|\\s)*';
-/** What the renderer matches (see the file comment), each broken after its first character. */
+/**
+ * What the renderer matches (see the file comment), each broken after its first character. The
+ * renderer's `File\s+(?:\u001b\[.+?m)?(.+):(\d+)` is found by {@link fileLinks}, not by a
+ * lookahead here: `F(?=ile\s+.+:\d)` scans to the line's end at every `File`, quadratic in a
+ * program's traceback text (issue 34: 40 KB of "File " took 0.6 s, 1 MiB minutes).
+ */
 const SHAPES = new RegExp([
   `<(?=[aA]\\s)`, // an HTML anchor (rendered as HTML in a trusted workspace)
-  `F(?=ile\\s+(?:\\u001b\\[.+?m)?.+:\\d)`, // "File PATH:N": links the arrow lines after it to PATH
+  `F(?=ile\\s)`, // "File PATH:N" (links the arrow lines after it to PATH) when fileLinks says so
   `C(?=ell${ESC_OR_SPACE}In)`, // "Cell In[N], line L"
   `I(?=nput\\s)`, // "Input In[N]" (older IPython)
   `-(?=>${ESC_OR_SPACE}\\d)`, // "--> N": links N to the frame above
 ].join('|'), 'g');
 
+const isSpace = (c: string | undefined): boolean => c !== undefined && /\s/.test(c);
+const isDigit = (c: string | undefined): boolean => c !== undefined && c >= '0' && c <= '9';
+
+/**
+ * Which `File` of `text` start what `File\s+(?:\u001b\[.+?m)?.+:\d` matches, in linear work: the
+ * escape group is optional and `.+` covers it, so a `File` at `i` matches when, for some split `k`
+ * of the whitespace run after it (at least one character in `\s+`), the character at `k` is not a
+ * newline and a `:digit` follows later on `k`'s line. `colon[p]`: a `:digit` starts at or after
+ * `p` before the next newline (one backward pass); the whitespace runs of different `File`s do
+ * not overlap, so all checks together read each character a bounded number of times.
+ * @returns a predicate on the offset of an `F`
+ */
+function fileLinks(text: string): (at: number) => boolean {
+  const colon = new Uint8Array(text.length + 1);
+  let seen = 0;
+  for (let p = text.length - 1; p >= 0; p--) {
+    if (text[p] === '\n') seen = 0;
+    else if (text[p] === ':' && isDigit(text[p + 1])) seen = 1;
+    colon[p] = seen;
+  }
+  return (at) => {
+    for (let k = at + 5; k <= text.length && isSpace(text[k - 1]); k++) {
+      if (k < text.length && text[k] !== '\n' && colon[k + 1] === 1) return true;
+    }
+    return false;
+  };
+}
+
 /** `text` with every shape the error renderer would link or render as markup made inert (see the file comment). */
 export function inertTraceback(text: string): string {
-  return text.replace(SHAPES, (c) => c + BREAK);
+  let links: ((at: number) => boolean) | undefined;
+  return text.replace(SHAPES, (c: string, at: number) => (c !== 'F' || (links ??= fileLinks(text))(at) ? c + BREAK : c));
 }
 
 /**
