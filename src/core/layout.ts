@@ -62,7 +62,7 @@ export const SETTING_KEYS = [
   'clearOutputBeforeRun', 'revealOutput', 'warmStart', 'warmIdleSeconds', 'maskedFiles',
   'dockerPath', 'dockerContext', 'dockerHost', 'agentTool.enabled', 'agentTool.maxTimeoutSeconds',
   'dependencies.network', 'dependencies.pipIndexUrl', 'dependencies.npmRegistry', 'dependencies.installTimeoutSeconds',
-  'dependencies.maxSetMiB', 'dependencies.cacheMaxMiB', 'sessions.idleSeconds',
+  'dependencies.maxSetMiB', 'dependencies.cacheMaxMiB', 'sessions.idleSeconds', 'notebooks.richOutput',
 ] as const;
 
 /** A setting key below the section, e.g. `profiles`. */

@@ -11,7 +11,9 @@
  * the working directory, the user's mask globs; consent compares that folder as a run's does).
  * - Cells run one at a time in the order asked, with the kernel's execution count, start and end
  *   times and success; their output streams in (notebookOutputs.ts); `input()` and `getpass` ask
- *   through an input box (notebookInput.ts).
+ *   through an input box (notebookInput.ts). Outputs are the types VS Code shows inertly unless
+ *   the user's own `sandboxRunner.notebooks.richOutput` is on (notebookRich.ts), which each
+ *   kernel's description and the status bar then say ("rich output ON").
  * - Interrupt (the controller's interruptHandler): queued cells are dropped and the running cell
  *   gets SIGINT (core `interrupt`); a cell that does not stop within the profile's
  *   `limits.interruptGraceSeconds` brings a notification offering Restart.
@@ -32,6 +34,7 @@ import { askInput } from './notebookInput';
 import { CellOutputs } from './notebookOutputs';
 import { JUPYTER_NOTEBOOK, type NotebookDeps } from './notebookType';
 import { NotebookStatus } from './notebookStatus';
+import { richOutputOn } from './notebookRich';
 import { currentSettings, dockerOptions } from './settings';
 import { sessionIdleMs } from './sessionIdle';
 import { workspaceRunFor, type WorkspaceRunFields } from './workspaceRun';
@@ -94,6 +97,7 @@ export class NotebookKernels implements vscode.Disposable {
   /** One controller per profile that can host a session (window settings: Restricted Mode drops workspace profiles). */
   private sync(): void {
     const hosts = this.deps.settings.get().profiles.filter((p) => this.canHost(p));
+    const rich = richOutputOn();
     for (const [name, k] of this.kernels) {
       if (hosts.some((p) => p.name === name)) continue;
       k.controller.dispose();
@@ -102,7 +106,7 @@ export class NotebookKernels implements vscode.Disposable {
     for (const p of hosts) {
       const k = this.kernels.get(p.name) ?? this.create(p);
       k.profile = p;
-      k.controller.description = describe(p);
+      k.controller.description = describe(p, rich);
       k.controller.detail = vscode.l10n.t('Runs each cell in a sandboxed container that keeps the notebook\'s state (profile "{0}").', p.name);
     }
     this.status.update();
@@ -164,7 +168,7 @@ export class NotebookKernels implements vscode.Disposable {
     if (!st.queued.delete(exec)) return; // dropped by an interrupt or a restart
     exec.start(Date.now());
     await exec.clearOutput();
-    const out = new CellOutputs(exec);
+    const out = new CellOutputs(exec, richOutputOn());
     st.running = exec;
     let ok = false;
     try {
@@ -315,10 +319,11 @@ export class NotebookKernels implements vscode.Disposable {
   }
 }
 
-/** The controller's description: the image, the network and a workspace mount (workspace text, shown as plain text). */
-function describe(p: ResolvedProfile): string {
-  const text = p.profile.network === 'none'
+/** The controller's description: the image, the network, a workspace mount and rich outputs (workspace text, shown as plain text). */
+function describe(p: ResolvedProfile, rich: boolean): string {
+  let text = p.profile.network === 'none'
     ? vscode.l10n.t('{0} · network off', p.profile.image)
     : vscode.l10n.t('{0} · network ON ({1})', p.profile.image, p.profile.network);
-  return p.profile.workspace === 'ro' ? vscode.l10n.t('{0} · workspace folder read-only', text) : text;
+  if (p.profile.workspace === 'ro') text = vscode.l10n.t('{0} · workspace folder read-only', text);
+  return rich ? vscode.l10n.t('{0} · rich output ON (HTML, SVG, Markdown may load from the network)', text) : text;
 }

@@ -1,11 +1,13 @@
 /**
  * The status bar item of notebook kernels (issue 24): shown while the active notebook editor's
  * notebook has a sandbox kernel selected, it says that the kernel is sandboxed: the profile, the
- * image, the network (and, in the tooltip, a read-only workspace folder). Profile names and images may come from workspace settings (trusted
+ * image, the network, rich outputs when the user turned them on (notebookRich.ts) (and, in the
+ * tooltip, a read-only workspace folder). Profile names and images may come from workspace settings (trusted
  * workspaces only): they are shown as plain text, with `$(` broken so they draw no icon.
  */
 import * as vscode from 'vscode';
 import type { ResolvedProfile } from '../core';
+import { richOutputOn } from './notebookRich';
 
 /** Plain status bar text: `$(name)` would render an icon. */
 function plain(text: string): string {
@@ -39,11 +41,21 @@ export class NotebookStatus implements vscode.Disposable {
       return;
     }
     const network = p.profile.network === 'none' ? vscode.l10n.t('network off') : vscode.l10n.t('network ON ({0})', p.profile.network);
-    this.item.text = vscode.l10n.t('$(shield) Sandboxed kernel: {0} · {1}', plain(p.name), network);
-    this.item.tooltip = p.profile.workspace === 'ro'
+    const rich = richOutputOn();
+    this.item.text = rich
+      ? vscode.l10n.t('$(shield) Sandboxed kernel: {0} · {1} · rich output ON', plain(p.name), network)
+      : vscode.l10n.t('$(shield) Sandboxed kernel: {0} · {1}', plain(p.name), network);
+    const tooltip = p.profile.workspace === 'ro'
       ? vscode.l10n.t('This notebook\'s cells run in a sandboxed container: profile "{0}", image {1}, {2}. The container sees the notebook\'s workspace folder read-only, and none of your other files beyond its profile\'s mounts.', p.name, p.profile.image, network)
       : vscode.l10n.t('This notebook\'s cells run in a sandboxed container: profile "{0}", image {1}, {2}. The container cannot reach your files beyond its profile\'s mounts.', p.name, p.profile.image, network);
-    this.item.accessibilityInformation = { label: vscode.l10n.t('Sandboxed notebook kernel: profile {0}, image {1}, {2}', p.name, p.profile.image, network) };
+    this.item.tooltip = rich
+      ? `${tooltip} ${vscode.l10n.t('Rich output is ON (sandboxRunner.notebooks.richOutput): HTML, SVG and Markdown outputs render, and they can load from the network and run script in the editor.')}`
+      : `${tooltip} ${vscode.l10n.t('Outputs are shown as text and images only: HTML, SVG and Markdown outputs are dropped (sandboxRunner.notebooks.richOutput).')}`;
+    this.item.accessibilityInformation = {
+      label: rich
+        ? vscode.l10n.t('Sandboxed notebook kernel: profile {0}, image {1}, {2}, rich output on', p.name, p.profile.image, network)
+        : vscode.l10n.t('Sandboxed notebook kernel: profile {0}, image {1}, {2}', p.name, p.profile.image, network),
+    };
     this.shown = this.item.text;
     this.item.show();
   }

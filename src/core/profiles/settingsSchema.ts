@@ -256,6 +256,13 @@ function sessionSettings() {
         'A sandbox session (a notebook\'s kernel, or a chat agent\'s session of the Run in Sandbox tool: its container and the Python state in it) is closed after this many seconds without a cell running; a notebook\'s next cell starts a new session, an agent is told its session ended. User settings only: never read from workspace settings.',
       scope: 'application',
     },
+    'notebooks.richOutput': {
+      type: 'boolean',
+      default: false,
+      markdownDescription:
+        'Show HTML, SVG and Markdown outputs of sandbox notebook kernels\' cells. Off (the default): a cell\'s outputs are text, PNG and JPEG images and JSON only, which VS Code shows without loading anything or running script; HTML, SVG and Markdown outputs are dropped, because their renderers load remote images and run the output\'s scripts, so a cell could send what it read to another host through the editor even when its container has no network. On: those outputs render as VS Code\'s notebook rules allow, and the kernel\'s description and the status bar say "rich output ON". User settings only: never read from workspace settings (src/vscode/notebookRich.ts).',
+      scope: 'application',
+    },
   };
 }
 
