@@ -43,7 +43,8 @@ export function sessionToolResult(call: AgentSessionCall): vscode.LanguageModelT
   return new vscode.LanguageModelToolResult([
     new vscode.LanguageModelTextPart(call.text),
     ...call.images.map((i) => imagePart(i.data, i.mimeType)),
-    ...binary.map((f) => new vscode.LanguageModelTextPart(`File ${JSON.stringify(f.name)} from /sandbox/out/ (${f.bytes} bytes, binary), base64: ${f.base64}`)),
+    // The name is the program's: only in the fenced file blocks of the text part, never here (issue 34).
+    ...binary.map((f) => new vscode.LanguageModelTextPart(`Binary file ${call.result.outFiles.indexOf(f) + 1} of the files from /sandbox/out/ listed above (its name is in that file block; ${f.bytes} bytes), base64: ${f.base64}`)),
   ]);
 }
 

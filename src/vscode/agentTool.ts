@@ -39,6 +39,7 @@ import {
 import { agentFiles, agentSessionConfirmLines, agentSessionInputRefusal, parseAgentSessionInput, type AgentSessionInput } from '../core/agent/agentSession';
 import type { AgentSessionInfo, AgentSessions } from '../core/agent/agentSessions';
 import { isRelativeFileName } from '../core/session/frames';
+import { visibleRows, visibleText } from '../core/agent/visibleText';
 import { checkSessionProfile } from '../core/session/start';
 import { abortOnCancel } from './cancellation';
 import { AgentCloseTool, agentToolSessions, sessionToolResult } from './agentSessionTool';
@@ -54,8 +55,6 @@ import { currentSettings, dockerOptions, installSettings, SECTION, type Settings
 export const AGENT_TOOL_NAME = 'sandboxRunner_run';
 /** Lines of code shown in the confirmation. */
 export const CONFIRM_CODE_LINES = 20;
-/** Characters per code line shown in the confirmation. */
-const CONFIRM_LINE_CHARS = 200;
 
 /** The tool's user settings (application scope: workspace values are never read). */
 export function agentToolSettings(): { enabled: boolean; maxTimeoutSeconds: number } {
@@ -94,12 +93,14 @@ export function fenceFor(text: string): string {
   return '`'.repeat(Math.max(3, longest + 1));
 }
 
-/** The first {@link CONFIRM_CODE_LINES} lines of `code`, each cut at 200 characters, and how many lines were left out. */
+/**
+ * The first {@link CONFIRM_CODE_LINES} lines of `code` as shown (core visibleText.ts: hidden and
+ * line-breaking characters escaped, long lines wrapped, never cut), and how many lines were left out.
+ */
 export function codePreview(code: string): { text: string; moreLines: number } {
-  const lines = code.replace(/\r\n?/g, '\n').split('\n');
-  const shown = lines.slice(0, CONFIRM_CODE_LINES).map((l) => (l.length > CONFIRM_LINE_CHARS ? `${l.slice(0, CONFIRM_LINE_CHARS)} …` : l));
-  // Control characters (escape sequences, bidi overrides are not C0/C1 but are shown as they are in a code block) removed.
-  return { text: shown.join('\n').replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, ''), moreLines: Math.max(0, lines.length - CONFIRM_CODE_LINES) };
+  const lines = visibleText(code).split('\n');
+  const shown = lines.slice(0, CONFIRM_CODE_LINES).flatMap((l) => visibleRows(l));
+  return { text: shown.join('\n'), moreLines: Math.max(0, lines.length - CONFIRM_CODE_LINES) };
 }
 
 /**

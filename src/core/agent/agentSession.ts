@@ -12,6 +12,7 @@ import type { Profile } from '../profiles/profileSchema';
 import { TerminalTextFilter } from '../output/terminalText';
 import type { CellEvent, CellResult, SessionEnd } from '../session/session';
 import type { InputAnswer } from '../session/frames';
+import { visibleText } from './visibleText';
 import { AgentOutput, AgentRunInputSchema, newFenceId, parseWith, type AgentStreamText } from './agentRun';
 
 /** A session id as the server hands it out (a UUID), or "new". */
@@ -286,7 +287,7 @@ export function agentSessionConfirmLines(session: 'new' | { readonly id: string;
   if (entries.length === 0) return lines;
   const total = entries.reduce((n, [, b]) => n + b.length, 0);
   lines.push(`Files written under /sandbox first: ${entries.length} (${total} bytes in all)`);
-  for (const [name, bytes] of entries.slice(0, CONFIRM_FILE_LINES)) lines.push(`File: ${JSON.stringify(name)} (${bytes.length} bytes)`);
+  for (const [name, bytes] of entries.slice(0, CONFIRM_FILE_LINES)) lines.push(`File: ${JSON.stringify(visibleText(name))} (${bytes.length} bytes)`);
   if (entries.length > CONFIRM_FILE_LINES) lines.push(`… and ${entries.length - CONFIRM_FILE_LINES} more files`);
   return lines;
 }
