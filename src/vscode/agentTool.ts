@@ -39,7 +39,8 @@ import {
 import { agentFiles, agentSessionConfirmLines, agentSessionInputRefusal, parseAgentSessionInput, type AgentSessionInput } from '../core/agent/agentSession';
 import type { AgentSessionInfo, AgentSessions } from '../core/agent/agentSessions';
 import { isRelativeFileName } from '../core/session/frames';
-import { visibleRows, visibleText } from '../core/agent/visibleText';
+import { shownCode, visibleText } from '../core/agent/visibleText';
+import { confirmTooLong, shownSources, type ShownSource } from '../core/agent/sessionFiles';
 import { checkSessionProfile } from '../core/session/start';
 import { abortOnCancel } from './cancellation';
 import { AgentCloseTool, agentToolSessions, sessionToolResult } from './agentSessionTool';
@@ -53,8 +54,6 @@ import { currentSettings, dockerOptions, installSettings, SECTION, type Settings
 
 /** The tool's name (package.json `contributes.languageModelTools`). */
 export const AGENT_TOOL_NAME = 'sandboxRunner_run';
-/** Lines of code shown in the confirmation. */
-export const CONFIRM_CODE_LINES = 20;
 
 /** The tool's user settings (application scope: workspace values are never read). */
 export function agentToolSettings(): { enabled: boolean; maxTimeoutSeconds: number } {
@@ -91,16 +90,6 @@ interface InSession {
 export function fenceFor(text: string): string {
   const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
   return '`'.repeat(Math.max(3, longest + 1));
-}
-
-/**
- * The first {@link CONFIRM_CODE_LINES} lines of `code` as shown (core visibleText.ts: hidden and
- * line-breaking characters escaped, long lines wrapped, never cut), and how many lines were left out.
- */
-export function codePreview(code: string): { text: string; moreLines: number } {
-  const lines = visibleText(code).split('\n');
-  const shown = lines.slice(0, CONFIRM_CODE_LINES).flatMap((l) => visibleRows(l));
-  return { text: shown.join('\n'), moreLines: Math.max(0, lines.length - CONFIRM_CODE_LINES) };
 }
 
 /**
@@ -168,6 +157,8 @@ export class AgentTool implements vscode.LanguageModelTool<unknown> {
     if (combination) return { refusal: combination };
     const files = agentFiles(input.files, isRelativeFileName);
     if (typeof files === 'string') return { refusal: `Not run: ${files}` };
+    const tooLong = confirmTooLong(input.code, shownSources(files));
+    if (tooLong) return { refusal: `Not run: ${tooLong}` };
     if (input.session !== undefined && input.session !== 'new') {
       const info = this.sessions.info(input.session);
       return info ? { input, id: input.session, info, files } : { refusal: this.sessions.missing(input.session) };
@@ -223,7 +214,7 @@ export class AgentTool implements vscode.LanguageModelTool<unknown> {
     if (admitted.newSession) {
       return {
         invocationMessage: vscode.l10n.t('Starting a sandbox session (profile {0})', admitted.chosen.name),
-        confirmationMessages: { title: vscode.l10n.t('Run in Sandbox Session?'), message: confirmationMessage(admitted, agentSessionConfirmLines('new', admitted.newSession.files)) },
+        confirmationMessages: { title: vscode.l10n.t('Run in Sandbox Session?'), message: confirmationMessage(admitted, agentSessionConfirmLines('new', admitted.newSession.files), shownSources(admitted.newSession.files)) },
       };
     }
     return {
@@ -290,7 +281,7 @@ export class AgentTool implements vscode.LanguageModelTool<unknown> {
 function sessionConfirmationMessage(a: InSession): vscode.MarkdownString {
   const capped = Math.min(a.input.timeoutSeconds ?? a.info.profile.limits.timeoutSeconds, a.info.profile.limits.timeoutSeconds);
   const profile = { ...a.info.profile, limits: { ...a.info.profile.limits, timeoutSeconds: capped } };
-  return confirmationMessage({ chosen: { name: a.info.profileName }, profile, input: a.input }, agentSessionConfirmLines({ id: a.id, startedAt: a.info.startedAt }, a.files));
+  return confirmationMessage({ chosen: { name: a.info.profileName }, profile, input: a.input }, agentSessionConfirmLines({ id: a.id, startedAt: a.info.startedAt }, a.files), shownSources(a.files));
 }
 
 /** A requires-python without dependencies (core deps/imagePython.ts `requiresPythonCheck`): a step that checks it against the image's Python before the run. */
@@ -300,13 +291,14 @@ function requiresPythonStep(profileName: string, profile: Profile, code: string)
 }
 
 /**
- * The confirmation: profile, image, network, host folders (mounts, workspace), limits and the first lines of the code, as plain
+ * The confirmation: profile, image, network, host folders (mounts, workspace), limits, the whole code and each source file passed in, as plain
  * text. Untrusted MarkdownString (no command links, no HTML, no theme icons); values from
  * settings through `appendText` (escaped), the code fenced (see {@link fenceFor}).
  */
 export function confirmationMessage(
   a: Pick<Admitted, 'profile' | 'dependencies'> & { readonly chosen: { readonly name: string; readonly source?: string }; readonly input: AgentRunInput },
   sessionLines: readonly string[] = [],
+  sources: readonly ShownSource[] = [],
 ): vscode.MarkdownString {
   const md = new vscode.MarkdownString(undefined, false);
   md.isTrusted = false;
@@ -317,21 +309,30 @@ export function confirmationMessage(
   const line = (text: string) => md.appendText(text).appendMarkdown('\n\n');
   line(sessionLines.length > 0 ? vscode.l10n.t('A chat agent asks to run this code in a sandbox session.') : vscode.l10n.t('A chat agent asks to run this code in the sandbox.'));
   for (const s of sessionLines) line(s);
-  line(a.chosen.source === undefined ? vscode.l10n.t('Profile: {0}', a.chosen.name) : vscode.l10n.t('Profile: {0} ({1})', a.chosen.name, a.chosen.source));
-  line(vscode.l10n.t('Image: {0}', a.profile.image));
+  // Settings values through visibleText too (issue 34): a bidi control in a name could reorder what is shown.
+  const name = visibleText(a.chosen.name);
+  line(a.chosen.source === undefined ? vscode.l10n.t('Profile: {0}', name) : vscode.l10n.t('Profile: {0} ({1})', name, visibleText(a.chosen.source)));
+  line(vscode.l10n.t('Image: {0}', visibleText(a.profile.image)));
   line(a.profile.network === 'none' ? vscode.l10n.t('Network: off') : vscode.l10n.t('Network: ON (bridge)'));
   for (const grant of agentGrantLines(a.profile)) line(grant);
   line(vscode.l10n.t('Limits: {0} MiB memory, {1} CPU, {2} processes, {3} s, {4} bytes per stream', l.memoryMiB, l.cpus, l.pids, l.timeoutSeconds, l.outputBytes));
   if (a.input.stdin !== undefined) line(vscode.l10n.t('Standard input: {0} characters from the agent', a.input.stdin.length));
   if (a.dependencies) {
-    line(vscode.l10n.t('Packages installed first: {0}', shownSpecs(a.dependencies.declared.specs)));
-    line(vscode.l10n.t('Index: {0}', a.dependencies.source));
+    line(vscode.l10n.t('Packages installed first: {0}', visibleText(shownSpecs(a.dependencies.declared.specs))));
+    line(vscode.l10n.t('Index: {0}', visibleText(a.dependencies.source)));
     line(a.profile.network === 'none' ? vscode.l10n.t('Network only while installing; the program runs without network.') : vscode.l10n.t('Network while installing; the program then runs with its profile\'s network ({0}).', a.profile.network));
   }
-  const preview = codePreview(a.input.code);
-  const fence = fenceFor(preview.text);
-  md.appendMarkdown(`${fence}\n${preview.text}\n${fence}\n`);
-  if (preview.moreLines > 0) md.appendMarkdown('\n').appendText(preview.moreLines === 1 ? vscode.l10n.t('… and 1 more line') : vscode.l10n.t('… and {0} more lines', preview.moreLines));
+  const fenced = (text: string) => {
+    const fence = fenceFor(text);
+    md.appendMarkdown(`${fence}\n${text}\n${fence}\n`);
+  };
+  fenced(shownCode(a.input.code));
+  // Source files passed in (issue 34): each shown whole, as the interpreter would import it.
+  for (const s of sources) {
+    md.appendMarkdown('\n');
+    line(vscode.l10n.t('Source file {0}, written under /sandbox before the code runs:', JSON.stringify(visibleText(s.name))));
+    fenced(s.text);
+  }
   return md;
 }
 

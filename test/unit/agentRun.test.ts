@@ -171,4 +171,13 @@ describe('agent runs: input, profile, bounded output, labelled result (unit)', (
     assert.ok(lines.some((l) => /workspace folder/.test(l)), lines.join('\n'));
     assert.deepEqual(agentGrantLines(python), ['Host folders: none']);
   });
+
+  it('the confirmation shows a mount\'s source and target with bidi and line-breaking characters escaped (issue 34)', () => {
+    // U+202E would show "/home/u/data ‮wr" reversed: the mode word must read as written.
+    const mounts = [{ source: '/home/u/x\u202e)ylno-daer( ', target: '/t\u2028x', mode: 'rw' as const }];
+    const lines = agentGrantLines(ProfileSchema.parse({ ...BUILTIN_PROFILES.python, mounts }));
+    assert.equal(lines.length, 1);
+    assert.ok(!/[\u202e\u2028]/.test(lines[0]!), JSON.stringify(lines));
+    assert.match(lines[0]!, /^Host folder: \/home\/u\/x⟦U\+202E⟧\)ylno-daer\( +at \/t⟦U\+2028⟧\n?x \(read-write/);
+  });
 });

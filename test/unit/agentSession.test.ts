@@ -86,9 +86,10 @@ describe('agent sessions (unit)', () => {
       'File: "x\\n[click](command:evil)" (2 bytes)',
     ]);
     assert.equal(sessionAge(now - 59_000, now), 'less than a minute ago');
+    // Issue 34: every file is listed (sessionFiles.test.ts), no "… and N more files".
     const many = Object.fromEntries(Array.from({ length: 23 }, (_, i) => [`f${i}`, new Uint8Array(1)]));
     const lines = agentSessionConfirmLines('new', many);
-    assert.equal(lines.length, 1 + 1 + 20 + 1);
-    assert.equal(lines.at(-1), '… and 3 more files');
+    assert.equal(lines.length, 1 + 1 + 23);
+    assert.equal(lines.at(-1), 'File: "f22" (1 bytes)');
   });
 });

@@ -20,6 +20,7 @@ import { TerminalTextFilter } from '../output/terminalText';
 import { FENCE_ALIASES } from '../source/fenceLanguages';
 import { MAX_DEPENDENCIES, MAX_DEPENDENCY_CHARS } from '../profiles/dependencySpecs';
 import type { InteractiveIo } from '../interactive';
+import { visibleText } from './visibleText';
 
 /** Bounds of an agent's input: characters of `code` and `stdin`, the timeout's range in seconds. */
 export const AGENT_INPUT_LIMITS = {
@@ -162,10 +163,11 @@ export function agentProfile(profile: Profile, requestedSeconds: number | undefi
  * The host folders `profile` gives the program, one line each, for the agent tool's confirmation:
  * every bind mount (`mounts[]`: source as written, target, read-only or read-write) and the
  * workspace folder of `workspace: "ro"`; `Host folders: none` when there are none. Untrusted text
- * (settings values): the caller shows it as plain text.
+ * (settings values): source and target through visibleText.ts (issue 34: a bidi control could
+ * reorder "read-only"); the caller shows it as plain text.
  */
 export function agentGrantLines(profile: Pick<Profile, 'mounts' | 'workspace'>): string[] {
-  const lines = profile.mounts.map((m) => `Host folder: ${m.source} at ${m.target} (${m.mode === 'rw' ? 'read-write: the program can change and delete its files' : 'read-only'})`);
+  const lines = profile.mounts.map((m) => `Host folder: ${visibleText(m.source)} at ${visibleText(m.target)} (${m.mode === 'rw' ? 'read-write: the program can change and delete its files' : 'read-only'})`);
   if (profile.workspace === 'ro') lines.push('Host folder: the workspace folder, read-only (workspace: "ro")');
   return lines.length > 0 ? lines : ['Host folders: none'];
 }

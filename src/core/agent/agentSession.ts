@@ -13,6 +13,7 @@ import { TerminalTextFilter } from '../output/terminalText';
 import type { CellEvent, CellResult, SessionEnd } from '../session/session';
 import type { InputAnswer } from '../session/frames';
 import { visibleText } from './visibleText';
+import { sessionFileKind, sessionFilesRefusal } from './sessionFiles';
 import { AgentOutput, AgentRunInputSchema, newFenceId, parseWith, type AgentStreamText } from './agentRun';
 
 /** A session id as the server hands it out (a UUID), or "new". */
@@ -86,7 +87,8 @@ export interface AgentImage {
 }
 
 /**
- * The `files` input as bytes, or why it is refused (a name that is not relative, too many, too large).
+ * The `files` input as bytes, or why it is refused (a name that is not relative, too many, too large;
+ * compiled code, or source that would not run as shown: sessionFiles.ts, issue 34).
  * @returns the files by name, or a one-sentence refusal
  */
 export function agentFiles(files: AgentSessionInput['files'], isRelative: (name: string) => boolean): Record<string, Uint8Array> | string {
@@ -102,7 +104,7 @@ export function agentFiles(files: AgentSessionInput['files'], isRelative: (name:
     if (total > AGENT_FILES_LIMITS.bytes) return `files: at most ${AGENT_FILES_LIMITS.bytes} bytes in all.`;
     out[name] = bytes;
   }
-  return out;
+  return sessionFilesRefusal(out) ?? out;
 }
 
 /** A file the code wrote to /sandbox/out/: UTF-8 text when it is that, else base64. */
@@ -260,8 +262,6 @@ export function agentCellText(
   return lines.join('\n');
 }
 
-/** Files listed by name in a confirmation; the rest are counted. */
-export const CONFIRM_FILE_LINES = 20;
 
 /** A session's age for people: "less than a minute" or "N min". */
 export function sessionAge(startedAt: number, now: number): string {
@@ -271,9 +271,9 @@ export function sessionAge(startedAt: number, now: number): string {
 
 /**
  * The lines a confirmation shows about a session call (the VS Code tool's): which session (a new
- * one, or its id and age) and the files passed in, each with its size (the first
- * {@link CONFIRM_FILE_LINES}, then a count). Names are the agent's: each is shown JSON-quoted (control
- * characters escaped); the caller still shows every line as plain text.
+ * one, or its id and age) and every file passed in with its size, each source file (sessionFiles.ts)
+ * marked as shown in full below (issue 34: the caller shows {@link shownSources} after). Names are
+ * the agent's: each is shown JSON-quoted through visibleText; the caller still shows every line as plain text.
  * @param session "new", or the open session's id and start (ms since the epoch)
  * @param files the `files` input as bytes (agentFiles)
  */
@@ -287,7 +287,9 @@ export function agentSessionConfirmLines(session: 'new' | { readonly id: string;
   if (entries.length === 0) return lines;
   const total = entries.reduce((n, [, b]) => n + b.length, 0);
   lines.push(`Files written under /sandbox first: ${entries.length} (${total} bytes in all)`);
-  for (const [name, bytes] of entries.slice(0, CONFIRM_FILE_LINES)) lines.push(`File: ${JSON.stringify(visibleText(name))} (${bytes.length} bytes)`);
-  if (entries.length > CONFIRM_FILE_LINES) lines.push(`… and ${entries.length - CONFIRM_FILE_LINES} more files`);
+  for (const [name, bytes] of entries) {
+    const source = sessionFileKind(name) === 'source' ? ', source code: shown in full below' : '';
+    lines.push(`File: ${JSON.stringify(visibleText(name))} (${bytes.length} bytes${source})`);
+  }
   return lines;
 }

@@ -51,3 +51,8 @@ export function visibleRows(code: string, width = 100): string[] {
   }
   return rows;
 }
+
+/** The whole of `code` as a confirmation shows it: {@link visibleRows} joined by line feeds, never shortened (issue 34). */
+export function shownCode(code: string): string {
+  return visibleRows(code).join('\n');
+}

@@ -78,8 +78,9 @@ describe('language model tool sandboxRunner_run (host)', function () {
     assert.ok(fence, `the code is not in a fence longer than its own backticks:\n${v}`);
     const body = v.slice(v.indexOf(fence) + fence.length, v.lastIndexOf(fence));
     assert.ok(body.includes('[click](command:workbench.action.openSettings) <img src=x onerror=alert(1)>'), 'the code was changed');
-    assert.ok(body.includes('x17 = 17') && !body.includes('x18 = 18'), 'not the first 20 lines');
-    assert.match(v, /and 12 more lines/);
+    // Issue 34: the whole code, never its first lines and a count.
+    assert.ok(body.includes('x17 = 17') && body.includes('x29 = 29'), 'not the whole code');
+    assert.doesNotMatch(v, /more lines?/);
   });
 
   it('invoke runs like any other run: status bar, output channel header from an agent tool, finish event, bounded labelled result', async () => {
@@ -197,14 +198,17 @@ describe('language model tool sandboxRunner_run (host)', function () {
     it('session "new" keeps state across calls, takes files in, gives /sandbox/out/ files and a matplotlib plot back; the confirmation names the session; the close tool removes the container', async () => {
       const api = await getApi();
       const tool = api.agentTool();
-      const files = { 'in/data.csv': 'a,b\n1,2\n', '[x](command:evil).txt': 'hi' };
+      const files = { 'in/data.csv': 'a,b\n1,2\n', '[x](command:evil).txt': 'hi', 'helper.py': 'HELPER = 1\n' };
       const first = { code: 'rows = open("/sandbox/in/data.csv").read().splitlines()\nx = 41\nprint(len(rows))', profile: PROFILE, session: 'new', files };
       const prepared = confirmationText(await tool.prepareInvocation!({ input: first }, none));
       assert.equal(prepared.title, 'Run in Sandbox Session?');
       assert.ok(!prepared.md.isTrusted && !prepared.md.supportHtml);
       let v = rendered(prepared.md);
       assert.match(v, /Session: new session/);
-      assert.match(v, /Files written under \/sandbox first: 2 \(10 bytes in all\)/);
+      assert.match(v, /Files written under \/sandbox first: 3 \(21 bytes in all\)/);
+      // Issue 34: a source file an import would run is shown whole, fenced.
+      assert.match(v, /File: "helper\.py" \(11 bytes, source code: shown in full below\)/);
+      assert.match(v, /Source file "helper\.py", written under \/sandbox before the code runs:[\s\S]*```\nHELPER = 1\n\n?```/);
       assert.match(v, /File: "in\/data.csv" \(8 bytes\)/);
       assert.match(v, /File: "\[x\]\(command:evil\)\.txt" \(2 bytes\)/);
       assert.ok(!prepared.md.value.includes('[x](command:evil)'), 'a file name reached the markdown unescaped');
