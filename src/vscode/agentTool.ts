@@ -4,8 +4,8 @@
  * (core agentRun.ts, agentSession.ts). Lives in the engine bundle (loaded on the first call,
  * src/vscode/agentToolEntry.ts registers a forwarder).
  * - `prepareInvocation` shows what will run before the user confirms (VS Code's confirmation for
- *   tools with side effects): the profile, image, network and limits, and the first lines of the
- *   code in a fenced block. All of it is untrusted text (the agent's code, workspace settings):
+ *   tools with side effects): the profile, image, network and limits, and the whole code in a
+ *   fenced block (issue 34: visibleText escapes, settings values too; too long to show whole is refused). All of it is untrusted text (the agent's code, workspace settings):
  *   a MarkdownString that is not trusted (no command links), without HTML or theme icons, the
  *   settings values escaped with `appendText`, the code in a fence longer than any backtick run in it.
  * - `invoke` admits the run by the person's rules (currentSettings: Restricted Mode keeps only
@@ -25,7 +25,8 @@
  *   agentSessions.ts): `"new"` starts a Python session (admitted like a run: Restricted Mode,
  *   consent, a profile that can host one, a free slot of at most 2) and returns its id; an id runs
  *   the code as that session's next cell under the rules it started with. The confirmation names
- *   the session (new, or its id and age) and lists the files passed in with their sizes. Results,
+ *   the session (new, or its id and age), lists the files passed in with their sizes and shows
+ *   each source file whole (core sessionFiles.ts; compiled code is refused there). Results,
  *   images and out files: agentSessionTool.ts; `sandboxRunner_closeSession` closes one.
  * - `sandboxRunner.agentTool.enabled` false: every call is refused with a message (package.json's
  *   `when` also hides the tool from agents then).
@@ -213,12 +214,12 @@ export class AgentTool implements vscode.LanguageModelTool<unknown> {
     }
     if (admitted.newSession) {
       return {
-        invocationMessage: vscode.l10n.t('Starting a sandbox session (profile {0})', admitted.chosen.name),
+        invocationMessage: vscode.l10n.t('Starting a sandbox session (profile {0})', visibleText(admitted.chosen.name)),
         confirmationMessages: { title: vscode.l10n.t('Run in Sandbox Session?'), message: confirmationMessage(admitted, agentSessionConfirmLines('new', admitted.newSession.files), shownSources(admitted.newSession.files)) },
       };
     }
     return {
-      invocationMessage: vscode.l10n.t('Running code in the sandbox (profile {0})', admitted.chosen.name),
+      invocationMessage: vscode.l10n.t('Running code in the sandbox (profile {0})', visibleText(admitted.chosen.name)),
       confirmationMessages: { title: vscode.l10n.t('Run in Sandbox?'), message: confirmationMessage(admitted) },
     };
   }
