@@ -45,7 +45,7 @@ export const AgentSessionInputSchema = z.strictObject({
   files: z.optional(
     withDescription(
       z.record(z.string().check(z.maxLength(200, 'must be at most 200 characters')), z.union([z.string(), z.strictObject({ base64: z.string() })])),
-      'With session only: files written under /sandbox before the code runs, name (relative, e.g. "data.csv") → text, or { base64 } for bytes; at most 64 files, 1 MiB in all. Files the code writes to /sandbox/out/ come back (at most 8, 1 MiB in all).',
+      'With session only: files written under /sandbox before the code runs, name (relative, e.g. "data.csv") → text, or { base64 } for bytes; at most 64 files, 1 MiB in all; compiled code (.pyc, .so, .pyd, .node) is refused, source files must be UTF-8. Files the code writes to /sandbox/out/ come back (at most 8, 1 MiB in all).',
     ),
   ),
 });

@@ -233,7 +233,7 @@ describe('language model tool sandboxRunner_run (host)', function () {
       const t2 = resultText(r2);
       assert.match(t2, /cell 2 ok/, t2);
       assert.match(t2, /answer\.txt \(2 bytes\)\n42\n/, 'the out file, with the state of the first call');
-      assert.match(t2, /File "raw\.bin" from \/sandbox\/out\/ \(2 bytes, binary\), base64: AP8=/);
+      assert.match(t2, /Binary file 2 of the files from \/sandbox\/out\/ listed above \(its name is in that file block; 2 bytes\), base64: AP8=/);
       const images = r2.content.filter((p): p is vscode.LanguageModelDataPart => p instanceof vscode.LanguageModelDataPart);
       assert.equal(images.length, 1, t2);
       assert.equal(images[0]!.mimeType, 'image/png');
