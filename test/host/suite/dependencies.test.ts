@@ -19,7 +19,7 @@ const NET = `sandbox-runner-test-hostdeps-${suffix}`;
 const REGISTRY = `sandbox-runner-test-hostreg-${suffix}`;
 const INSTALL = 'Install and Run';
 
-/** Answers the extension's modal warnings with `answers` in turn (undefined: dismissed), recording their message and detail. */
+/** Answers the extension's modal warnings with `answers` in turn (button titles; undefined: dismissed), recording their message and detail. */
 function answerModals(answers: (string | undefined)[]): { asked: { message: string; detail: string }[]; dispose(): void } {
   const win = vscode.window as unknown as Record<string, (...args: unknown[]) => unknown>;
   const original = win.showWarningMessage!;
@@ -28,7 +28,10 @@ function answerModals(answers: (string | undefined)[]): { asked: { message: stri
     const options = args[1] as { modal?: boolean; detail?: string } | undefined;
     if (typeof options !== 'object' || !options?.modal) return original.apply(this, args);
     asked.push({ message: String(args[0]), detail: String(options.detail) });
-    return Promise.resolve(answers.shift());
+    // The answer is a button's title: the button itself is returned (a string or a MessageItem).
+    const answer = answers.shift();
+    const items = args.slice(2);
+    return Promise.resolve(items.find((i) => (typeof i === 'string' ? i : (i as { title?: string })?.title) === answer) ?? answer);
   };
   return { asked, dispose: () => (win.showWarningMessage = original) };
 }
