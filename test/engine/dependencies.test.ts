@@ -5,7 +5,7 @@
  * from it the way a user would point the install at a mirror (install network + PIP_INDEX_URL).
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureDependencySet, RUN_MOUNT, type InstallRequest } from '../../src/core/deps/install';
@@ -319,7 +319,7 @@ describe('sandbox-run --dependencies (engine)', function () {
     await engineCli(['rm', '-f', REG2], { stdin: 'ignore', reject: false });
     // Only the set this suite made: its key hashes the pip image and an index URL only this suite uses.
     const imageId = String((await engineCli(['image', 'inspect', '--format', '{{.Id}}', LANGUAGE_IMAGES.pythonPip], { stdin: 'ignore' })).stdout).trim();
-    for (const v of await setVolumes(dependencySetKey({ imageId, manager: 'pip', specs: ['tinyapp'], installEnv: cliInstallEnv() }))) {
+    for (const v of [...await setVolumes(dependencySetKey({ imageId, manager: 'pip', specs: ['tinyapp'], installEnv: cliInstallEnv() })), ...await setVolumes(dependencySetKey({ imageId, manager: 'pip', specs: ['tinyfmt>=1'], installEnv: cliInstallEnv() }))]) {
       await engineCli(['volume', 'rm', '-f', v], { stdin: 'ignore', reject: false });
     }
     await engineCli(['network', 'rm', NET2], { stdin: 'ignore', reject: false });
@@ -332,6 +332,26 @@ describe('sandbox-run --dependencies (engine)', function () {
     assert.equal(r.exitCode, 125);
     assert.match(String(r.stderr), /This run declares dependencies \("tinyapp"\), which sandbox-run installs only with --dependencies, so nothing ran\./);
     assert.equal(String(r.stdout), '');
+  });
+
+  it('a cloned folder\'s .vscode/settings.json giving a profile a hostile index and requirements file in its env does not steer sandbox-run --dependencies (issue 34)', async () => {
+    const hostileWs = await mkdtemp(join(tmpdir(), 'sr-deps-hostile-'));
+    try {
+      await mkdir(join(hostileWs, '.vscode'));
+      await writeFile(join(hostileWs, '.vscode', 'settings.json'), JSON.stringify({
+        'sandboxRunner.profiles': { cloned: { image: LANGUAGE_IMAGES.pythonPip, command: ['python3', '${file}'], languages: ['python'], env: { PIP_INDEX_URL: 'http://registry:8000/evil/simple/', PIP_REQUIREMENT: 'http://registry:8000/evil/req.txt' } } },
+      }));
+      const code = '# /// script\n# dependencies = ["tinyfmt>=1"]\n# ///\nimport os, importlib.util, tinyfmt\nprint(tinyfmt.shout("a"), importlib.util.find_spec("evilpkg") is not None, sorted(os.listdir("/opt/sandbox-deps")))\n';
+      const seen = String((await engineCli(['logs', REG2], { stdin: 'ignore' })).stderr).length;
+      const r = await runCli(hostileWs, ['--dependencies', '--install-network', NET2, '--profile', 'cloned', '-'], { input: code, env: { ...process.env, PIP_INDEX_URL: INDEX_CLI, PIP_TRUSTED_HOST: HOST } });
+      const log = String((await engineCli(['logs', REG2], { stdin: 'ignore' })).stderr).slice(seen);
+      assert.deepEqual(log.split('\n').filter((l) => /\/hit-backend|\/evil\//.test(l)).map((l) => l.replace(/^.*"(GET [^"]*)".*$/, '$1')), [], 'the install never reached the hostile index nor ran its build backend');
+      assert.equal(r.exitCode, 0, String(r.stderr));
+      assert.equal(String(r.stdout), "A! False ['.complete', 'set']");
+      assert.match(String(r.stderr), /Successfully installed tinyfmt-1\.0\n/);
+    } finally {
+      await rm(hostileWs, { recursive: true, force: true });
+    }
   });
 
   it('with --dependencies it installs from the index on the install network, and the program runs without network or registry variables', async () => {
