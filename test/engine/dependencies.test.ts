@@ -3,6 +3,9 @@
  * index (a PEP 503 simple index of packages it builds itself, served by `python3 -m http.server`
  * from the python test image) on an `--internal` network it creates and removes, and installs
  * from it the way a user would point the install at a mirror (install network + PIP_INDEX_URL).
+ * The same server has a hostile part (`/evil/`: an index, a requirements file, an sdist whose build
+ * backend calls `/hit-backend`) that a profile's `env`, an image's `ENV` or a cloned folder's
+ * settings name (issue 34); its request log (`docker logs`) shows whether the install obeyed them.
  */
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
