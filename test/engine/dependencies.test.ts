@@ -3,9 +3,12 @@
  * index (a PEP 503 simple index of packages it builds itself, served by `python3 -m http.server`
  * from the python test image) on an `--internal` network it creates and removes, and installs
  * from it the way a user would point the install at a mirror (install network + PIP_INDEX_URL).
+ * The same server has a hostile part (`/evil/`: an index, a requirements file, an sdist whose build
+ * backend calls `/hit-backend`) that a profile's `env`, an image's `ENV` or a cloned folder's
+ * settings name (issue 34); its request log (`docker logs`) shows whether the install obeyed them.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureDependencySet, RUN_MOUNT, type InstallRequest } from '../../src/core/deps/install';
@@ -52,6 +55,40 @@ except OSError as e:
 result = wrote + " " + net
 '''})],
 }
+# The hostile index (issue 34): /evil/simple/ serves evilpkg, an sdist whose in-tree build backend
+# writes a marker into the install's volume and fetches /hit-backend, and a tinyfmt 9.0 wheel that
+# would shadow the user's; /evil/req.txt is a requirements file that turns wheels-only off for it.
+BACKEND = '''
+import os, urllib.request, zipfile
+try:
+    open("/var/tmp/MARKER-backend", "w").write("1")
+except OSError:
+    pass
+try:
+    urllib.request.urlopen("http://registry:8000/hit-backend", timeout=5).read()
+except Exception:
+    pass
+def get_requires_for_build_wheel(config_settings=None):
+    return []
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    d = "evilpkg-1.0.dist-info"
+    files = {"evilpkg.py": "EVIL = True\\n", d + "/METADATA": "Metadata-Version: 2.1\\nName: evilpkg\\nVersion: 1.0\\n", d + "/WHEEL": "Wheel-Version: 1.0\\nGenerator: test\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n"}
+    files[d + "/RECORD"] = "".join(p + ",,\\n" for p in files) + d + "/RECORD,,\\n"
+    with zipfile.ZipFile(os.path.join(wheel_directory, "evilpkg-1.0-py3-none-any.whl"), "w") as z:
+        for p, t in files.items(): z.writestr(p, t)
+    return "evilpkg-1.0-py3-none-any.whl"
+'''
+import tarfile, io
+os.makedirs(f'{www}/evil/files')
+with tarfile.open(f'{www}/evil/files/evilpkg-1.0.tar.gz', 'w:gz') as t:
+    for p, text in {'pyproject.toml': '[build-system]\nrequires = []\nbuild-backend = "backend"\nbackend-path = ["."]\n', 'backend.py': BACKEND, 'PKG-INFO': 'Metadata-Version: 2.1\nName: evilpkg\nVersion: 1.0\n'}.items():
+        data = text.encode(); info = tarfile.TarInfo(f'evilpkg-1.0/{p}'); info.size = len(data); t.addfile(info, io.BytesIO(data))
+evil = {'evilpkg': ['evilpkg-1.0.tar.gz'], 'tinyfmt': [wheel('tinyfmt', '9.0', {'tinyfmt/__init__.py': 'def shout(s):\n    return "EVIL"\n'})]}
+os.replace(f'{www}/files/tinyfmt-9.0-py3-none-any.whl', f'{www}/evil/files/tinyfmt-9.0-py3-none-any.whl')
+for name, files in evil.items():
+    os.makedirs(f'{www}/evil/simple/{name}')
+    open(f'{www}/evil/simple/{name}/index.html', 'w').write(''.join(f'<a href="../../files/{f}">{f}</a>\n' for f in files))
+open(f'{www}/evil/req.txt', 'w').write('--extra-index-url http://registry:8000/evil/simple/\n--trusted-host registry\n--no-binary evilpkg\nevilpkg\n')
 open(f'{www}/files/sdistonly-1.0.tar.gz', 'wb').write(b'not really a tarball')
 pkgs['sdistonly'] = ['sdistonly-1.0.tar.gz']
 for name, files in pkgs.items():
@@ -99,8 +136,8 @@ async function setVolumes(key: string): Promise<string[]> {
  * refused or cancelled install): only this set's, since another client of the engine may publish
  * sets of its own meanwhile.
  */
-async function ownSetVolumes(specs: readonly string[]): Promise<string[]> {
-  const imageId = String((await engineCli(['image', 'inspect', '--format', '{{.Id}}', LANGUAGE_IMAGES.pythonPip], { stdin: 'ignore' })).stdout).trim();
+async function ownSetVolumes(specs: readonly string[], image: string = LANGUAGE_IMAGES.pythonPip): Promise<string[]> {
+  const imageId = String((await engineCli(['image', 'inspect', '--format', '{{.Id}}', image], { stdin: 'ignore' })).stdout).trim();
   return setVolumes(dependencySetKey({ imageId, manager: 'pip', specs, installEnv: { PIP_INDEX_URL: INDEX, PIP_TRUSTED_HOST: HOST } }));
 }
 
@@ -189,6 +226,70 @@ describe('dependency installs (engine)', function () {
     }
   });
 
+  /** The suite's index server's request log (http.server logs each request to stderr). */
+  const serverLog = async () => String((await engineCli(['logs', REGISTRY_NAME], { stdin: 'ignore' })).stderr);
+  /** What a run of the set sees: tinyfmt's answer, the volume's root and whether evilpkg imports. */
+  const setContents = async (dataVolume: string) => {
+    const r = await runWithSet(dataVolume, 'import os, importlib.util, tinyfmt; print(tinyfmt.shout("a"), sorted(os.listdir("/opt/sandbox-deps")), sorted(os.listdir("/opt/sandbox-deps/set")), importlib.util.find_spec("evilpkg") is not None)');
+    assert.equal(r.exitCode, 0, String(r.stderr));
+    return String(r.stdout);
+  };
+  const CLEAN_SET = "A! ['.complete', 'set'] ['tinyfmt', 'tinyfmt-1.0.dist-info'] False";
+
+  /**
+   * Issue 34, a hostile index: the workspace's `env` (a profile's env is workspace-writable and asks
+   * no consent) names an evil index and a requirements file whose `--extra-index-url` and
+   * `--no-binary evilpkg` would build an sdist whose backend writes a marker and calls home; or the
+   * image's ENV does. The install must take the user's index only: the clean set, no request to
+   * /evil/ or /hit-backend in the server's log, and the same clean set for a clean request after it.
+   */
+  const HOSTILE_ENV = { PIP_INDEX_URL: 'http://registry:8000/evil/simple/', PIP_REQUIREMENT: 'http://registry:8000/evil/req.txt', PIP_NO_BINARY: 'evilpkg', PIP_ONLY_BINARY: ':none:' };
+  const refusedOrClean = async (req: InstallRequest) => {
+    const seen = (await serverLog()).length;
+    const outcome = await ensureDependencySet(req).then((set) => ({ set }), (e: unknown) => ({ error: e }));
+    const log = (await serverLog()).slice(seen);
+    assert.deepEqual(log.split('\n').filter((l) => /\/hit-backend|\/evil\//.test(l)).map((l) => l.replace(/^.*"(GET [^"]*)".*$/, '$1')), [], 'the installer never reached the hostile index nor ran its build backend');
+    if ('error' in outcome) {
+      assert.ok(isSandboxError(outcome.error), String(outcome.error));
+      assert.deepEqual(await ownSetVolumes(req.specs, req.profile.image), [], 'a refused install publishes nothing');
+      return undefined;
+    }
+    keys.push(outcome.set.key);
+    assert.equal(await setContents(outcome.set.dataVolume), CLEAN_SET, 'the clean set: no marker, no evilpkg, the user\'s tinyfmt');
+    return outcome.set;
+  };
+
+  it('a profile env naming a hostile index and requirements file does not steer the install: the clean set, no request to the hostile index, no poisoned cache (issue 34)', async () => {
+    const specs = ['tinyfmt>=1'];
+    assert.deepEqual(await ownSetVolumes(specs), []);
+    const hostile = pythonProfile({ image: LANGUAGE_IMAGES.pythonPip, limits: { memoryMiB: 512 }, env: HOSTILE_ENV });
+    const first = await refusedOrClean(request(specs, { profile: hostile }));
+    assert.ok(first, 'the install from the user\'s index succeeds');
+    const clean = await ensureDependencySet(request(specs));
+    assert.deepEqual([clean.installed, clean.dataVolume], [false, first.dataVolume], 'the clean request gets the same set from the cache');
+    assert.equal(await setContents(clean.dataVolume), CLEAN_SET);
+  });
+
+  it('an image whose ENV names a hostile index and requirements file does not steer the install either (issue 34)', async () => {
+    // The pip image with ENV added by `docker commit --change` (no build, no pull): its own image ID, so a set of its own.
+    const image = `sandbox-runner-test-hostile-env:${suffix}`;
+    const base = `sandbox-runner-test-hostile-base-${suffix}`;
+    await engineCli(['create', '--name', base, '--pull', 'never', LANGUAGE_IMAGES.pythonPip, 'true'], { stdin: 'ignore' });
+    try {
+      await engineCli(['commit', ...Object.entries(HOSTILE_ENV).flatMap(([k, v]) => ['--change', `ENV ${k}=${v}`]), base, image], { stdin: 'ignore' });
+    } finally {
+      await engineCli(['rm', '-f', base], { stdin: 'ignore', reject: false });
+    }
+    try {
+      const env = await engineCli(['image', 'inspect', '--format', '{{json .Config.Env}}', image], { stdin: 'ignore' });
+      assert.match(String(env.stdout), /PIP_REQUIREMENT=http:\/\/registry:8000\/evil\/req\.txt/);
+      const set = await refusedOrClean(request(['tinyfmt>=1'], { profile: pythonProfile({ image, limits: { memoryMiB: 512 } }) }));
+      assert.ok(set, 'the install from the user\'s index succeeds');
+    } finally {
+      await engineCli(['rmi', '-f', image], { stdin: 'ignore', reject: false });
+    }
+  });
+
   it('a cancelled install leaves no container and no volume', async () => {
     assert.deepEqual(await ownSetVolumes(['tinyfmt']), []);
     const ac = new AbortController();
@@ -221,7 +322,7 @@ describe('sandbox-run --dependencies (engine)', function () {
     await engineCli(['rm', '-f', REG2], { stdin: 'ignore', reject: false });
     // Only the set this suite made: its key hashes the pip image and an index URL only this suite uses.
     const imageId = String((await engineCli(['image', 'inspect', '--format', '{{.Id}}', LANGUAGE_IMAGES.pythonPip], { stdin: 'ignore' })).stdout).trim();
-    for (const v of await setVolumes(dependencySetKey({ imageId, manager: 'pip', specs: ['tinyapp'], installEnv: cliInstallEnv() }))) {
+    for (const v of [...await setVolumes(dependencySetKey({ imageId, manager: 'pip', specs: ['tinyapp'], installEnv: cliInstallEnv() })), ...await setVolumes(dependencySetKey({ imageId, manager: 'pip', specs: ['tinyfmt>=1'], installEnv: cliInstallEnv() }))]) {
       await engineCli(['volume', 'rm', '-f', v], { stdin: 'ignore', reject: false });
     }
     await engineCli(['network', 'rm', NET2], { stdin: 'ignore', reject: false });
@@ -234,6 +335,26 @@ describe('sandbox-run --dependencies (engine)', function () {
     assert.equal(r.exitCode, 125);
     assert.match(String(r.stderr), /This run declares dependencies \("tinyapp"\), which sandbox-run installs only with --dependencies, so nothing ran\./);
     assert.equal(String(r.stdout), '');
+  });
+
+  it('a cloned folder\'s .vscode/settings.json giving a profile a hostile index and requirements file in its env does not steer sandbox-run --dependencies (issue 34)', async () => {
+    const hostileWs = await mkdtemp(join(tmpdir(), 'sr-deps-hostile-'));
+    try {
+      await mkdir(join(hostileWs, '.vscode'));
+      await writeFile(join(hostileWs, '.vscode', 'settings.json'), JSON.stringify({
+        'sandboxRunner.profiles': { cloned: { image: LANGUAGE_IMAGES.pythonPip, command: ['python3', '${file}'], languages: ['python'], env: { PIP_INDEX_URL: 'http://registry:8000/evil/simple/', PIP_REQUIREMENT: 'http://registry:8000/evil/req.txt' } } },
+      }));
+      const code = '# /// script\n# dependencies = ["tinyfmt>=1"]\n# ///\nimport os, importlib.util, tinyfmt\nprint(tinyfmt.shout("a"), importlib.util.find_spec("evilpkg") is not None, sorted(os.listdir("/opt/sandbox-deps")))\n';
+      const seen = String((await engineCli(['logs', REG2], { stdin: 'ignore' })).stderr).length;
+      const r = await runCli(hostileWs, ['--dependencies', '--install-network', NET2, '--profile', 'cloned', '-'], { input: code, env: { ...process.env, PIP_INDEX_URL: INDEX_CLI, PIP_TRUSTED_HOST: HOST } });
+      const log = String((await engineCli(['logs', REG2], { stdin: 'ignore' })).stderr).slice(seen);
+      assert.deepEqual(log.split('\n').filter((l) => /\/hit-backend|\/evil\//.test(l)).map((l) => l.replace(/^.*"(GET [^"]*)".*$/, '$1')), [], 'the install never reached the hostile index nor ran its build backend');
+      assert.equal(r.exitCode, 0, String(r.stderr));
+      assert.equal(String(r.stdout), "A! False ['.complete', 'set']");
+      assert.match(String(r.stderr), /Successfully installed tinyfmt-1\.0\n/);
+    } finally {
+      await rm(hostileWs, { recursive: true, force: true });
+    }
   });
 
   it('with --dependencies it installs from the index on the install network, and the program runs without network or registry variables', async () => {

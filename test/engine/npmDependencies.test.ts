@@ -94,6 +94,31 @@ describe('npm dependency installs (engine)', function () {
     assert.deepEqual(await setVolumes(key), [], 'no volume left behind');
   });
 
+  it('a profile env with NODE_OPTIONS importing code into npm and npm_config_* naming a hostile registry does not steer the install: the clean set, no marker, no request, no poisoned cache (issue 34)', async () => {
+    // Code npm itself would run (--import of a data: URL; percent-encoded, NODE_OPTIONS splits at spaces): a marker in the install's volume, then a request home.
+    const payload = 'import fs from "node:fs"; import http from "node:http";'
+      + ' try { fs.writeFileSync("/var/tmp/MARKER-node", "1"); } catch {}'
+      + ' await new Promise((r) => http.get("http://registry:8000/hit-node-options", (res) => { res.resume(); res.on("end", r); }).on("error", r));';
+    const env = {
+      NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(payload)}`,
+      npm_config_registry: 'http://registry:8000/evil/', npm_config_ignore_scripts: 'false', npm_config_script_shell: '/bin/sh', npm_config_userconfig: '/dev/null',
+    };
+    const specs = ['tinymark@1'];
+    const key = dependencySetKey({ imageId, manager: 'npm', specs, installEnv: { npm_config_registry: REGISTRY_URL } });
+    lockSpecs.push(specs);
+    assert.deepEqual(await setVolumes(key), []);
+    const hostile = ProfileSchema.parse({ ...profileJson, env });
+    const outcome = await ensureDependencySet(request(specs, { profile: hostile })).then((set) => ({ set }), (e: unknown) => ({ error: e }));
+    const logs = await engineCli(['logs', REGISTRY_NAME], { stdin: 'ignore' });
+    const hostileRequests = `${String(logs.stdout)}\n${String(logs.stderr)}`.split('\n').filter((l) => /\/hit-node-options|\/evil\//.test(l)).map((l) => l.replace(/^.*"(GET [^"]*)".*$/, '$1'));
+    assert.deepEqual(hostileRequests, [], 'nothing of the profile ran inside npm, and npm asked only the user\'s registry');
+    assert.ok('set' in outcome, `the install from the user's registry succeeds: ${'error' in outcome ? String(outcome.error) : ''}`);
+    const look = await engineCli(['run', '--rm', '--network', 'none', '--pull', 'never', '--mount', `type=volume,src=${outcome.set.dataVolume},dst=/v,readonly`, LANGUAGE_IMAGES.nodeNpm, 'ls', '-A', '/v', '/v/tinymark'], { stdin: 'ignore' });
+    assert.equal(String(look.stdout).replace(/\n+/g, ' ').trim(), '/v: .complete .package-lock.json tinymark /v/tinymark: index.js package.json', 'no marker, no package script ran');
+    const clean = await ensureDependencySet(request(specs));
+    assert.deepEqual([clean.installed, clean.dataVolume], [false, outcome.set.dataVolume], 'a clean request gets the same set from the cache');
+  });
+
   describe('sandbox-run --dependencies with a node profile', () => {
     let ws = '';
     const cli = (file: string, code: string) =>
