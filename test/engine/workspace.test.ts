@@ -7,7 +7,7 @@
  * run is refused with that reason, and nothing runs.
  */
 import assert from 'node:assert/strict';
-import { chmod, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, link, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { CLI, ENGINE_KIND, engineSeesClientFiles, IMAGES, noLeftoversAfterEach, productContainers, project, pythonProfile, requireEngine, run, TEST_PATH } from './helpers';
@@ -178,6 +178,27 @@ describe('workspace folder beside the snippet (engine)', function () {
     const r = await run(wsProfile(), probe, { paths: { workspaceFolder: root } });
     assert.equal(r.stderr, '');
     assert.equal(r.stdout, "True True\nto-canary 2\n.env.link ''\npkg/real.txt ''\n");
+  });
+
+  it('masks as a user means them: .ENV, ID_RSA, server.PEM and a hard link to .env read nothing; a symlink to the link neither', async () => {
+    if (await refusedByEngine()) return;
+    const root = await makeProject();
+    const name = root.split('/').pop()!;
+    await writeFile(join(root, '.ENV'), 'SECRET=upper\n');
+    await writeFile(join(root, 'pkg/ID_RSA'), 'KEY-UPPER\n');
+    await writeFile(join(root, 'pkg/server.PEM'), 'PEM-UPPER\n');
+    await link(join(root, '.env'), join(root, 'pkg/notes.txt'));
+    await symlink('pkg/notes.txt', join(root, 'readme-link'));
+    const probe = [
+      'import os',
+      `w = "/workspace/${name}"`,
+      'for p in [".ENV", "pkg/ID_RSA", "pkg/server.PEM", "pkg/notes.txt", "readme-link", "visible.txt"]:',
+      '    print(p, repr(open(os.path.join(w, p)).read()))',
+      '',
+    ].join('\n');
+    const r = await run(wsProfile(), probe, { paths: { workspaceFolder: root } });
+    assert.equal(r.stderr, '');
+    assert.equal(r.stdout, [".ENV ''", "pkg/ID_RSA ''", "pkg/server.PEM ''", "pkg/notes.txt ''", "readme-link ''", "visible.txt 'visible\\n'", ''].join('\n'));
   });
 
   it('an engine that cannot see the folder refuses the run, naming the workspace key and the engine (visibility probe)', async function () {

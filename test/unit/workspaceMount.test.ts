@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildRunArgv } from '../../src/core/container/argv';
@@ -116,6 +116,36 @@ describe('workspace masks (unit)', () => {
 
   it('refuses a folder past the walk bound rather than run it partly unmasked', async () => {
     await assert.rejects(findMasked(root, [], 5), /more than 5 files and folders.*nothing ran/);
+  });
+});
+
+describe('workspace masks as a user means them: any case, hard links (unit)', () => {
+  let root: string;
+  before(async () => {
+    root = await mkdtemp(join(tmpdir(), 'sr-mask-case-'));
+    for (const f of ['.ENV', 'a/.Env.Local', 'a/ID_RSA', 'a/server.PEM', '.GIT/HEAD', '.SSH/config', 'ok.txt', 'a/secret-source']) {
+      await mkdir(join(root, f, '..'), { recursive: true });
+      await writeFile(join(root, f), 'x');
+    }
+    await link(join(root, '.ENV'), join(root, 'notes.txt'));
+    await link(join(root, 'a/secret-source'), join(root, 'a/copy.txt'));
+    await symlink('notes.txt', join(root, 'to-notes'));
+  });
+  after(() => rm(root, { recursive: true, force: true }));
+
+  it('matches masks whatever the case, on every platform', () => {
+    const m = maskMatcher(['.env*', '*.pem', 'id_*', '.ssh', 'config/*.key']);
+    assert.ok(m('.ENV') && m('a/.Env.Local') && m('ID_RSA') && m('server.PEM') && m('.GIT') && m('.Ssh') && m('CONFIG/X.KEY'));
+    assert.ok(!m('env') && !m('ok.txt'));
+  });
+
+  it('masks mixed-case secrets and every hard-linked file (to a masked file or not); a symlink leads to a masked path', async () => {
+    const found = await findMasked(root, ['.env*', '*.pem', 'id_*', '.ssh']);
+    const byPath = Object.fromEntries(found.map((f) => [f.path, f.kind]));
+    assert.deepEqual(byPath, {
+      '.ENV': 'file', '.GIT': 'dir', '.SSH': 'dir', 'notes.txt': 'file',
+      'a/.Env.Local': 'file', 'a/ID_RSA': 'file', 'a/server.PEM': 'file', 'a/copy.txt': 'file', 'a/secret-source': 'file',
+    });
   });
 });
 

@@ -11,7 +11,7 @@ import { createFlags } from '../container/argv';
 import { hostPathProblem } from '../hostPath';
 import { splitPathVariable, substitutePathVariable, type RunPaths } from '../profiles/pathVariables';
 import { workspaceTarget } from '../mounts/workspaceMount';
-import { LIMIT_RANGES, type Limits } from '../profiles/limits';
+import { hasGrants, ruleLoosenings } from './consentRules';
 import { ProfileSchema, type Profile } from '../profiles/profileSchema';
 import { pickProfile, resolveProfiles, type ProfileLayer, type ProfileQuery, type ProfileSet, type ResolvedProfile, type ResolveOptions } from '../profiles/profileResolution';
 
@@ -101,7 +101,8 @@ function multisetMinus(a: string[], b: string[]): string[] {
 }
 
 /**
- * Compares a profile with its baseline. Pure unless `resolve` touches the file system.
+ * Compares a profile with its baseline: every top-level key by its rule in consentRules.ts
+ * `CONSENT_RULES`. Pure unless `resolve` touches the file system.
  * @param profileName the profile's name; setting keys are `sandboxRunner.profiles.NAME.…`
  * @param resolve maps mount sources (of both profiles) to what the run mounts; mounts are
  *   compared, described (`raw → resolved` when they differ) and turned into docker arguments
@@ -117,72 +118,8 @@ export function compareToBaseline(
   const key = `sandboxRunner.profiles.${profileName}`;
   const realEffective = withResolvedMounts(effective, resolve);
   const realBaseline = withResolvedMounts(baseline, resolve);
-  const loosenings: Loosening[] = [];
-  if (effective.network !== baseline.network && effective.network !== 'none') {
-    loosenings.push({ key: `${key}.network`, description: `network: ${baseline.network} → ${effective.network}` });
-  }
-  for (const limit of Object.keys(LIMIT_RANGES) as Array<keyof Limits>) {
-    if (effective.limits[limit] > baseline.limits[limit]) {
-      loosenings.push({
-        key: `${key}.limits.${limit}`,
-        description: `${limit}: ${baseline.limits[limit]} → ${effective.limits[limit]} ${LIMIT_RANGES[limit].unit}`,
-      });
-    }
-  }
-  effective.mounts.forEach((m, i) => {
-    const source = realEffective.mounts[i]!.source;
-    const shown = source === m.source ? m.source : `${m.source} → ${source}`;
-    const same = realBaseline.mounts.find((b) => b.source === source && b.target === m.target);
-    if (!same) {
-      loosenings.push({ key: `${key}.mounts.${i}`, description: `new ${m.mode} bind mount of host path ${shown} at ${m.target}` });
-    } else if (m.mode === 'rw' && same.mode !== 'rw') {
-      loosenings.push({ key: `${key}.mounts.${i}.mode`, description: `bind mount ${shown} becomes writable (ro → rw)` });
-    }
-  });
-  // The workspace folder mounted read-only (issue 12) is a host-path mount like any other: from
-  // workspace settings it needs consent; from the built-in or the user's own settings it does not.
-  if (effective.workspace === 'ro' && baseline.workspace !== 'ro') {
-    loosenings.push({ key: `${key}.workspace`, description: `workspace: ${baseline.workspace} → ro (the workspace folder${workspaceFolder ? ` ${workspaceFolder}` : ''} mounted read-only)` });
-  }
-  // With bind mounts, another UID reads and writes the host files that UID owns (e.g. a
-  // repository's .git/hooks owned by the user): any change of user is a loosening then.
-  if ((effective.mounts.length > 0 || effective.workspace === 'ro') && effective.user !== baseline.user) {
-    loosenings.push({ key: `${key}.user`, description: `user: ${baseline.user} → ${effective.user} with bind mounts` });
-  }
-  // A profile the user gave network or mounts runs the user's chosen program with them: a workspace
-  // that swaps the image or command of such a profile hands those grants to another program.
-  const granted = baseline.network !== 'none' || baseline.mounts.length > 0 || baseline.workspace === 'ro';
-  if (granted && effective.image !== baseline.image) {
-    loosenings.push({ key: `${key}.image`, description: `image: ${baseline.image} → ${effective.image} in a profile with network or mounts` });
-  }
-  if (granted && JSON.stringify(effective.command) !== JSON.stringify(baseline.command)) {
-    loosenings.push({ key: `${key}.command`, description: `command: ${JSON.stringify(baseline.command)} → ${JSON.stringify(effective.command)} in a profile with network or mounts` });
-  }
-  // The compile step (issue 23) runs with the same grants before the command does.
-  if (granted && JSON.stringify(effective.compile ?? null) !== JSON.stringify(baseline.compile ?? null)) {
-    loosenings.push({ key: `${key}.compile`, description: `compile: ${JSON.stringify(baseline.compile ?? null)} → ${JSON.stringify(effective.compile ?? null)} in a profile with network or mounts` });
-  }
-  // Environment variables choose what the program loads as surely as its command does
-  // (NODE_OPTIONS=--import=data:…, LD_PRELOAD, PYTHONPATH to a sitecustomize.py in the workspace mount).
-  if (granted) {
-    for (const [name, value] of Object.entries(effective.env)) {
-      if (baseline.env[name] !== value) {
-        loosenings.push({ key: `${key}.env.${name}`, description: `env ${name}: ${JSON.stringify(baseline.env[name] ?? null)} → ${JSON.stringify(value)} in a profile with network or mounts` });
-      }
-    }
-    if (effective.modulePathEnv !== baseline.modulePathEnv) {
-      loosenings.push({ key: `${key}.modulePathEnv`, description: `modulePathEnv: ${JSON.stringify(baseline.modulePathEnv ?? null)} → ${JSON.stringify(effective.modulePathEnv ?? null)} in a profile with network or mounts` });
-    }
-  }
-  // Installing runs with network and puts third-party code on the program's path (issue 22): a
-  // package the user did not list is a loosening, whatever else the profile grants.
-  const added = effective.dependencies.filter((d) => !baseline.dependencies.includes(d));
-  if (added.length > 0) {
-    loosenings.push({ key: `${key}.dependencies`, description: `dependencies: installs ${added.map((d) => JSON.stringify(d)).join(', ')} (network only while installing)` });
-  }
-  if (baseline.runtime !== undefined && effective.runtime !== baseline.runtime) {
-    loosenings.push({ key: `${key}.runtime`, description: `runtime: ${baseline.runtime} → ${effective.runtime ?? 'engine default'}` });
-  }
+  // One rule per profile key (consentRules.ts): a key without a rule does not build.
+  const loosenings = ruleLoosenings({ key, effective, baseline, realEffective, realBaseline, workspaceFolder, granted: hasGrants(baseline) });
   // Resolved sources: retargeting a symlink changes the arguments, hence the consent fingerprint.
   const folder = workspaceFolder === undefined ? undefined : resolve(workspaceFolder);
   const e = flagItems(realEffective, folder);

@@ -9,12 +9,20 @@
  *
  * Globs use picomatch (`dot: true`: `*` also matches names starting with "."), matched against
  * the entry's name and its `/`-separated path from the folder, so `*.pem` hides `a/b/key.pem` and
- * `config/*.key` only below `config`.
+ * `config/*.key` only below `config`. Matching ignores case on every platform (`nocase`): a user
+ * who writes `.env*` means `.ENV` and `.Env.local` too, and `id_*` means `ID_RSA` (issue 34).
+ *
+ * Hard links: a regular file whose inode has more than one link is masked whatever its name (issue
+ * 34). Its other names may be a masked file in the folder (`notes.txt` linked to `.env`) or a
+ * secret outside it (`~/.ssh/id_rsa` on the same file system), and a link count is all the walk can
+ * see of either. Tools that fill a tree with hard links (pnpm's store) then mask many files, and
+ * past {@link MAX_MASKS} the run is refused.
  *
  * Symlinks are never followed. A symlink whose name matches is masked where it leads when that is
  * inside the folder (the container follows it inside the mount); one leading outside the folder is
  * left as a link: the container resolves it inside its own root file system, never on the host.
  */
+import type { Dirent } from 'node:fs';
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import picomatch from 'picomatch';
@@ -47,7 +55,7 @@ export interface MaskEntry {
 export function maskMatcher(globs: readonly string[]): (relPath: string) => boolean {
   let match: (s: string) => boolean;
   try {
-    match = picomatch([...ALWAYS_MASKED, ...globs], { dot: true });
+    match = picomatch([...ALWAYS_MASKED, ...globs], { dot: true, nocase: true });
   } catch (e) {
     throw new SandboxError('invalid-profile', `A glob of ${settingId('maskedFiles')} cannot be read (${String(e)}), so nothing ran.`, `Fix ${settingId('maskedFiles')} in your user settings.`);
   }
@@ -80,10 +88,15 @@ export async function findMasked(root: string, globs: readonly string[], maxEntr
   while (queue.length > 0) {
     const dir = queue.shift()!;
     const entries = await readdir(join(root, dir), { withFileTypes: true }).catch(() => []);
+    if (seen + entries.length > maxEntries) throw tooMany(`has more than ${maxEntries} files and folders to look through`);
+    const linked = await hardLinked(join(root, dir), entries);
     for (const e of entries) {
-      if (++seen > maxEntries) throw tooMany(`has more than ${maxEntries} files and folders to look through`);
+      ++seen;
       const rel = dir === '' ? e.name : `${dir}/${e.name}`;
-      if (matches(rel)) {
+      if (linked.has(e.name)) {
+        out.set(rel, { path: rel, kind: 'file' });
+        if (out.size > MAX_MASKS) throw tooMany(`has more than ${MAX_MASKS} entries to mask`);
+      } else if (matches(rel)) {
         const hit = e.isSymbolicLink() ? await linkTarget(root, rel) : { path: rel, kind: e.isDirectory() ? 'dir' as const : 'file' as const };
         if (hit) out.set(hit.path, hit);
         if (out.size > MAX_MASKS) throw tooMany(`has more than ${MAX_MASKS} entries to mask`);
@@ -95,6 +108,16 @@ export async function findMasked(root: string, globs: readonly string[], maxEntr
   // A link's target may lie inside a folder that is masked itself: the folder's mask covers it.
   const all = [...out.values()];
   return all.filter((m) => !all.some((d) => d.kind === 'dir' && d !== m && m.path.startsWith(d.path + '/')));
+}
+
+/**
+ * The names among `entries` (of directory `dir`) that are regular files with more than one hard
+ * link. An entry that vanishes or cannot be read is left out (it cannot be mounted either).
+ */
+async function hardLinked(dir: string, entries: readonly Dirent[]): Promise<Set<string>> {
+  const files = entries.filter((e) => e.isFile());
+  const links = await Promise.all(files.map((e) => lstat(join(dir, e.name)).then((s) => s.isFile() && s.nlink > 1, () => false)));
+  return new Set(files.filter((_, i) => links[i]).map((e) => e.name));
 }
 
 /** Where a matching symlink leads, as a mask entry, when that is an existing entry inside `root`. */

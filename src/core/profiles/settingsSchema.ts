@@ -140,7 +140,7 @@ function hostSettings() {
       items: { type: 'string', minLength: 1 },
       default: [...DEFAULT_MASK_GLOBS],
       markdownDescription:
-        'Files and folders hidden from a profile\'s read-only workspace mount (`"workspace": "ro"`), at any depth: globs matched against each name and its path in the folder (`*` also matches names starting with `.`). `.git` is always hidden. A folder becomes an empty read-only folder, a file an empty one. User settings only: never read from workspace settings.',
+        'Files and folders hidden from a profile\'s read-only workspace mount (`"workspace": "ro"`), at any depth: globs matched against each name and its path in the folder, in any letter case (`*` also matches names starting with `.`). `.git` and every file with more than one hard link are always hidden. A folder becomes an empty read-only folder, a file an empty one. User settings only: never read from workspace settings.',
       scope: 'application',
     },
   };
