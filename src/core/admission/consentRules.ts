@@ -17,7 +17,14 @@
  */
 import { LIMIT_RANGES, type Limits } from '../profiles/limits';
 import type { Profile } from '../profiles/profileSchema';
-import type { Loosening } from './loosening';
+
+/** One loosening a workspace profile makes (loosening.ts re-exports it). */
+export interface Loosening {
+  /** The setting key, e.g. `sandboxRunner.profiles.py.network`. */
+  readonly key: string;
+  /** What changes, e.g. `network: none → bridge`. */
+  readonly description: string;
+}
 
 /** What a rule sees: both profiles, their mounts resolved as the run mounts them, the setting key prefix. */
 export interface RuleInput {

@@ -11,17 +11,13 @@ import { createFlags } from '../container/argv';
 import { hostPathProblem } from '../hostPath';
 import { splitPathVariable, substitutePathVariable, type RunPaths } from '../profiles/pathVariables';
 import { workspaceTarget } from '../mounts/workspaceMount';
-import { hasGrants, ruleLoosenings } from './consentRules';
+import { hasGrants, ruleLoosenings, type Loosening } from './consentRules';
 import { ProfileSchema, type Profile } from '../profiles/profileSchema';
 import { pickProfile, resolveProfiles, type ProfileLayer, type ProfileQuery, type ProfileSet, type ResolvedProfile, type ResolveOptions } from '../profiles/profileResolution';
 
 /** One loosened setting. */
-export interface Loosening {
-  /** The setting key, e.g. `sandboxRunner.profiles.py.network`. */
-  readonly key: string;
-  /** What changes, e.g. `network: none → bridge`. */
-  readonly description: string;
-}
+// One loosening (setting key and what changes) is declared with the rules that find it (consentRules.ts).
+export type { Loosening } from './consentRules';
 
 /** A workspace profile's loosenings and the docker arguments that differ from its baseline. */
 export interface LooseningReport {
